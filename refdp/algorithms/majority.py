@@ -1,0 +1,82 @@
+"""The noisy-majority classifier: a depth-0 tree.
+
+It releases the class histogram of the whole training set with noise on every
+class of the schema (zeros included) and predicts the class with the largest
+released count.  It is the baseline every DP tree must beat, and the smallest
+complete use of the data model, the mechanisms and the ledger.
+
+Budget: under ``add-remove`` one record changes one class count by 1, so each
+cell gets the whole epsilon and the cells compose in parallel (claim
+``parallel-composition``); under ``substitute`` a record can leave one class
+and join another, so each cell gets epsilon/2.  The receipt's total equals the
+requested epsilon either way.  Noise: discrete Laplace (exact sampler) by
+default, continuous Laplace on request.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Mapping
+
+from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, register, start_ledger
+from refdp.data import Dataset
+from refdp.mechanisms import noisy_histogram
+from refdp.privacy import Relation, receipt_from_ledger
+from refdp.rng import RandomSource
+from refdp.tree import Leaf, TreeModel
+
+__all__ = ["fit_noisy_majority", "SPEC"]
+
+CLAIMS = ("discrete-laplace-mechanism", "laplace-mechanism", "parallel-composition")
+
+
+def fit_noisy_majority(
+    data: Dataset,
+    epsilon: Fraction,
+    params: Mapping[str, Param],
+    rng: RandomSource,
+    relation: Relation,
+) -> TreeModel:
+    """Release the noisy class histogram of ``data`` and predict its argmax."""
+    ledger = start_ledger(data, relation)
+    per_cell = epsilon if relation is Relation.ADD_REMOVE else epsilon / 2
+    noise = str(params["noise"])
+    counts = noisy_histogram(
+        data.class_counts(),
+        epsilon=per_cell,
+        rng=rng,
+        ledger=ledger,
+        label="class histogram",
+        noise=noise,
+        names=data.schema.classes,
+    )
+    return TreeModel(
+        algorithm=SPEC.name,
+        variant=str(params["variant"]),
+        params=dict(params),
+        schema=data.schema,
+        root=Leaf(tuple(counts)),
+        receipt=receipt_from_ledger(ledger),
+    )
+
+
+SPEC = register(
+    AlgorithmSpec(
+        name="noisy-majority",
+        summary="noisy class histogram of the training set; predicts its largest class",
+        source="the Laplace / discrete Laplace mechanism on a histogram (Dwork et al. 2006)",
+        variants=(Variant("sound", True, "noise on every class of the schema"),),
+        parameters=(
+            Parameter("variant", str, "sound", "which variant to run", ("sound",)),
+            Parameter(
+                "noise",
+                str,
+                "discrete-laplace",
+                "noise distribution of the counts",
+                ("discrete-laplace", "laplace"),
+            ),
+        ),
+        claims=CLAIMS,
+        fit=fit_noisy_majority,
+    )
+)

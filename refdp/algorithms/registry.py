@@ -1,0 +1,146 @@
+"""The algorithm registry: what ``train``, ``evaluate`` and ``algorithms`` know.
+
+Each algorithm registers an :class:`AlgorithmSpec`: its CLI name, source,
+variants (and whether each is sound), typed parameters with defaults, the
+claims in ``proofs/`` it rests on, and a ``fit`` function.  ``fit`` receives
+validated values only: an exact epsilon, parameters of the declared types, a
+random source and the neighbouring relation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Callable, Dict, Mapping, Optional, Tuple, Union
+
+from refdp.data import Dataset
+from refdp.errors import InvalidParameterError
+from refdp.privacy import Ledger, Number, Relation, as_epsilon
+from refdp.rng import RandomSource, RngLike, as_rng
+from refdp.tree import TreeModel
+
+__all__ = [
+    "Param",
+    "Parameter",
+    "Variant",
+    "AlgorithmSpec",
+    "register",
+    "get_algorithm",
+    "algorithm_names",
+    "start_ledger",
+    "train",
+]
+
+Param = Union[int, float, str]
+Fit = Callable[[Dataset, Fraction, Mapping[str, Param], RandomSource, Relation], TreeModel]
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """A typed algorithm parameter, settable as ``--param name=value``."""
+
+    name: str
+    kind: type
+    default: Param
+    help: str
+    choices: Tuple[str, ...] = ()
+
+    def parse(self, value: Union[str, Param]) -> Param:
+        """Convert and validate ``value`` (a CLI string or an already typed value)."""
+        try:
+            if self.kind is int:
+                result: Param = int(value)
+            elif self.kind is float:
+                result = float(value)
+            else:
+                result = str(value)
+        except ValueError:
+            raise InvalidParameterError(
+                f"parameter {self.name} must be of type {self.kind.__name__}, got {value!r}"
+            ) from None
+        if self.choices and result not in self.choices:
+            raise InvalidParameterError(
+                f"parameter {self.name} must be one of {', '.join(self.choices)}; got {value!r}"
+            )
+        return result
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A variant of an algorithm: ``sound`` (the default) or a published, unsound one."""
+
+    name: str
+    sound: bool
+    description: str
+
+
+@dataclass(frozen=True)
+class AlgorithmSpec:
+    """Everything the front ends need to know about one algorithm."""
+
+    name: str
+    summary: str
+    source: str
+    variants: Tuple[Variant, ...]
+    parameters: Tuple[Parameter, ...]
+    claims: Tuple[str, ...]
+    fit: Fit
+
+    def resolve(self, given: Mapping[str, Union[str, Param]]) -> Dict[str, Param]:
+        """Defaults overridden by ``given``; unknown names are an error."""
+        known = {p.name: p for p in self.parameters}
+        unknown = sorted(set(given) - set(known))
+        if unknown:
+            names = ", ".join(known) or "(none)"
+            raise InvalidParameterError(
+                f"{self.name} has no parameter {', '.join(unknown)}; its parameters are: {names}"
+            )
+        resolved = {name: p.default for name, p in known.items()}
+        for name, value in given.items():
+            resolved[name] = known[name].parse(value)
+        return resolved
+
+
+_REGISTRY: Dict[str, AlgorithmSpec] = {}
+
+
+def register(spec: AlgorithmSpec) -> AlgorithmSpec:
+    if spec.name in _REGISTRY:
+        raise ValueError(f"algorithm {spec.name!r} registered twice")
+    _REGISTRY[spec.name] = spec
+    return spec
+
+
+def algorithm_names() -> Tuple[str, ...]:
+    return tuple(sorted(_REGISTRY))
+
+
+def get_algorithm(name: str) -> AlgorithmSpec:
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise InvalidParameterError(
+            f"unknown algorithm {name!r}; run `python3 -m refdp algorithms` to list them "
+            f"({', '.join(algorithm_names())})"
+        ) from None
+
+
+def start_ledger(data: Dataset, relation: Relation) -> Ledger:
+    """A fresh ledger that already records any leak in the data's schema."""
+    ledger = Ledger(relation)
+    for leak in data.schema.leaks:
+        ledger.record_leak(leak)
+    return ledger
+
+
+def train(
+    name: str,
+    data: Dataset,
+    epsilon: Number,
+    params: Optional[Mapping[str, Union[str, Param]]] = None,
+    rng: RngLike = None,
+    relation: Relation = Relation.ADD_REMOVE,
+) -> TreeModel:
+    """Train the algorithm ``name`` on ``data`` with total budget ``epsilon``."""
+    spec = get_algorithm(name)
+    return spec.fit(data, as_epsilon(epsilon), spec.resolve(params or {}), as_rng(rng), relation)

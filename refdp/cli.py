@@ -1,0 +1,266 @@
+"""The command line: ``python3 -m refdp SUBCOMMAND``.
+
+Subcommands: ``demo``, ``train``, ``predict``, ``evaluate``, ``algorithms`` and
+``datasets``.  Errors in the input print one line on stderr and exit with
+status 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Dict, List, NoReturn, Optional, Sequence
+
+from refdp import algorithms
+from refdp.algorithms import AlgorithmSpec, get_algorithm, train
+from refdp.claims import proofs_dir, read_claims
+from refdp.data import BUILTIN_NAMES, Dataset, describe_builtin, load, read_schema
+from refdp.errors import RefdpError
+from refdp.evaluation import cross_validate
+from refdp.privacy import parse_relation
+from refdp.tree import TreeModel, dumps_model, model_from_json
+
+__all__ = ["main"]
+
+
+class _UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise _UsageError(f"{self.prog}: {message} (see --help)")
+
+
+def _fail(message: str) -> int:
+    print(f"refdp: error: {message}", file=sys.stderr)
+    return 2
+
+
+def _params(pairs: Sequence[str]) -> Dict[str, str]:
+    out: Dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise _UsageError(f"--param takes KEY=VALUE, got {pair!r}")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def _load_data(args: argparse.Namespace) -> Dataset:
+    schema = read_schema(args.schema) if getattr(args, "schema", None) else None
+    return load(args.data, label=getattr(args, "label", None), schema=schema)
+
+
+def _cmd_train(args: argparse.Namespace) -> int:
+    data = _load_data(args)
+    model = train(
+        args.algorithm,
+        data,
+        args.epsilon,
+        params=_params(args.param),
+        rng=args.seed,
+        relation=parse_relation(args.relation),
+    )
+    Path(args.out).write_text(dumps_model(model), encoding="utf-8")
+    print(f"trained {model.algorithm} ({model.variant}) on {len(data)} rows; wrote {args.out}")
+    print(f"receipt: {model.receipt.summary()}")
+    return 0
+
+
+def _cmd_predict(args: argparse.Namespace) -> int:
+    try:
+        obj = json.loads(Path(args.model).read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise _UsageError(f"{args.model} is not JSON ({exc.msg} at line {exc.lineno})") from None
+    model: TreeModel = model_from_json(obj)
+    data = load(args.data, schema=model.schema if Path(args.data).suffix else None)
+    lines = "".join(f"{label}\n" for label in model.predict(data))
+    if args.out:
+        Path(args.out).write_text(lines, encoding="utf-8")
+    else:
+        sys.stdout.write(lines)
+    return 0
+
+
+def _cmd_evaluate(args: argparse.Namespace) -> int:
+    data = _load_data(args)
+    result = cross_validate(
+        args.algorithm,
+        data,
+        args.epsilon,
+        folds=args.folds,
+        repeats=args.repeats,
+        params=_params(args.param),
+        seed=args.seed,
+        relation=parse_relation(args.relation),
+    )
+    seconds = sum(result.train_seconds)
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "algorithm": result.algorithm,
+                    "data": args.data,
+                    "params": dict(result.params),
+                    "epsilon": str(result.epsilon),
+                    "folds": result.folds,
+                    "repeats": result.repeats,
+                    "seed": result.seed,
+                    "accuracy_mean": result.mean,
+                    "accuracy_std": result.std,
+                    "accuracies": list(result.accuracies),
+                    "receipt_epsilon": str(result.receipt_epsilon),
+                    "receipt_epsilon_float": float(result.receipt_epsilon),
+                    "receipt_delta": str(result.receipt_delta),
+                    "sound": result.sound,
+                    "train_seconds_total": seconds,
+                    "train_seconds_mean": seconds / len(result.train_seconds),
+                },
+                sort_keys=True,
+            )
+        )
+    else:
+        print(
+            f"{result.algorithm} on {args.data}, epsilon={float(result.epsilon):g}: accuracy "
+            f"{result.mean:.4f} +- {result.std:.4f} over {result.folds} folds x {result.repeats} repeats"
+        )
+        print(
+            f"receipt total per model: epsilon={float(result.receipt_epsilon):g} "
+            f"delta={float(result.receipt_delta):g} ({'sound' if result.sound else 'NOT SOUND'})"
+        )
+        print(f"training time: {seconds:.3f} s in all, {seconds / len(result.train_seconds):.4f} s per model")
+    return 0
+
+
+def _describe(spec: AlgorithmSpec) -> Dict[str, object]:
+    return {
+        "name": spec.name,
+        "summary": spec.summary,
+        "source": spec.source,
+        "variants": [
+            {"name": v.name, "sound": v.sound, "description": v.description} for v in spec.variants
+        ],
+        "parameters": [
+            {"name": p.name, "type": p.kind.__name__, "default": p.default, "choices": list(p.choices), "help": p.help}
+            for p in spec.parameters
+        ],
+        "claims": list(spec.claims),
+    }
+
+
+def _cmd_algorithms(args: argparse.Namespace) -> int:
+    specs = [get_algorithm(name) for name in algorithms.algorithm_names()]
+    if args.json:
+        print(json.dumps([_describe(s) for s in specs], indent=1))
+        return 0
+    claims = read_claims(proofs_dir()) if proofs_dir().is_dir() else {}
+    for spec in specs:
+        print(f"{spec.name}: {spec.summary}")
+        print(f"  source: {spec.source}")
+        for v in spec.variants:
+            print(f"  variant {v.name} ({'sound' if v.sound else 'UNSOUND'}): {v.description}")
+        for p in spec.parameters:
+            choices = f" (one of {', '.join(p.choices)})" if p.choices else ""
+            print(f"  --param {p.name}={p.default}{choices}: {p.help}")
+        for cid in spec.claims:
+            status = claims[cid].status if cid in claims else "see proofs/"
+            print(f"  claim {cid} [{status}]")
+    return 0
+
+
+def _cmd_datasets(args: argparse.Namespace) -> int:
+    for name in BUILTIN_NAMES:
+        print(f"{name}: {describe_builtin(name)}")
+    return 0
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    data = load("tic-tac-toe")
+    epsilon = args.epsilon
+    model = train("noisy-majority", data, epsilon, rng=args.seed)
+    true_counts = data.class_counts()
+    print(f"refdp demo: {describe_builtin('tic-tac-toe')}")
+    print(f"noisy class histogram at epsilon={epsilon} (discrete Laplace, scale 1/epsilon):")
+    for name, true, noisy in zip(data.schema.classes, true_counts, model.root.counts):
+        print(f"  {name:>10}: released {noisy:>5}   (true count {true}, not released)")
+    print(f"model: {model.render()}")
+    print(f"receipt: {model.receipt.summary()}")
+    for charge in model.receipt.charges:
+        print(
+            f"  charge {charge.label} [{'/'.join(charge.partition) or 'all rows'}]: {charge.mechanism}, "
+            f"epsilon={charge.epsilon}, sensitivity={charge.sensitivity}, claims={', '.join(charge.claims)}"
+        )
+    seed_note = f"seed {args.seed} (replayable)" if args.seed is not None else "secure randomness (pass --seed N to replay)"
+    print(f"randomness: {seed_note}")
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="python3 -m refdp",
+        description="refdp: a reference implementation of differentially private decision-tree learning.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="SUBCOMMAND", parser_class=_Parser)
+
+    demo = sub.add_parser("demo", help="release a noisy class histogram of tic-tac-toe with its receipt")
+    demo.add_argument("--epsilon", default="1", help="privacy budget (default 1)")
+    demo.add_argument("--seed", type=int, default=None, help="seed for replay (default: secure randomness)")
+    demo.set_defaults(func=_cmd_demo)
+
+    def data_args(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--data", required=True, help="a built-in data set name or a .csv/.arff path")
+        p.add_argument("--label", default=None, help="class column of a file (default: the last)")
+        p.add_argument("--schema", default=None, help="schema JSON file for a CSV file")
+        p.add_argument("--epsilon", required=True, help="total privacy budget, e.g. 1 or 0.5 or 1/3")
+        p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="algorithm parameter (repeatable)")
+        p.add_argument("--relation", default="add-remove", help="neighbouring relation: add-remove (default) or substitute")
+
+    tr = sub.add_parser("train", help="train a model and write it as JSON")
+    tr.add_argument("--algorithm", required=True, help="algorithm name (see `algorithms`)")
+    data_args(tr)
+    tr.add_argument("--seed", type=int, default=None, help="seed for replay (default: secure randomness)")
+    tr.add_argument("--out", required=True, help="where to write MODEL.json")
+    tr.set_defaults(func=_cmd_train)
+
+    pr = sub.add_parser("predict", help="predict with a model JSON")
+    pr.add_argument("--model", required=True, help="a model written by `train`")
+    pr.add_argument("--data", required=True, help="a built-in data set name or a .csv/.arff path")
+    pr.add_argument("--out", default=None, help="write the labels here (default: stdout)")
+    pr.set_defaults(func=_cmd_predict)
+
+    ev = sub.add_parser("evaluate", help="repeated stratified k-fold cross-validation")
+    ev.add_argument("--algorithm", required=True, help="algorithm name (see `algorithms`)")
+    data_args(ev)
+    ev.add_argument("--folds", type=int, default=10, help="folds (default 10)")
+    ev.add_argument("--repeats", type=int, default=1, help="repeats (default 1)")
+    ev.add_argument("--seed", type=int, default=None, help="seed for replay (default: secure randomness)")
+    ev.add_argument("--json", action="store_true", help="print one JSON object")
+    ev.set_defaults(func=_cmd_evaluate)
+
+    al = sub.add_parser("algorithms", help="list algorithms, variants, parameters and claims")
+    al.add_argument("--json", action="store_true", help="print JSON")
+    al.set_defaults(func=_cmd_algorithms)
+
+    ds = sub.add_parser("datasets", help="list the built-in data sets")
+    ds.set_defaults(func=_cmd_datasets)
+    return parser
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+        if args.command is None:
+            parser.print_help()
+            return 2
+        status: int = args.func(args)
+        return status
+    except _UsageError as exc:
+        return _fail(str(exc))
+    except RefdpError as exc:
+        return _fail(str(exc))
+    except OSError as exc:
+        return _fail(f"{exc.strerror or exc}: {exc.filename}" if exc.filename else str(exc))

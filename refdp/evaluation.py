@@ -1,0 +1,150 @@
+"""Cross-validation and accuracy: how ``evaluate`` measures an algorithm.
+
+Stratified k-fold: the rows of each class are shuffled and dealt to the folds
+in turn, so each fold keeps the class distribution of the whole data set as
+closely as integers allow.  Every fold's model is trained with the full
+budget on the other k-1 folds (each trained model is a separate release).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
+
+from refdp.algorithms import Param, get_algorithm
+from refdp.data import Dataset
+from refdp.errors import InvalidParameterError
+from refdp.privacy import Number, Relation, as_epsilon
+from refdp.rng import RandomSource, RngLike, as_rng
+
+__all__ = ["shuffle", "stratified_folds", "accuracy", "mean_std", "CVResult", "cross_validate"]
+
+
+def shuffle(items: Sequence[int], rng: RandomSource) -> List[int]:
+    """A uniformly random permutation (Fisher-Yates with ``randrange``), as a new list."""
+    out = list(items)
+    for i in range(len(out) - 1, 0, -1):
+        j = rng.randrange(i + 1)
+        out[i], out[j] = out[j], out[i]
+    return out
+
+
+def stratified_folds(labels: Sequence[int], k: int, rng: RandomSource) -> List[List[int]]:
+    """Split row indices into ``k`` folds that keep the class proportions."""
+    if isinstance(k, bool) or not isinstance(k, int) or k < 2:
+        raise InvalidParameterError(f"the number of folds must be an integer >= 2, got {k!r}")
+    if k > len(labels):
+        raise InvalidParameterError(
+            f"cannot make {k} folds from {len(labels)} rows; use at most {len(labels)} folds"
+        )
+    by_class: Dict[int, List[int]] = {}
+    for index, label in enumerate(labels):
+        by_class.setdefault(label, []).append(index)
+    folds: List[List[int]] = [[] for _ in range(k)]
+    position = 0
+    for label in sorted(by_class):
+        for index in shuffle(by_class[label], rng):
+            folds[position % k].append(index)
+            position += 1
+    return [sorted(fold) for fold in folds]
+
+
+def accuracy(predicted: Sequence[str], actual: Sequence[str]) -> float:
+    if len(predicted) != len(actual) or not actual:
+        raise InvalidParameterError("accuracy needs two non-empty sequences of the same length")
+    return sum(p == a for p, a in zip(predicted, actual)) / len(actual)
+
+
+def mean_std(values: Sequence[float]) -> Tuple[float, float]:
+    """Mean and sample standard deviation (0 for a single value)."""
+    if not values:
+        raise InvalidParameterError("mean_std needs at least one value")
+    mean = math.fsum(values) / len(values)
+    if len(values) == 1:
+        return mean, 0.0
+    var = math.fsum((v - mean) ** 2 for v in values) / (len(values) - 1)
+    return mean, math.sqrt(var)
+
+
+@dataclass(frozen=True)
+class CVResult:
+    """Accuracies over folds and repeats, with the receipt of each trained model."""
+
+    algorithm: str
+    params: Mapping[str, Param]
+    epsilon: Fraction
+    folds: int
+    repeats: int
+    seed: Optional[int]
+    accuracies: Tuple[float, ...]
+    receipt_epsilon: Fraction
+    receipt_delta: Fraction
+    sound: bool
+    train_seconds: Tuple[float, ...]
+
+    @property
+    def mean(self) -> float:
+        return mean_std(self.accuracies)[0]
+
+    @property
+    def std(self) -> float:
+        return mean_std(self.accuracies)[1]
+
+
+def cross_validate(
+    algorithm: str,
+    data: Dataset,
+    epsilon: Number,
+    *,
+    folds: int = 10,
+    repeats: int = 1,
+    params: Optional[Mapping[str, Union[str, Param]]] = None,
+    seed: Optional[int] = None,
+    rng: RngLike = None,
+    relation: Relation = Relation.ADD_REMOVE,
+) -> CVResult:
+    """Repeated stratified k-fold cross-validation of ``algorithm`` on ``data``.
+
+    ``seed`` (an int) makes the folds and the noise replayable; otherwise
+    ``rng`` is used (a secure source when it is None too).
+    """
+    spec = get_algorithm(algorithm)
+    eps = as_epsilon(epsilon)
+    resolved = spec.resolve(params or {})
+    if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
+        raise InvalidParameterError(f"repeats must be an integer >= 1, got {repeats!r}")
+    source = as_rng(seed if seed is not None else rng)
+    labels = data.labels
+    names = data.schema.classes
+    accuracies: List[float] = []
+    seconds: List[float] = []
+    totals: List[Tuple[Fraction, Fraction]] = []
+    sound = True
+    for _ in range(repeats):
+        for test in stratified_folds(labels, folds, source):
+            held = set(test)
+            train_rows = [i for i in range(len(data)) if i not in held]
+            start = time.perf_counter()
+            model = spec.fit(data.subset(train_rows), eps, resolved, source, relation)
+            seconds.append(time.perf_counter() - start)
+            test_data = data.subset(test)
+            actual = [names[c] for c in test_data.labels]
+            accuracies.append(accuracy(model.predict(test_data), actual))
+            totals.append((model.receipt.epsilon, model.receipt.delta))
+            sound = sound and model.receipt.sound
+    return CVResult(
+        algorithm=algorithm,
+        params=resolved,
+        epsilon=eps,
+        folds=folds,
+        repeats=repeats,
+        seed=seed,
+        accuracies=tuple(accuracies),
+        receipt_epsilon=max(t[0] for t in totals),
+        receipt_delta=max(t[1] for t in totals),
+        sound=sound,
+        train_seconds=tuple(seconds),
+    )

@@ -1,0 +1,214 @@
+"""The privacy ledger: every mechanism call records a charge here.
+
+A charge says what was spent (epsilon, delta), by which mechanism, with which
+sensitivity, under which claims in ``proofs/``, and on which *partition* of the
+data.  A partition is a path of components from the root of the data, for
+example ``("tree=0", "root", "a3=2", "class=yes")``; the empty path is the
+whole dataset.
+
+Composition rule (claims ``sequential-composition`` and
+``parallel-composition``):
+
+* A component written ``KEY=VALUE`` is a cell of a *disjoint* split named
+  ``KEY``: siblings under one parent that share ``KEY`` hold disjoint rows.
+  Their costs compose in parallel.  Under ``add-remove`` one record lies in
+  one cell, so the split costs its most expensive cell.  Under
+  ``substitute`` the removed and the added record lie either in one cell
+  (which then sees a substitution) or in two (one sees a removal, the other
+  an addition), so the split costs the larger of the worst one-cell
+  substitution and the sum of the two largest single-record costs.
+* Any other component (no ``=``), and cells of different splits, may share
+  rows: their costs add up (sequential composition), as do the charges made
+  on one partition.
+
+The cost of a partition is the sum of its own charges plus the composed costs
+of its children (computed for one changed record and for two); the total is
+the cost of the root.  Epsilon and delta are
+composed the same way, each exactly as a Fraction.  Under ``substitute``, a
+charge inside a cell must hold for an addition, a removal or a substitution
+within that cell; mechanisms that calibrate to a relation take care of it
+(see ``proofs/parallel-composition.md``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
+
+from refdp.errors import InvalidParameterError, PrivacyError
+from refdp.privacy.relations import Number, Relation, as_delta, as_fraction
+
+__all__ = [
+    "Partition",
+    "Sensitivity",
+    "Charge",
+    "Ledger",
+    "compose",
+    "cell",
+]
+
+Partition = Tuple[str, ...]
+Sensitivity = Union[Fraction, float, None]
+
+
+def cell(key: str, value: object) -> str:
+    """The partition component for the cell ``value`` of the disjoint split ``key``."""
+    if not key or "=" in key or "/" in key:
+        raise InvalidParameterError(f"a split key must be non-empty without '=' or '/', got {key!r}")
+    return f"{key}={value}"
+
+
+@dataclass(frozen=True)
+class Charge:
+    """One recorded use of the data (or of data-independent randomness).
+
+    ``epsilon`` and ``delta`` are exact; ``sensitivity`` is exact where it is
+    rational and a float where it is not (for example log(N+1) + 1/ln 2).
+    ``sound`` is False when the step follows a published rule that is not
+    differentially private as claimed.  ``data_independent`` marks randomness
+    that never reads the data (a random tree shape); it costs nothing.
+    """
+
+    label: str
+    mechanism: str
+    epsilon: Fraction
+    delta: Fraction
+    sensitivity: Sensitivity
+    partition: Partition
+    claims: Tuple[str, ...]
+    sound: bool = True
+    data_independent: bool = False
+    note: str = ""
+
+
+def _split_component(component: str) -> Optional[str]:
+    key, sep, _ = component.partition("=")
+    return key if sep else None
+
+
+@dataclass
+class _Node:
+    own: List[Charge] = field(default_factory=list)
+    children: Dict[str, "_Node"] = field(default_factory=dict)
+
+
+def _costs(node: _Node, pick: int) -> Tuple[Fraction, Fraction]:
+    """(cost when one record changes, cost when two records change) of ``node``.
+
+    The second is what a substitution costs: the removed and the added record
+    may fall in the same cell of a split (that cell's own two-record cost) or
+    in two different cells (one-record cost of each).
+    """
+    own = sum((c.epsilon if pick == 0 else c.delta for c in node.own), Fraction(0))
+    one, two = own, own
+    groups: Dict[str, List[Tuple[Fraction, Fraction]]] = {}
+    for component, child in node.children.items():
+        costs = _costs(child, pick)
+        key = _split_component(component)
+        if key is None:
+            one += costs[0]
+            two += costs[1]
+        else:
+            groups.setdefault(key, []).append(costs)
+    for cells in groups.values():
+        ones = sorted((c[0] for c in cells), reverse=True)
+        one += ones[0]
+        two += max(max(c[1] for c in cells), sum(ones[:2], Fraction(0)))
+    return one, two
+
+
+def compose(charges: Iterable[Charge], relation: Relation) -> Tuple[Fraction, Fraction]:
+    """The total (epsilon, delta) of ``charges`` by the composition rule above."""
+    root = _Node()
+    for charge in charges:
+        node = root
+        for component in charge.partition:
+            node = node.children.setdefault(component, _Node())
+        node.own.append(charge)
+    index = 0 if relation is Relation.ADD_REMOVE else 1
+    return _costs(root, 0)[index], _costs(root, 1)[index]
+
+
+class Ledger:
+    """An append-only record of charges under one neighbouring relation."""
+
+    def __init__(self, relation: Relation = Relation.ADD_REMOVE) -> None:
+        if not isinstance(relation, Relation):
+            raise InvalidParameterError(f"relation must be a Relation, got {relation!r}")
+        self.relation = relation
+        self._charges: List[Charge] = []
+        self._leaks: List[str] = []
+
+    @property
+    def charges(self) -> Tuple[Charge, ...]:
+        return tuple(self._charges)
+
+    @property
+    def leaks(self) -> Tuple[str, ...]:
+        return tuple(self._leaks)
+
+    def charge(
+        self,
+        *,
+        label: str,
+        mechanism: str,
+        epsilon: Number,
+        sensitivity: Sensitivity,
+        claims: Sequence[str],
+        partition: Sequence[str] = (),
+        delta: Number = 0,
+        sound: bool = True,
+        note: str = "",
+    ) -> Charge:
+        """Record that a mechanism spent (epsilon, delta) on ``partition``."""
+        eps = as_fraction(epsilon, "epsilon")
+        if eps < 0:
+            raise PrivacyError(f"a charge cannot have negative epsilon ({eps}); check the budget split")
+        entry = Charge(
+            label=label,
+            mechanism=mechanism,
+            epsilon=eps,
+            delta=as_delta(delta),
+            sensitivity=sensitivity,
+            partition=_check_partition(partition),
+            claims=tuple(claims),
+            sound=sound,
+            note=note,
+        )
+        self._charges.append(entry)
+        return entry
+
+    def record_data_independent(
+        self, *, label: str, partition: Sequence[str] = (), note: str = ""
+    ) -> Charge:
+        """Record randomness that never reads the data (it costs nothing)."""
+        entry = Charge(
+            label=label,
+            mechanism="data-independent",
+            epsilon=Fraction(0),
+            delta=Fraction(0),
+            sensitivity=None,
+            partition=_check_partition(partition),
+            claims=(),
+            data_independent=True,
+            note=note,
+        )
+        self._charges.append(entry)
+        return entry
+
+    def record_leak(self, description: str) -> None:
+        """Record a use of the data outside any mechanism; the receipt becomes unsound."""
+        self._leaks.append(description)
+
+    def total(self) -> Tuple[Fraction, Fraction]:
+        """The composed (epsilon, delta) of everything recorded so far."""
+        return compose(self._charges, self.relation)
+
+
+def _check_partition(partition: Sequence[str]) -> Partition:
+    path = tuple(partition)
+    for component in path:
+        if not isinstance(component, str) or not component:
+            raise InvalidParameterError(f"partition components must be non-empty strings: {path!r}")
+    return path

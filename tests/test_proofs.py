@@ -1,0 +1,53 @@
+"""The claims convention: every claim is tested, every tested claim exists, the index is current."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from refdp.claims import proofs_dir, read_claims
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _index_module() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("proofs_index", ROOT / "scripts" / "proofs_index.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["proofs_index"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.smoke
+def test_claim_files_parse() -> None:
+    claims = read_claims(proofs_dir())
+    assert claims, "proofs/ has no claim files"
+
+
+def test_every_claim_has_a_test_and_every_test_names_a_known_claim() -> None:
+    claims = set(read_claims(proofs_dir()))
+    marks = _index_module().claim_marks(ROOT / "tests")
+    untested = sorted(claims - set(marks))
+    unknown = sorted(set(marks) - claims)
+    assert not untested, f"claims with no test: {untested}"
+    assert not unknown, f"tests name unknown claims: {unknown}"
+
+
+def test_index_is_current() -> None:
+    index = _index_module()
+    readme = (ROOT / "proofs" / "README.md").read_text(encoding="utf-8")
+    assert readme == index.render(readme), "run: python3 scripts/proofs_index.py"
+
+
+def test_claims_used_by_algorithms_exist() -> None:
+    from refdp.algorithms import algorithm_names, get_algorithm
+
+    claims = set(read_claims(proofs_dir()))
+    for name in algorithm_names():
+        missing = set(get_algorithm(name).claims) - claims
+        assert not missing, f"{name} rests on unknown claims {sorted(missing)}"
