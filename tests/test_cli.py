@@ -1,0 +1,118 @@
+"""The command line: the stable contract of demo, train, predict, evaluate, algorithms."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+import subprocess
+import sys
+from pathlib import Path
+from typing import List, Tuple
+
+import pytest
+
+from refdp.cli import main
+from refdp.data import load
+from refdp.tree import model_from_json
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> Tuple[int, str, str]:
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+@pytest.mark.smoke
+def test_help_lists_subcommands() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "refdp", "--help"], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    for name in ("demo", "train", "predict", "evaluate", "algorithms", "datasets"):
+        assert name in proc.stdout
+
+
+@pytest.mark.smoke
+def test_demo_prints_histogram_and_receipt(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, "demo", "--seed", "3")
+    assert status == 0
+    assert "positive" in out and "negative" in out
+    assert "epsilon=1 (1)" in out and "sound" in out
+    status2, out2, _ = run(capsys, "demo", "--seed", "3")
+    assert out == out2
+
+
+def test_train_predict_round_trip(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    model_path = tmp_path / "m.json"
+    status, out, err = run(
+        capsys, "train", "--algorithm", "noisy-majority", "--data", "vote", "--epsilon", "0.5",
+        "--seed", "1", "--out", str(model_path),
+    )
+    assert status == 0, err
+    model = model_from_json(json.loads(model_path.read_text()))
+    assert model.receipt.epsilon == Fraction(1, 2)
+    first = model_path.read_bytes()
+    run(capsys, "train", "--algorithm", "noisy-majority", "--data", "vote", "--epsilon", "0.5",
+        "--seed", "1", "--out", str(model_path))
+    assert model_path.read_bytes() == first, "same seed, same model, byte for byte"
+    labels_path = tmp_path / "labels.txt"
+    status, _, err = run(capsys, "predict", "--model", str(model_path), "--data", "vote", "--out", str(labels_path))
+    assert status == 0, err
+    labels = labels_path.read_text().split()
+    assert len(labels) == len(load("vote"))
+    assert set(labels) <= set(model.schema.classes)
+
+
+def test_evaluate_json(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = run(
+        capsys, "evaluate", "--algorithm", "noisy-majority", "--data", "tic-tac-toe", "--epsilon", "1",
+        "--folds", "5", "--repeats", "2", "--seed", "1", "--json",
+    )
+    assert status == 0, err
+    result = json.loads(out)
+    assert len(result["accuracies"]) == 10
+    assert result["receipt_epsilon"] == "1"
+    assert 0.6 < result["accuracy_mean"] < 0.7  # the majority class share is 626/958
+    assert result["sound"] is True
+
+
+def test_algorithms_lists_claims(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, "algorithms")
+    assert status == 0 and "noisy-majority" in out and "claim parallel-composition" in out
+    status, out, _ = run(capsys, "algorithms", "--json")
+    assert json.loads(out)[0]["name"] == "noisy-majority"
+
+
+@pytest.mark.parametrize(
+    "argv, fragment",
+    [
+        (["train", "--algorithm", "nope", "--data", "vote", "--epsilon", "1", "--out", "x.json"], "unknown algorithm"),
+        (["train", "--algorithm", "noisy-majority", "--data", "vote", "--epsilon", "0", "--out", "x.json"], "epsilon"),
+        (["train", "--algorithm", "noisy-majority", "--data", "vote", "--epsilon", "nan", "--out", "x.json"], "epsilon"),
+        (["train", "--algorithm", "noisy-majority", "--data", "no-such-data", "--epsilon", "1", "--out", "x.json"], "no-such-data"),
+        (["train", "--algorithm", "noisy-majority", "--data", "vote", "--epsilon", "1", "--param", "noise=gauss", "--out", "x.json"], "noise"),
+        (["train", "--algorithm", "noisy-majority", "--data", "vote", "--epsilon", "1", "--param", "depth", "--out", "x.json"], "KEY=VALUE"),
+        (["evaluate", "--algorithm", "noisy-majority", "--data", "vote", "--epsilon", "1", "--folds", "1"], "folds"),
+        (["predict", "--model", "/nonexistent/model.json", "--data", "vote"], "model.json"),
+        (["train", "--algorithm", "noisy-majority"], "required"),
+        (["frobnicate"], "invalid choice"),
+    ],
+)
+def test_bad_input_is_one_line_exit_2(
+    argv: List[str], fragment: str, capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    status, out, err = run(capsys, *argv)
+    assert status == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("refdp: error:"), err
+    assert fragment in lines[0]
+    assert not (tmp_path / "x.json").exists()
+
+
+def test_predict_rejects_non_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    status, _, err = run(capsys, "predict", "--model", str(bad), "--data", "vote")
+    assert status == 2 and "not JSON" in err
