@@ -20,7 +20,7 @@ from refdp.data import BUILTIN_NAMES, Dataset, describe_builtin, load, read_sche
 from refdp.errors import RefdpError
 from refdp.evaluation import cross_validate
 from refdp.privacy import parse_relation
-from refdp.tree import TreeModel, dumps_model, model_from_json
+from refdp.tree import TreeModel, dumps_model, model_from_json, released_counts
 
 __all__ = ["main"]
 
@@ -184,9 +184,9 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     true_counts = data.class_counts()
     print(f"refdp demo: {describe_builtin('tic-tac-toe')}")
     print(f"noisy class histogram at epsilon={epsilon} (discrete Laplace, scale 1/epsilon):")
-    for name, true, noisy in zip(data.schema.classes, true_counts, model.root.counts):
+    for name, true, noisy in zip(data.schema.classes, true_counts, released_counts(model.root)):
         print(f"  {name:>10}: released {noisy:>5}   (true count {true}, not released)")
-    print(f"model: {model.render()}")
+    print(f"model: {model.render().strip()}")
     print(f"receipt: {model.receipt.summary()}")
     for charge in model.receipt.charges:
         print(

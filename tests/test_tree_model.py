@@ -45,8 +45,8 @@ def test_model_json_round_trip_predicts_the_same() -> None:
         (lambda o: o.update(format="other"), "not a refdp model"),
         (lambda o: o.update(version=99), "version"),
         (lambda o: o.pop("receipt"), "receipt"),
-        (lambda o: o["root"].update(type="pyramid"), "node type"),
-        (lambda o: o["root"].update(counts=["x"]), "numeric counts"),
+        (lambda o: o["trees"][0].update(type="pyramid"), "node type"),
+        (lambda o: o["trees"][0].update(counts=["x"]), "numeric counts"),
     ],
 )
 def test_malformed_models_raise_model_error(mutate: object, fragment: str) -> None:

@@ -55,7 +55,7 @@ def fit_noisy_majority(
         variant=str(params["variant"]),
         params=dict(params),
         schema=data.schema,
-        root=Leaf(tuple(counts)),
+        trees=(Leaf(tuple(counts)),),
         receipt=receipt_from_ledger(ledger),
     )
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, Sequence, Tuple, Union
+from typing import Any, Dict, List, Mapping, Sequence, Tuple, Union, cast
 
 from refdp.errors import SchemaError
 
@@ -37,22 +37,27 @@ def _check_name(name: object, what: str) -> str:
     return name
 
 
-def _check_values(values: object, what: str) -> Tuple[str, ...]:
-    """A non-empty tuple of distinct non-empty strings (copied from ``values``)."""
+def _as_tuple(items: object, what: str) -> Tuple[object, ...]:
+    """``items`` as a tuple; only a tuple or a list is accepted."""
     # A bare string is a sequence of characters; accepting it would silently
     # turn "yes" into the domain ("y", "e", "s").
-    if isinstance(values, (str, bytes)) or not isinstance(values, (tuple, list)):
-        raise SchemaError(f"{what} must be a tuple or list of strings, got {values!r}")
-    out = tuple(values)
+    if not isinstance(items, (tuple, list)):
+        raise SchemaError(f"{what} must be a tuple or list, got {items!r}")
+    return tuple(items)
+
+
+def _check_values(values: object, what: str) -> Tuple[str, ...]:
+    """A non-empty tuple of distinct non-empty strings (copied from ``values``)."""
+    out = _as_tuple(values, what)
     if not out:
         raise SchemaError(f"{what} is empty; declare at least one value")
     for value in out:
         if not isinstance(value, str) or not value:
             raise SchemaError(f"{what} must hold non-empty strings, got {value!r}")
     if len(set(out)) != len(out):
-        repeated = sorted({v for v in out if out.count(v) > 1})
+        repeated = sorted({str(v) for v in out if out.count(v) > 1})
         raise SchemaError(f"{what} lists {repeated} more than once; list each value once")
-    return out
+    return cast(Tuple[str, ...], out)
 
 
 def _check_bound(value: object, what: str) -> float:
@@ -176,17 +181,14 @@ class Schema:
     _index: Dict[str, int] = field(init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
-        if isinstance(self.attributes, (str, bytes)) or not isinstance(
-            self.attributes, (tuple, list)
-        ):
-            raise SchemaError(f"attributes must be a tuple of attributes, got {self.attributes!r}")
-        attributes = tuple(self.attributes)
-        for attribute in attributes:
+        attributes: List[Attribute] = []
+        for attribute in _as_tuple(self.attributes, "attributes"):
             if not isinstance(attribute, (CategoricalAttribute, ContinuousAttribute)):
                 raise SchemaError(
                     "each attribute must be a CategoricalAttribute or ContinuousAttribute, "
                     f"got {attribute!r}"
                 )
+            attributes.append(attribute)
         index: Dict[str, int] = {}
         for position, attribute in enumerate(attributes):
             if attribute.name in index:
@@ -201,12 +203,8 @@ class Schema:
                 f"the label {label!r} is also an attribute name; the class column needs its own name"
             )
         classes = _check_values(self.classes, "the list of classes")
-        if isinstance(self.leaks, (str, bytes)) or not isinstance(self.leaks, (tuple, list)):
-            raise SchemaError(f"leaks must be a tuple of strings, got {self.leaks!r}")
-        leaks = tuple(self.leaks)
-        for leak in leaks:
-            _check_name(leak, "a leak description")
-        object.__setattr__(self, "attributes", attributes)
+        leaks = tuple(_check_name(x, "a leak description") for x in _as_tuple(self.leaks, "leaks"))
+        object.__setattr__(self, "attributes", tuple(attributes))
         object.__setattr__(self, "classes", classes)
         object.__setattr__(self, "leaks", leaks)
         object.__setattr__(self, "_index", index)

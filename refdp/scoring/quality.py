@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Sequence
+from typing import List, Sequence
 
 from refdp.scoring.table import CountTable, as_count_table
 
@@ -80,7 +80,7 @@ def information_gain(table: CountTable) -> float:
     (``proofs/information-gain-sensitivity.md``).  Computed in floating point
     with :func:`math.fsum`.
     """
-    terms = []
+    terms: List[float] = []
     for row in as_count_table(table):
         size = sum(row)
         terms.extend(count * math.log2(count / size) for count in row if count > 0)

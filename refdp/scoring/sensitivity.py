@@ -6,19 +6,18 @@
 * ``substitute``: one record moves from ``(j1, c1)`` to ``(j2, c2)``, so the
   node size ``n`` is unchanged (``j1 = j2`` or ``c1 = c2`` allowed).
 
-The proofs are in ``proofs/<claim>.md``.  All four bounds turn out to be the
-same under both relations: three of the functions move in a fixed direction
-when a record is added, so the removal and the addition of a substitution
-partly cancel instead of adding up.
+The proofs are in ``proofs/<claim>.md``.  Each bound is the same under both
+relations: the max operator, the Gini quality and information gain each move
+in one fixed direction when a record is added to a cell, so the removal and
+the addition that make up a substitution pull in opposite directions instead
+of adding up, and the weighted Gini index divides by an ``n`` that a
+substitution leaves unchanged.
 
-========== ============== ============================== ==================
-name       claim          add-remove and substitute      depends on N
-========== ============== ============================== ==================
-max        max-operator   1                              no
-gini       gini-unnorm.   2 (supremum; 2 - 2/N at N)     no
-gini-w.    gini-weighted  1/2 (reached at n = 1 or 2)    no
-info-gain  information    log2(N + 1) + 1/ln 2           yes: needs N
-========== ============== ============================== ==================
+* ``max`` (max operator): 1;
+* ``gini`` (unnormalised Gini): 2, a supremum never reached (the largest
+  change over tables of at most ``N`` records is ``2 - 2/N``);
+* ``gini-weighted`` (weighted Gini index): 1/2, reached at ``n = 1`` or ``2``;
+* ``info-gain`` (information gain): ``log2(N + 1) + 1/ln 2``.
 
 ``N`` is a public upper bound on the number of records in the node (both
 neighbours).  Only information gain needs it; the other bounds hold for every
@@ -50,8 +49,8 @@ class QualityFunction:
     ``function`` computes ``q(T)``; ``claim`` is the ID of the file in
     ``proofs/`` that proves the sensitivity under both relations; ``bound``
     maps ``(relation, N)`` to that sensitivity (``N`` is ``None`` when no
-    public size bound was given), and ``needs_max_size`` says whether the
-    bound depends on ``N`` at all.
+    public size bound was given) and raises when it needs ``N`` and has none;
+    ``needs_max_size`` says whether it depends on ``N`` at all.
     """
 
     name: str
@@ -76,6 +75,11 @@ class QualityFunction:
         and return the same value with or without it.  Rational bounds are
         exact Fractions; the information-gain bound is a float.
         """
+        if not isinstance(relation, (Relation, str)):
+            raise InvalidParameterError(
+                f"relation must be a Relation or one of 'add-remove', 'substitute', "
+                f"got {relation!r}"
+            )
         checked_relation = parse_relation(relation)
         if max_size is not None and (
             isinstance(max_size, bool) or not isinstance(max_size, int) or max_size < 1
@@ -83,12 +87,6 @@ class QualityFunction:
             raise InvalidParameterError(
                 f"max_size must be a positive int (a public upper bound on the node size), "
                 f"got {max_size!r}"
-            )
-        if self.needs_max_size and max_size is None:
-            raise InvalidParameterError(
-                f"the sensitivity of {self.name!r} grows with the node size, so it needs "
-                "max_size=N, a public upper bound on the number of records in the node "
-                "(for example the declared size of the data set); none was given"
             )
         return self.bound(checked_relation, max_size)
 
@@ -136,8 +134,12 @@ def _information_gain_bound(relation: Relation, max_size: Optional[int]) -> floa
     so the published bound holds with a margin of about ``2.2 / N``, which
     also covers reading ``N`` as the size of the smaller table.
     """
-    if max_size is None:  # sensitivity() refuses this; kept for a direct call
-        raise InvalidParameterError("information gain needs max_size=N")
+    if max_size is None:
+        raise InvalidParameterError(
+            "the sensitivity of 'info-gain' grows with the node size, so it needs "
+            "max_size=N, a public upper bound on the number of records in the node "
+            "(for example the declared size of the data set); none was given"
+        )
     return math.log2(max_size + 1) + 1 / math.log(2)
 
 

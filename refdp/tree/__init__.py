@@ -1,6 +1,45 @@
-"""The model: nodes, trees, prediction and the JSON round trip."""
+"""The model: leaves, decision nodes, trees and ensembles; prediction, rules and JSON."""
 
+from refdp.tree.codec import node_from_json, node_to_json
 from refdp.tree.leaf import Count, Leaf
-from refdp.tree.model import FORMAT, VERSION, Node, TreeModel, dumps_model, model_from_json
+from refdp.tree.model import FORMAT, VERSION, VOTING, TreeModel, dumps_model, model_from_json
+from refdp.tree.nodes import (
+    CategoricalSplit,
+    Node,
+    Split,
+    ThresholdSplit,
+    ValueSplit,
+    children_of,
+    depth,
+    leaves,
+    n_nodes,
+    released_counts,
+    route,
+)
+from refdp.tree.rules import Rule, rules
 
-__all__ = ["Count", "FORMAT", "Leaf", "Node", "TreeModel", "VERSION", "dumps_model", "model_from_json"]
+__all__ = [
+    "CategoricalSplit",
+    "Count",
+    "FORMAT",
+    "Leaf",
+    "Node",
+    "Rule",
+    "Split",
+    "ThresholdSplit",
+    "TreeModel",
+    "VERSION",
+    "VOTING",
+    "ValueSplit",
+    "children_of",
+    "depth",
+    "dumps_model",
+    "leaves",
+    "model_from_json",
+    "n_nodes",
+    "node_from_json",
+    "node_to_json",
+    "released_counts",
+    "route",
+    "rules",
+]

@@ -1,107 +1,180 @@
-"""A trained model: a tree of nodes, the public schema and the privacy receipt.
+"""A trained model: trees over a public schema, how they vote, and the privacy receipt.
 
-This first version knows one kind of node, the :class:`~refdp.tree.leaf.Leaf`
-(a depth-0 tree); decision nodes come with the tree-learning algorithms.
-The JSON form carries everything needed to predict and to audit: the schema,
-the receipt, the algorithm, its variant and parameters.
+One class covers a single tree, a forest and a weighted ensemble: a model has
+``trees`` (root nodes), one weight per tree, and a voting rule:
+
+* ``"vote"``: each tree votes for its leaf's predicted class with its weight
+  (a single tree, bagging, AdaBoost's weighted vote);
+* ``"confidence"``: each tree votes with its weight times its leaf's
+  confidence (Fletcher & Islam's DPDF);
+* ``"sum-counts"``: the trees' leaf counts are added up, times their weights,
+  and the class with the largest sum wins (random decision trees).
+
+Ties go to the class listed first in the schema.  The JSON form carries the
+schema, the receipt, the algorithm, its variant and parameters, so a model
+file can be read, audited and used on its own.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from typing import Any, Dict, List, Mapping, Union
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Mapping, Sequence, Tuple, Union
 
 from refdp.data import Dataset, Schema
 from refdp.errors import ModelError
 from refdp.privacy import Receipt
+from refdp.tree.codec import node_from_json, node_to_json
 from refdp.tree.leaf import Leaf
+from refdp.tree.nodes import Node, children_of, route
+from refdp.tree.rules import Rule, conditions_of, rules
 
-__all__ = ["TreeModel", "Node", "FORMAT", "VERSION", "model_from_json", "dumps_model"]
+__all__ = ["TreeModel", "VOTING", "FORMAT", "VERSION", "model_from_json", "dumps_model"]
 
 FORMAT = "refdp-model"
 VERSION = 1
+VOTING = ("vote", "confidence", "sum-counts")
 
-Node = Leaf
 Param = Union[int, float, str, bool]
 
 
 @dataclass(frozen=True)
 class TreeModel:
-    """A decision tree with its schema and privacy receipt."""
+    """Trees over ``schema`` with their voting rule and privacy receipt."""
 
     algorithm: str
     variant: str
     params: Mapping[str, Param]
     schema: Schema
-    root: Node
+    trees: Tuple[Node, ...]
     receipt: Receipt
+    weights: Tuple[float, ...] = field(default=())
+    voting: str = "vote"
+
+    def __post_init__(self) -> None:
+        if not self.trees:
+            raise ModelError("a model needs at least one tree")
+        if not self.weights:
+            object.__setattr__(self, "weights", (1.0,) * len(self.trees))
+        if len(self.weights) != len(self.trees):
+            raise ModelError(f"{len(self.trees)} trees but {len(self.weights)} weights")
+        if self.voting not in VOTING:
+            raise ModelError(f"unknown voting rule {self.voting!r}; use one of {', '.join(VOTING)}")
+
+    @property
+    def root(self) -> Node:
+        """The root of a single-tree model."""
+        if len(self.trees) != 1:
+            raise ModelError(f"this model has {len(self.trees)} trees; use .trees")
+        return self.trees[0]
 
     @property
     def classes_(self) -> List[str]:
         return list(self.schema.classes)
 
-    def _leaf_for(self, data: Dataset, row: int) -> Leaf:
-        return self.root
-
-    def _check(self, data: Dataset) -> None:
+    def _columns(self, data: Dataset) -> List[Sequence[Union[int, float]]]:
         if data.schema.attributes != self.schema.attributes:
             raise ModelError(
                 "the data's attributes differ from the model's schema; read the data with the "
                 "schema stored in the model"
             )
+        return [data.column(i) for i in range(len(self.schema.attributes))]
+
+    def _scores(self, leaves: Sequence[Leaf]) -> List[float]:
+        scores = [0.0] * self.schema.n_classes
+        for leaf, weight in zip(leaves, self.weights):
+            if self.voting == "sum-counts":
+                for c, count in enumerate(leaf.counts):
+                    scores[c] += weight * float(count)
+            elif self.voting == "confidence":
+                scores[leaf.prediction] += weight * leaf.confidence
+            else:
+                scores[leaf.prediction] += weight
+        return scores
+
+    def _leaves(self, data: Dataset) -> List[List[Leaf]]:
+        columns = self._columns(data)
+        return [[route(tree, columns, row) for tree in self.trees] for row in range(len(data))]
 
     def predict(self, data: Dataset) -> List[str]:
         """The predicted class label of every row of ``data``."""
-        self._check(data)
         classes = self.schema.classes
-        return [classes[self._leaf_for(data, i).prediction] for i in range(len(data))]
+        out = []
+        for leaves in self._leaves(data):
+            scores = self._scores(leaves)
+            out.append(classes[max(range(len(scores)), key=lambda c: (scores[c], -c))])
+        return out
 
     def predict_proba(self, data: Dataset) -> List[List[float]]:
-        """Class probabilities of every row, in the order of ``classes_``."""
-        self._check(data)
-        return [self._leaf_for(data, i).probabilities() for i in range(len(data))]
+        """Class probabilities of every row, in the order of ``classes_``.
+
+        A single tree gives its leaf's clipped, normalised counts; an ensemble
+        normalises its (clipped) scores, uniform when none is positive.
+        """
+        out = []
+        for leaves in self._leaves(data):
+            if len(leaves) == 1:
+                out.append(leaves[0].probabilities())
+            else:
+                out.append(Leaf(tuple(self._scores(leaves))).probabilities())
+        return out
+
+    def rules(self, tree: int = 0) -> List[Rule]:
+        """Every root-to-node rule of tree ``tree``."""
+        return rules(self.trees[tree], self.schema)
 
     def render(self) -> str:
-        """A plain-text rendering for people."""
-        leaf = self.root
-        label = self.schema.classes[leaf.prediction]
-        counts = ", ".join(
-            f"{name}: {count:g}" for name, count in zip(self.schema.classes, leaf.counts)
-        )
-        return f"predict {label} (confidence {leaf.confidence:.3f}; released counts {counts})"
+        """A plain-text rendering of every tree, for people."""
+        lines: List[str] = []
+        for index, (tree, weight) in enumerate(zip(self.trees, self.weights)):
+            if len(self.trees) > 1:
+                lines.append(f"tree {index} (weight {weight:g}):")
+            _render(tree, self.schema, "  " if len(self.trees) > 1 else "", lines)
+        return "\n".join(lines)
 
     def to_json(self) -> Dict[str, Any]:
         return {
             "format": FORMAT,
             "version": VERSION,
-            "kind": "tree",
             "algorithm": self.algorithm,
             "variant": self.variant,
             "params": dict(self.params),
             "schema": self.schema.to_json(),
             "receipt": self.receipt.to_json(),
-            "root": self.root.to_json(),
+            "voting": self.voting,
+            "weights": list(self.weights),
+            "trees": [node_to_json(t, self.schema) for t in self.trees],
         }
+
+
+def _render(node: Node, schema: Schema, indent: str, lines: List[str]) -> None:
+    if isinstance(node, Leaf):
+        counts = ", ".join(f"{name}: {c:g}" for name, c in zip(schema.classes, node.counts))
+        lines.append(f"{indent}-> {schema.classes[node.prediction]} ({counts})")
+        return
+    for condition, child in zip(conditions_of(node, schema), children_of(node)):
+        lines.append(f"{indent}{condition}:")
+        _render(child, schema, indent + "  ", lines)
 
 
 def model_from_json(obj: Mapping[str, Any]) -> TreeModel:
     """Rebuild a model from :meth:`TreeModel.to_json` output."""
-    if obj.get("format") != FORMAT:
-        raise ModelError(f"not a refdp model (format is {obj.get('format')!r}, expected {FORMAT!r})")
+    if not isinstance(obj, Mapping) or obj.get("format") != FORMAT:
+        found = obj.get("format") if isinstance(obj, Mapping) else type(obj).__name__
+        raise ModelError(f"not a refdp model (format is {found!r}, expected {FORMAT!r})")
     if obj.get("version") != VERSION:
         raise ModelError(f"refdp model version {obj.get('version')!r} is not supported (expected {VERSION})")
     try:
-        root_obj = obj["root"]
-        if root_obj.get("type") != "leaf":
-            raise ModelError(f"unknown node type {root_obj.get('type')!r}")
+        schema = Schema.from_json(obj["schema"])
         return TreeModel(
             algorithm=str(obj["algorithm"]),
             variant=str(obj["variant"]),
             params=dict(obj["params"]),
-            schema=Schema.from_json(obj["schema"]),
-            root=Leaf.from_json(root_obj),
+            schema=schema,
+            trees=tuple(node_from_json(t, schema) for t in obj["trees"]),
             receipt=Receipt.from_json(obj["receipt"]),
+            weights=tuple(float(w) for w in obj["weights"]),
+            voting=str(obj["voting"]),
         )
     except (KeyError, TypeError, AttributeError) as exc:
         raise ModelError(f"malformed refdp model: missing or wrong field {exc}") from None

@@ -1,0 +1,97 @@
+"""JSON form of nodes: attributes and values by name, so a model file reads on its own."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Dict, Mapping
+
+from refdp.data import CategoricalAttribute, ContinuousAttribute, Schema
+from refdp.errors import ModelError
+from refdp.tree.leaf import Leaf
+from refdp.tree.nodes import CategoricalSplit, Node, ThresholdSplit, ValueSplit
+
+__all__ = ["node_to_json", "node_from_json"]
+
+
+def node_to_json(node: Node, schema: Schema) -> Dict[str, Any]:
+    if isinstance(node, Leaf):
+        return node.to_json()
+    attribute = schema.attributes[node.attribute]
+    out: Dict[str, Any]
+    if isinstance(node, CategoricalSplit):
+        out = {
+            "type": "categorical",
+            "attribute": attribute.name,
+            "children": [node_to_json(c, schema) for c in node.children],
+        }
+    elif isinstance(node, ValueSplit):
+        assert isinstance(attribute, CategoricalAttribute)
+        out = {
+            "type": "value",
+            "attribute": attribute.name,
+            "value": attribute.values[node.value],
+            "equal": node_to_json(node.equal, schema),
+            "rest": node_to_json(node.rest, schema),
+        }
+    else:
+        out = {
+            "type": "threshold",
+            "attribute": attribute.name,
+            "threshold": node.threshold,
+            "below": node_to_json(node.below, schema),
+            "at_or_above": node_to_json(node.at_or_above, schema),
+        }
+    if node.counts is not None:
+        out["counts"] = list(node.counts)
+    return out
+
+
+def _counts(obj: Mapping[str, Any], n_classes: int) -> Any:
+    if "counts" not in obj:
+        return None
+    counts = Leaf.from_json({"counts": obj["counts"]}).counts
+    if len(counts) != n_classes:
+        raise ModelError(f"a node has {len(counts)} counts but the schema has {n_classes} classes")
+    return counts
+
+
+def node_from_json(obj: Mapping[str, Any], schema: Schema) -> Node:
+    """Rebuild a node, checking it against ``schema``."""
+    if not isinstance(obj, Mapping):
+        raise ModelError(f"a node must be a JSON object, got {obj!r}")
+    kind = obj.get("type")
+    if kind == "leaf":
+        leaf = Leaf.from_json(obj)
+        if len(leaf.counts) != schema.n_classes:
+            raise ModelError(
+                f"a leaf has {len(leaf.counts)} counts but the schema has {schema.n_classes} classes"
+            )
+        return leaf
+    if kind not in ("categorical", "value", "threshold"):
+        raise ModelError(f"unknown node type {kind!r}")
+    name = obj.get("attribute")
+    if not isinstance(name, str) or name not in [a.name for a in schema.attributes]:
+        raise ModelError(f"a node splits on {name!r}, which is not an attribute of the schema")
+    index = schema.index_of(name)
+    attribute = schema.attributes[index]
+    counts = _counts(obj, schema.n_classes)
+    if kind == "threshold":
+        threshold = obj.get("threshold")
+        if not isinstance(attribute, ContinuousAttribute) or not isinstance(threshold, (int, float)) or not math.isfinite(threshold):
+            raise ModelError(f"a threshold split needs a continuous attribute and a finite threshold ({name!r})")
+        return ThresholdSplit(
+            index, float(threshold), node_from_json(obj["below"], schema), node_from_json(obj["at_or_above"], schema), counts
+        )
+    if not isinstance(attribute, CategoricalAttribute):
+        raise ModelError(f"a {kind} split needs a categorical attribute; {name!r} is continuous")
+    if kind == "value":
+        value = obj.get("value")
+        if value not in attribute.values:
+            raise ModelError(f"value {value!r} is not in the domain of {name!r}")
+        return ValueSplit(
+            index, attribute.values.index(str(value)), node_from_json(obj["equal"], schema), node_from_json(obj["rest"], schema), counts
+        )
+    children = obj.get("children")
+    if not isinstance(children, list) or len(children) != attribute.n_values:
+        raise ModelError(f"a categorical split on {name!r} needs one child per value ({attribute.n_values})")
+    return CategoricalSplit(index, tuple(node_from_json(c, schema) for c in children), counts)
