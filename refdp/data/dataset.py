@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from typing import (
+    Any,
     Callable,
     Iterable,
     Iterator,
@@ -124,6 +125,10 @@ class Dataset:
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("a Dataset is immutable; build a new one (for example with subset())")
 
+    def __reduce__(self) -> Tuple[Any, ...]:
+        # Pickle and copy rebuild through _make, as __setattr__ is closed.
+        return (Dataset._make, (self._schema, self._columns, self._labels, self._index))
+
     # --- construction -----------------------------------------------------
 
     @classmethod
@@ -152,22 +157,26 @@ class Dataset:
         if not isinstance(schema, Schema):
             raise SchemaError(f"schema must be a Schema, got {type(schema).__name__}")
         name = row_name or _default_row_name
-        table = [tuple(_check_iterable(row, name(i))) for i, row in enumerate(_check_iterable(rows, "rows"))]
+        raw_rows = list(_check_iterable(rows, "rows"))
+        for i, row in enumerate(raw_rows):
+            if isinstance(row, (str, bytes)) or not hasattr(row, "__len__"):
+                raise DataError(f"{name(i)} must be a sequence of values, got {row!r}")
         label_list = list(_check_iterable(labels, "labels"))
-        if not table:
+        if not raw_rows:
             raise DataError("no rows: a data set needs at least one row")
-        if len(label_list) != len(table):
+        if len(label_list) != len(raw_rows):
             raise DataError(
-                f"{len(table)} rows but {len(label_list)} labels; give one label per row"
+                f"{len(raw_rows)} rows but {len(label_list)} labels; give one label per row"
             )
         width = schema.n_attributes
-        for i, row in enumerate(table):
+        for i, row in enumerate(raw_rows):
             if len(row) != width:
                 raise DataError(
                     f"{name(i)} has {len(row)} values but the schema has {width} attributes "
                     f"{list(schema.names)}; every row needs one value per attribute"
                 )
-        raw_columns = list(zip(*table)) if width else []
+        # zip copies the values into one new tuple per column.
+        raw_columns = list(zip(*raw_rows)) if width else []
         columns = tuple(
             _encode_column(attribute, raw, name)
             for attribute, raw in zip(schema.attributes, raw_columns)
@@ -341,12 +350,12 @@ def _encode_column(
                 f"{name(row)}, column {attribute.name!r}: unknown category {raw[row]!r}; the "
                 f"public domain is {attribute.values}; fix the value or declare it in the schema"
             ) from None
-    for i, v in enumerate(raw):
-        if isinstance(v, bool) or not isinstance(v, (str, int, float)):
-            raise DataError(
-                f"{name(i)}, column {attribute.name!r}: {v!r} is a {type(v).__name__}; a "
-                "continuous value must be a number or a string holding one"
-            )
+    if not set(map(type, raw)) <= _RAW_NUMBER_TYPES:
+        row, v = next((i, v) for i, v in enumerate(raw) if type(v) not in _RAW_NUMBER_TYPES)
+        raise DataError(
+            f"{name(row)}, column {attribute.name!r}: {v!r} is a {type(v).__name__}; a "
+            "continuous value must be a number (int or float) or a string holding one"
+        )
     try:
         values = tuple(map(float, raw))
     except ValueError:
@@ -356,6 +365,10 @@ def _encode_column(
             "value or mark it missing"
         ) from None
     return _check_floats(values, attribute, name)
+
+
+# Exact types: bool is an int, but True is not a measurement.
+_RAW_NUMBER_TYPES = frozenset((str, int, float))
 
 
 def _parses(value: RawValue) -> bool:

@@ -63,6 +63,7 @@ from typing import (
     TextIO,
     Tuple,
     Union,
+    cast,
 )
 
 from refdp.data.dataset import Dataset, RawValue
@@ -100,17 +101,20 @@ def _lines(source: Source) -> Tuple[Iterator[str], str, Callable[[], None]]:
         return _checked_lines(stream, str(path)), str(path), stream.close
     if not hasattr(source, "__iter__"):
         raise DataError(f"source must be a path or an open text file, got {type(source).__name__}")
-    return _checked_lines(source, str(getattr(source, "name", "<stream>"))), str(
-        getattr(source, "name", "<stream>")
-    ), lambda: None
+    name = str(getattr(source, "name", "<stream>"))
+    return _checked_lines(source, name), name, lambda: None
 
 
 def _checked_lines(stream: Iterable[str], name: str) -> Iterator[str]:
     try:
-        for line in stream:
-            if not isinstance(line, str):
-                raise DataError(f"{name} yields {type(line).__name__}, not text; open it in text mode")
-            yield line
+        lines = iter(stream)
+        first = next(lines, None)
+        if first is None:
+            return
+        if not isinstance(first, str):
+            raise DataError(f"{name} yields {type(first).__name__}, not text; open it in text mode")
+        yield first
+        yield from lines
     except (UnicodeDecodeError, gzip.BadGzipFile, EOFError) as exc:
         raise DataError(f"cannot read {name}: {exc}; is it UTF-8 text (gzipped if .gz)?") from None
 
@@ -129,7 +133,7 @@ def _check_policies(categorical_missing: str, continuous_missing: str) -> None:
 # --- the shared back end ----------------------------------------------------
 
 # A record is one line's fields; None marks a missing value.
-_Record = List[Optional[str]]
+_Record = Sequence[Optional[str]]
 
 
 def _assemble(
@@ -147,9 +151,9 @@ def _assemble(
     columns: List[Tuple[str, Attribute, int]] = [
         (a.name, a, p) for a, p in zip(schema.attributes, positions)
     ]
-    label_domain = CategoricalAttribute(schema.label, schema.classes)
-    columns.append((schema.label, label_domain, label_position))
-    kept_records: List[Sequence[str]] = []
+    # The class is checked like a categorical attribute whose domain is the classes.
+    columns.append((schema.label, CategoricalAttribute(schema.label, schema.classes), label_position))
+    kept_records: List[Sequence[Optional[str]]] = []
     kept_lines: List[int] = []
     for record, line in zip(records, lines):
         if None in record:
@@ -160,7 +164,7 @@ def _assemble(
                 continue
             kept_records.append(filled)
         else:
-            kept_records.append(record)  # type: ignore[arg-type]
+            kept_records.append(record)
         kept_lines.append(line)
     if not kept_records:
         raise DataError(
@@ -168,9 +172,10 @@ def _assemble(
             + (" after dropping rows with missing values" if records else "")
             + "; a data set needs at least one row"
         )
+    complete = cast(List[Sequence[str]], kept_records)  # _fill_missing left no None
     pick = _picker(positions)
-    rows = [pick(r) for r in kept_records]
-    labels = [r[label_position] for r in kept_records]
+    rows = [pick(r) for r in complete]
+    labels = [r[label_position] for r in complete]
     return Dataset.from_rows(
         schema, rows, labels, row_name=lambda i: f"line {kept_lines[i]} of {source}"
     )
@@ -185,8 +190,11 @@ def _fill_missing(
     line: int,
     source: str,
 ) -> Optional[List[str]]:
-    """``record`` with missing values replaced by ``marker``, or None to drop the row."""
-    filled = [marker if v is None else v for v in record]
+    """``record`` with missing values replaced by ``marker``, or None to drop the row.
+
+    ``columns`` ends with the class column.
+    """
+    label_position = columns[-1][2]
     for name, attribute, position in columns:
         if record[position] is not None:
             continue
@@ -200,24 +208,30 @@ def _fill_missing(
             )
         if categorical_missing == "drop":
             return None
+        declared = categorical_missing == "category" and marker in attribute.codes
+        if position == label_position and not declared:
+            raise DataError(
+                f"{where}: the class is missing; a row without a class cannot be used for "
+                "training: fix the data or pass categorical_missing='drop'"
+            )
         if categorical_missing == "error":
             raise DataError(
                 f"{where}: missing value; fix the data, or pass categorical_missing='category' "
                 "(and declare the marker in the schema) or 'drop'"
             )
-        if marker not in attribute.codes:
+        if not declared:
             raise SchemaError(
                 f"{where}: missing value, but the marker {marker!r} is not in the public "
                 f"domain {attribute.values}; declare {marker!r} as a value of {name!r} in the "
                 "schema, or pass categorical_missing='error' or 'drop'"
             )
-    return filled
+    return [marker if v is None else v for v in record]
 
 
 def _picker(positions: Sequence[int]) -> Callable[[Sequence[str]], Tuple[str, ...]]:
     if len(positions) >= 2:
         # itemgetter returns a tuple only for two or more items.
-        return itemgetter(*positions)  # type: ignore[return-value]
+        return itemgetter(*positions)
     return lambda record: tuple(record[p] for p in positions)
 
 
@@ -259,6 +273,10 @@ def read_csv(
         raise InvalidParameterError(
             "label names a header column; without a header the class must be the last column"
         )
+    if label in schema.names:
+        raise InvalidParameterError(
+            f"label {label!r} is an attribute of the schema; name the class column instead"
+        )
     lines, name, close = _lines(source)
     try:
         reader = csv.reader(lines, skipinitialspace=True)
@@ -267,7 +285,7 @@ def read_csv(
         names: Optional[List[str]] = None
         try:
             for fields in reader:
-                cells = [f.strip() for f in fields]
+                cells = list(map(str.strip, fields))
                 if not any(cells) or (comment and cells[0].startswith(comment)):
                     continue
                 if header and names is None:
@@ -276,7 +294,7 @@ def read_csv(
                 if missing in cells:
                     records.append([None if c == missing else c for c in cells])
                 else:
-                    records.append(list(cells))
+                    records.append(cells)
                 numbers.append(reader.line_num)
         except csv.Error as exc:
             raise DataError(f"line {reader.line_num} of {name}: {exc}") from None
@@ -465,8 +483,7 @@ def read_arff(
                 records.append([None if (v == "?" and not q) else v for v, q in fields])
                 numbers.append(number)
                 continue
-            keyword, _, rest = text.partition(" ")
-            keyword = keyword.split("\t", 1)[0].lower()
+            keyword = text.split(None, 1)[0].lower()
             if keyword == "@relation":
                 continue
             if keyword == "@attribute":
@@ -480,10 +497,10 @@ def read_arff(
     if not header:
         raise SchemaError(f"{name} declares no @attribute; is it an ARFF file?")
     width = len(header)
-    for record, line in zip(records, numbers):
+    for record, line_no in zip(records, numbers):
         if len(record) != width:
             raise DataError(
-                f"line {line} of {name} has {len(record)} fields but the header declares "
+                f"line {line_no} of {name} has {len(record)} fields but the header declares "
                 f"{width} attributes; fix the row"
             )
     positions_of = {attr_name: position for position, (attr_name, _) in enumerate(header)}
@@ -530,8 +547,12 @@ def _schema_from_header(
                 values = values + ("?",)
             attributes.append(CategoricalAttribute(attr_name, values))
         elif attr_name in given:
-            lower, upper = given[attr_name]
-            attributes.append(ContinuousAttribute(attr_name, lower, upper))
+            pair = given[attr_name]
+            if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+                raise InvalidParameterError(
+                    f"bounds[{attr_name!r}] must be a pair (lower, upper), got {pair!r}"
+                )
+            attributes.append(ContinuousAttribute(attr_name, pair[0], pair[1]))
         else:
             raise SchemaError(
                 f"{source}: attribute {attr_name!r} is numeric and has no public bounds; pass "
@@ -544,6 +565,10 @@ def _schema_from_header(
 def _check_header_against(
     header: List[_ArffAttribute], schema: Schema, label: str, source: str
 ) -> None:
+    if label in schema.names:
+        raise InvalidParameterError(
+            f"label {label!r} is an attribute of the schema; name the class attribute instead"
+        )
     kinds = {n: values is None for n, values in header}
     for attribute in schema.attributes:
         if attribute.name not in kinds:
@@ -601,9 +626,9 @@ def leaky_infer_schema(
     each inferred part in ``leaks``; a model trained on it gets a receipt
     marked unsound.  Prefer declaring the schema from public knowledge.
     """
-    names = list(attribute_names)
     if isinstance(attribute_names, str):
         raise InvalidParameterError("attribute_names must be a sequence of names, not one string")
+    names = list(attribute_names)
     wanted = set(continuous)
     if isinstance(continuous, str) or not wanted <= set(names):
         raise InvalidParameterError(

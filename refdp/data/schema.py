@@ -14,6 +14,7 @@ receipt.
 from __future__ import annotations
 
 import math
+from types import MappingProxyType
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Sequence, Tuple, Union, cast
 
@@ -102,8 +103,8 @@ class CategoricalAttribute:
 
     @property
     def codes(self) -> Mapping[str, int]:
-        """The map from each value to its code (a read-only view; do not mutate)."""
-        return self._codes
+        """The map from each value to its code (read-only)."""
+        return MappingProxyType(self._codes)
 
     def code(self, value: str) -> int:
         """The code of ``value``; SchemaError if it is not in the domain."""

@@ -1,0 +1,112 @@
+"""Auditing privacy claims: neighbours, exact distributions, Monte-Carlo bounds, sensitivities.
+
+* :mod:`refdp.audit.neighbours`: every neighbour of a data set, or a random one;
+* :mod:`refdp.audit.exact`: exact output distributions in log space and their
+  largest log-ratio (claim ``exact-max-log-ratio``);
+* :mod:`refdp.audit.montecarlo`: a black-box audit giving a certified lower
+  bound on epsilon (claim ``empirical-epsilon-lower-bound``);
+* :mod:`refdp.audit.sample_size`: that bound, and how many runs it needs;
+* :mod:`refdp.audit.sensitivity`: exhaustive sensitivity search.
+"""
+
+from refdp.audit.exact import (
+    LOG_SLACK,
+    Distribution,
+    LogRatioReport,
+    SupportMismatch,
+    chain,
+    covering_window,
+    discrete_laplace_distribution,
+    exponential_mechanism_distribution,
+    log_sum_exp,
+    max_log_ratio,
+    max_log_ratio_report,
+    mixture,
+    product,
+    push_forward,
+    satisfies_epsilon,
+)
+from refdp.audit.montecarlo import (
+    D_OVER_D_PRIME,
+    D_PRIME_OVER_D,
+    AuditResult,
+    Event,
+    OutcomeSet,
+    Threshold,
+    monte_carlo_audit,
+)
+from refdp.audit.neighbours import (
+    Candidates,
+    Record,
+    add_record,
+    all_neighbours,
+    are_neighbours,
+    random_neighbour,
+    record_of,
+    record_universe,
+    remove_row,
+    replace_row,
+    universe_record,
+    universe_size,
+)
+from refdp.audit.sample_size import (
+    binomial_lower_quantile,
+    binomial_upper_quantile,
+    certified_lower_bound,
+    detectable_epsilon,
+    power_guaranteed,
+    required_trials,
+)
+from refdp.audit.sensitivity import (
+    SensitivityReport,
+    all_count_tables,
+    count_table_neighbours,
+    exhaustive_sensitivity,
+)
+
+__all__ = [
+    "AuditResult",
+    "Candidates",
+    "D_OVER_D_PRIME",
+    "D_PRIME_OVER_D",
+    "Distribution",
+    "Event",
+    "LOG_SLACK",
+    "LogRatioReport",
+    "OutcomeSet",
+    "Record",
+    "SensitivityReport",
+    "SupportMismatch",
+    "Threshold",
+    "add_record",
+    "all_count_tables",
+    "all_neighbours",
+    "are_neighbours",
+    "binomial_lower_quantile",
+    "binomial_upper_quantile",
+    "certified_lower_bound",
+    "chain",
+    "count_table_neighbours",
+    "covering_window",
+    "detectable_epsilon",
+    "discrete_laplace_distribution",
+    "exhaustive_sensitivity",
+    "exponential_mechanism_distribution",
+    "log_sum_exp",
+    "max_log_ratio",
+    "max_log_ratio_report",
+    "mixture",
+    "monte_carlo_audit",
+    "power_guaranteed",
+    "product",
+    "push_forward",
+    "random_neighbour",
+    "record_of",
+    "record_universe",
+    "remove_row",
+    "replace_row",
+    "required_trials",
+    "satisfies_epsilon",
+    "universe_record",
+    "universe_size",
+]

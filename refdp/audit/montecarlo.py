@@ -1,0 +1,411 @@
+"""Black-box Monte-Carlo audit: a certified lower bound on a mechanism's epsilon.
+
+:func:`monte_carlo_audit` runs a mechanism many times on two neighbouring
+inputs ``D`` and ``D'`` and reports a number that, with probability at least
+``1 - alpha``, is at most the mechanism's true epsilon on that pair (claim
+``empirical-epsilon-lower-bound``).  If it exceeds the claimed epsilon, the
+claim is refuted.
+
+It works in two batches with disjoint randomness:
+
+1. *selection*: ``selection_trials`` runs per side choose an event ``E`` (a
+   set of outcomes, or a threshold ``{o > t}`` / ``{o <= t}`` for numeric
+   outputs) and a direction, the one whose estimated ratio promises the
+   largest bound;
+2. *test*: ``trials`` fresh runs per side count ``k1`` hits of ``E`` on the
+   numerator side and ``k2`` on the other, and the bound
+   ``ln((CP_lower(k1) - delta) / CP_upper(k2))`` is computed with one-sided
+   Clopper-Pearson limits at ``alpha/2`` each.
+
+The test batch must not be the selection batch: the event that looks most
+lopsided on a batch is lopsided partly by chance, and reusing the batch would
+certify that chance (the proof explains).
+
+Replay: run ``i`` gets its own ``random.Random`` seeded with the ``i``-th
+64-bit draw of ``random.Random(seed)`` (selection runs on ``D``, then on
+``D'``, then test runs on ``D``, then on ``D'``).  Results are therefore the
+same with or without an executor, whatever its scheduling and ``chunk``.
+With a :class:`concurrent.futures.ProcessPoolExecutor` the mechanism, the
+inputs and ``reduce`` are pickled: use module-level functions or instances of
+module-level classes, not lambdas or closures.
+"""
+
+from __future__ import annotations
+
+import bisect
+import concurrent.futures
+import functools
+import math
+import random
+import statistics
+import time
+from dataclasses import dataclass
+from typing import (
+    Callable,
+    Dict,
+    FrozenSet,
+    Generic,
+    Hashable,
+    List,
+    Optional,
+    Sequence,
+    Tuple,
+    TypeVar,
+    Union,
+)
+
+from refdp.audit.sample_size import certified_lower_bound, detectable_epsilon
+from refdp.errors import InvalidParameterError
+from refdp.privacy import Number, as_delta, as_fraction
+from refdp.rng import RandomSource
+
+__all__ = [
+    "OutcomeSet",
+    "Threshold",
+    "Event",
+    "AuditResult",
+    "monte_carlo_audit",
+    "D_OVER_D_PRIME",
+    "D_PRIME_OVER_D",
+]
+
+X = TypeVar("X")
+O = TypeVar("O")
+R = TypeVar("R")
+
+D_OVER_D_PRIME = "P[M(D) in E] / P[M(D') in E]"
+"""Direction: the bound is on ``ln(P[M(D) in E] / P[M(D') in E])``."""
+D_PRIME_OVER_D = "P[M(D') in E] / P[M(D) in E]"
+"""Direction: the bound is on ``ln(P[M(D') in E] / P[M(D) in E])``."""
+
+_SHOWN = 8  # outcomes listed in an event's description
+
+
+@dataclass(frozen=True)
+class OutcomeSet:
+    """The event "the reduced output is one of ``outcomes``"."""
+
+    outcomes: FrozenSet[Hashable]
+
+    def __contains__(self, outcome: object) -> bool:
+        return outcome in self.outcomes
+
+    def describe(self) -> str:
+        """The outcomes, sorted where they can be, at most eight of them shown."""
+        try:
+            ordered: List[Hashable] = sorted(self.outcomes)  # type: ignore[type-var]
+        except TypeError:
+            ordered = sorted(self.outcomes, key=repr)
+        shown = ", ".join(repr(o) for o in ordered[:_SHOWN])
+        more = f", ... ({len(ordered)} outcomes)" if len(ordered) > _SHOWN else ""
+        return f"output in {{{shown}{more}}}"
+
+
+@dataclass(frozen=True)
+class Threshold:
+    """The event ``{o > threshold}`` (``above``) or ``{o <= threshold}`` on a numeric output."""
+
+    threshold: float
+    above: bool
+
+    def __contains__(self, outcome: object) -> bool:
+        if isinstance(outcome, bool) or not isinstance(outcome, (int, float)):
+            raise InvalidParameterError(
+                f"threshold events need numeric outputs, but reduce gave {outcome!r}; "
+                "make reduce return a float or use threshold_events=False"
+            )
+        return outcome > self.threshold if self.above else outcome <= self.threshold
+
+    def describe(self) -> str:
+        """``output > t`` or ``output <= t``."""
+        return f"output {'>' if self.above else '<='} {self.threshold!r}"
+
+
+Event = Union[OutcomeSet, Threshold]
+
+
+@dataclass(frozen=True)
+class AuditResult:
+    """What a Monte-Carlo audit found; every number needed to check or replay it.
+
+    ``k1`` of ``n1`` numerator-side runs and ``k2`` of ``n2`` denominator-side
+    runs fell in the event (``direction`` says which side is which).
+    ``lower_bound`` is the certified bound at confidence ``1 - alpha``
+    (``-inf`` when not positive); ``refuted`` is ``lower_bound > epsilon``.
+    ``detectable_epsilon`` is the smallest true epsilon these ``trials``
+    would have detected with probability >= 0.999 for an event with the
+    observed denominator probability ``k2/n2`` (``inf`` if none or if
+    ``k2`` is 0 or ``n2``).  ``wall_time`` is in seconds.
+    """
+
+    event: str
+    chosen_event: Event
+    direction: str
+    k1: int
+    n1: int
+    k2: int
+    n2: int
+    point_estimate: float
+    lower_bound: float
+    epsilon: float
+    delta: float
+    alpha: float
+    refuted: bool
+    seed: int
+    trials: int
+    selection_trials: int
+    wall_time: float
+    detectable_epsilon: float
+
+    def summary(self) -> str:
+        """One line with every number, for logs and assertion messages."""
+        verdict = "REFUTED" if self.refuted else "not refuted"
+        return (
+            f"{verdict}: claimed epsilon={self.epsilon!r} delta={self.delta!r}; event {self.event}; "
+            f"{self.direction}: k1={self.k1}/{self.n1}, k2={self.k2}/{self.n2}; point estimate "
+            f"{self.point_estimate:.4f}; certified lower bound {self.lower_bound:.4f} at confidence "
+            f"1-{self.alpha:g}; detectable epsilon {self.detectable_epsilon:.4f}; seed={self.seed}, "
+            f"selection_trials={self.selection_trials}, trials={self.trials}, "
+            f"{self.wall_time:.2f} s"
+        )
+
+
+@dataclass(frozen=True)
+class _Runner(Generic[X, O]):
+    """One picklable unit of work: run the mechanism on ``data`` once per seed."""
+
+    mechanism: Callable[[X, RandomSource], O]
+    data: X
+    reduce: Optional[Callable[[O], Hashable]]
+
+    def outcome(self, seed: int) -> Hashable:
+        output = self.mechanism(self.data, random.Random(seed))
+        return output if self.reduce is None else self.reduce(output)  # type: ignore[return-value]
+
+    def outcomes(self, seeds: Sequence[int]) -> List[Hashable]:
+        return [self.outcome(s) for s in seeds]
+
+    def hits(self, event: Event, seeds: Sequence[int]) -> int:
+        return sum(1 for s in seeds if self.outcome(s) in event)
+
+
+def _positive_int(value: object, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise InvalidParameterError(f"{name} must be an int >= 1, got {value!r}")
+    return value
+
+
+class _Batches:
+    """Runs chunks in order, inline or on an executor, and reports progress."""
+
+    def __init__(
+        self,
+        executor: Optional[concurrent.futures.Executor],
+        chunk: int,
+        total: int,
+        progress: Optional[Callable[[int, int], None]],
+    ) -> None:
+        self.executor = executor
+        self.chunk = chunk
+        self.total = total
+        self.done = 0
+        self.progress = progress
+
+    def _advance(self, runs: int) -> None:
+        self.done += runs
+        if self.progress is not None:
+            self.progress(self.done, self.total)
+
+    def map(self, work: Callable[[Sequence[int]], R], seeds: Sequence[int]) -> List[R]:
+        pieces = [seeds[i : i + self.chunk] for i in range(0, len(seeds), self.chunk)]
+        results: List[R] = []
+        if self.executor is None:
+            for piece in pieces:
+                results.append(work(piece))
+                self._advance(len(piece))
+            return results
+        futures = [self.executor.submit(work, piece) for piece in pieces]
+        for piece, future in zip(pieces, futures):
+            results.append(future.result())
+            self._advance(len(piece))
+        return results
+
+
+def _wilson(hits: int, n: int, z: float, upper: bool) -> float:
+    """The Wilson score limit: a cheap stand-in for Clopper-Pearson when ranking events."""
+    p = hits / n
+    centre = p + z * z / (2 * n)
+    spread = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return (centre + spread if upper else centre - spread) / (1 + z * z / n)
+
+
+def _projected_bound(a: int, b: int, m: int, n: int, z: float, delta: float) -> float:
+    """The bound expected from ``n`` test runs if the selection frequencies ``a/m``, ``b/m`` held."""
+    k1 = round(a / m * n)
+    k2 = round(b / m * n)
+    lower = _wilson(k1, n, z, upper=False) - delta
+    if lower <= 0:
+        return -math.inf
+    return math.log(lower) - math.log(_wilson(k2, n, z, upper=True))
+
+
+Candidate = Tuple[float, Event, str]
+
+
+def _best_set_event(
+    first: List[Hashable], second: List[Hashable], n: int, z: float, delta: float
+) -> Candidate:
+    """The best superlevel set of the estimated likelihood ratio, in either direction.
+
+    Neyman-Pearson: for a fixed direction, the most lopsided events of a given
+    probability are the outcomes of highest ratio; the prefixes of the
+    outcomes sorted by estimated ratio are those sets.
+    """
+    m = len(first)
+    counts: Dict[Hashable, List[int]] = {}
+    for o in first:
+        counts.setdefault(o, [0, 0])[0] += 1
+    for o in second:
+        counts.setdefault(o, [0, 0])[1] += 1
+    best: Optional[Tuple[float, List[Hashable], int, str]] = None
+    for num, den, direction in ((0, 1, D_OVER_D_PRIME), (1, 0, D_PRIME_OVER_D)):
+        # Half-counts keep outcomes seen on one side only finite and ordered by how often.
+        ordered = sorted(
+            counts, key=lambda o: (counts[o][num] + 0.5) / (counts[o][den] + 0.5), reverse=True
+        )
+        a = b = 0
+        for length, o in enumerate(ordered, start=1):
+            a += counts[o][num]
+            b += counts[o][den]
+            score = _projected_bound(a, b, m, n, z, delta)
+            if best is None or score > best[0]:
+                best = (score, ordered, length, direction)
+    assert best is not None  # at least one outcome was seen
+    score, ordered, length, direction = best
+    return score, OutcomeSet(frozenset(ordered[:length])), direction
+
+
+def _numeric(outcomes: List[Hashable]) -> List[float]:
+    for o in outcomes:
+        if isinstance(o, bool) or not isinstance(o, (int, float)) or math.isnan(o):
+            raise InvalidParameterError(
+                f"threshold_events=True needs numeric outputs, but reduce gave {o!r}; "
+                "make reduce return a float"
+            )
+    return sorted(float(o) for o in outcomes)  # type: ignore[arg-type]
+
+
+def _best_threshold_event(
+    first: List[Hashable], second: List[Hashable], n: int, z: float, delta: float
+) -> Candidate:
+    """The best event ``{o > t}`` or ``{o <= t}``, ``t`` a percentile of the pooled batch."""
+    xs, ys = _numeric(first), _numeric(second)
+    m = len(xs)
+    pooled = sorted(xs + ys)
+    thresholds = sorted({pooled[min(len(pooled) - 1, (len(pooled) * q) // 100)] for q in range(1, 100)})
+    candidates: List[Candidate] = []
+    for t in thresholds:
+        at_most = (bisect.bisect_right(xs, t), bisect.bisect_right(ys, t))
+        for above in (True, False):
+            hits = (m - at_most[0], m - at_most[1]) if above else at_most
+            event = Threshold(t, above)
+            candidates.append((_projected_bound(hits[0], hits[1], m, n, z, delta), event, D_OVER_D_PRIME))
+            candidates.append((_projected_bound(hits[1], hits[0], m, n, z, delta), event, D_PRIME_OVER_D))
+    # max() keeps the first of equal scores, and candidates come in a fixed order.
+    return max(candidates, key=lambda c: c[0])
+
+
+def monte_carlo_audit(
+    mechanism: Callable[[X, RandomSource], O],
+    d: X,
+    d_prime: X,
+    *,
+    epsilon: Number,
+    delta: Number = 0,
+    trials: int,
+    selection_trials: Optional[int] = None,
+    alpha: float = 1e-6,
+    seed: int,
+    reduce: Optional[Callable[[O], Hashable]] = None,
+    threshold_events: bool = False,
+    executor: Optional[concurrent.futures.Executor] = None,
+    chunk: int = 1000,
+    progress: Optional[Callable[[int, int], None]] = None,
+) -> AuditResult:
+    """Audit the claim that ``mechanism`` is (``epsilon``, ``delta``)-DP on the pair (``d``, ``d_prime``).
+
+    ``mechanism(x, rng)`` is called with a fresh ``random.Random`` per run;
+    ``reduce`` (default: none, the output itself) maps an output to a
+    hashable outcome -- the noisy count, the tree's structure, a predicted
+    label.  ``selection_trials`` (default: ``trials``) runs per side choose
+    the event; ``trials`` fresh runs per side test it.  With
+    ``threshold_events=True`` the reduced outputs must be numbers and the
+    events are thresholds at the selection batch's percentiles; otherwise
+    they are sets of outcomes (superlevel sets of the estimated ratio).
+
+    The bound holds at confidence ``1 - alpha`` for the chosen event (each of
+    the two Clopper-Pearson limits at ``alpha/2``; see
+    :mod:`refdp.audit.sample_size`).  ``executor`` runs chunks of ``chunk``
+    runs in parallel without changing the result; ``progress(done, total)``
+    is called after each chunk.  Use
+    :func:`refdp.audit.sample_size.required_trials` to choose ``trials``.
+    """
+    started = time.perf_counter()
+    eps = as_fraction(epsilon, "epsilon")
+    if eps < 0:
+        raise InvalidParameterError(f"epsilon must be >= 0, got {epsilon!r}")
+    dlt = float(as_delta(delta))
+    n = _positive_int(trials, "trials")
+    m = n if selection_trials is None else _positive_int(selection_trials, "selection_trials")
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
+        raise InvalidParameterError(f"alpha must be a float in (0, 1), for example 1e-6; got {alpha!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise InvalidParameterError(f"seed must be an int (it is reported so that the audit can be replayed), got {seed!r}")
+    _positive_int(chunk, "chunk")
+
+    master = random.Random(seed)
+    seeds = [master.getrandbits(64) for _ in range(2 * m + 2 * n)]
+    on_d: _Runner[X, O] = _Runner(mechanism, d, reduce)
+    on_d_prime: _Runner[X, O] = _Runner(mechanism, d_prime, reduce)
+    batches = _Batches(executor, chunk, len(seeds), progress)
+
+    first = [o for part in batches.map(on_d.outcomes, seeds[:m]) for o in part]
+    second = [o for part in batches.map(on_d_prime.outcomes, seeds[m : 2 * m]) for o in part]
+    z = statistics.NormalDist().inv_cdf(1 - alpha / 2)
+    choose = _best_threshold_event if threshold_events else _best_set_event
+    _, event, direction = choose(first, second, n, z, dlt)
+
+    hits_d = sum(batches.map(functools.partial(on_d.hits, event), seeds[2 * m : 2 * m + n]))
+    hits_d_prime = sum(batches.map(functools.partial(on_d_prime.hits, event), seeds[2 * m + n :]))
+    k1, k2 = (hits_d, hits_d_prime) if direction == D_OVER_D_PRIME else (hits_d_prime, hits_d)
+
+    bound = certified_lower_bound(k1, n, k2, n, alpha=alpha, delta=dlt)
+    if k1 == 0:
+        point = -math.inf
+    elif k2 == 0:
+        point = math.inf
+    else:
+        point = math.log(k1 / k2)
+    detectable = (
+        math.inf if k2 in (0, n) else detectable_epsilon(n, eps, k2 / n, alpha=alpha, delta=dlt)
+    )
+    return AuditResult(
+        event=event.describe(),
+        chosen_event=event,
+        direction=direction,
+        k1=k1,
+        n1=n,
+        k2=k2,
+        n2=n,
+        point_estimate=point,
+        lower_bound=bound,
+        epsilon=float(eps),
+        delta=dlt,
+        alpha=float(alpha),
+        refuted=bound > float(eps),
+        seed=seed,
+        trials=n,
+        selection_trials=m,
+        wall_time=time.perf_counter() - started,
+        detectable_epsilon=detectable,
+    )

@@ -1,0 +1,121 @@
+"""Built-in data sets: documented sizes and class counts, public schemas, load time."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from refdp.data import (
+    BUILTIN_NAMES,
+    CategoricalAttribute,
+    ContinuousAttribute,
+    describe_builtin,
+    load_builtin,
+    read_arff,
+)
+from refdp.data.builtin import (
+    ADULT_SCHEMA,
+    CREDIT_G_SCHEMA,
+    VOTE_SCHEMA,
+    _BUILTINS,
+    builtin_schema,
+)
+from refdp.errors import InvalidParameterError
+
+FILES = Path(__file__).resolve().parent.parent / "refdp" / "data" / "files"
+
+# (rows, class counts in schema order), from the data sets' documentation.
+EXPECTED = {
+    "tic-tac-toe": (958, [626, 332]),
+    "monk1": (432, [216, 216]),
+    "monk2": (432, [142, 290]),
+    "monk3": (432, [228, 204]),
+    "vote": (435, [267, 168]),
+    "credit-g": (1000, [700, 300]),
+    "adult": (32561, [7841, 24720]),
+    "adult-test": (16281, [3846, 12435]),
+}
+
+
+@pytest.mark.smoke
+def test_names() -> None:
+    assert set(BUILTIN_NAMES) == set(EXPECTED)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_rows_and_class_counts(name: str) -> None:
+    data = load_builtin(name)
+    rows, counts = EXPECTED[name]
+    assert len(data) == rows
+    assert data.class_counts() == counts
+    assert data.schema == builtin_schema(name)
+    assert data.schema.leaks == ()
+    line = describe_builtin(name)
+    assert line.startswith(f"{name}: {rows} rows, {data.schema.n_attributes} attributes")
+    assert f"{data.schema.n_classes} classes" in line and "\n" not in line
+
+
+def test_unknown_name() -> None:
+    with pytest.raises(InvalidParameterError, match="no built-in data set 'iris'.*'adult'"):
+        load_builtin("iris")
+    with pytest.raises(InvalidParameterError, match="no built-in"):
+        describe_builtin("iris")
+
+
+@pytest.mark.smoke
+def test_vendored_arff_headers_match_the_public_schemas() -> None:
+    # The constants in builtin.py must say what the ARFF headers say; the
+    # bounds are ours (the headers only say 'numeric').
+    vote = read_arff(FILES / "vote.arff.gz")
+    assert vote.schema == VOTE_SCHEMA
+    bounds = {
+        a.name: (a.lower, a.upper)
+        for a in CREDIT_G_SCHEMA.attributes
+        if isinstance(a, ContinuousAttribute)
+    }
+    credit = read_arff(FILES / "credit-g.arff.gz", bounds=bounds, categorical_missing="error")
+    assert credit.schema == CREDIT_G_SCHEMA
+
+
+def test_adult_domains_match_adult_names() -> None:
+    text = (FILES / "adult.names").read_text(encoding="utf-8")
+    declared = {}
+    for line in text.splitlines():
+        name, sep, rest = line.partition(": ")
+        if sep and rest.endswith(".") and not line.startswith("|"):
+            declared[name] = rest[:-1]
+    assert list(declared) == list(ADULT_SCHEMA.names)
+    with_missing = {"workclass", "occupation", "native-country"}
+    for attribute in ADULT_SCHEMA.attributes:
+        if isinstance(attribute, ContinuousAttribute):
+            assert declared[attribute.name] == "continuous"
+        else:
+            values = tuple(v.strip() for v in declared[attribute.name].split(","))
+            expected = values + (("?",) if attribute.name in with_missing else ())
+            assert attribute.values == expected
+
+
+def test_adult_test_labels_are_normalised() -> None:
+    train, test = load_builtin("adult"), load_builtin("adult-test")
+    assert test.schema == train.schema
+    assert {test.label(i) for i in range(len(test))} == {">50K", "<=50K"}
+    assert test.row(0)[:3] == (25.0, "Private", 226802.0) and test.label(0) == "<=50K"
+    assert train.row(0)[:3] == (39.0, "State-gov", 77516.0) and train.label(0) == "<=50K"
+    workclass = ADULT_SCHEMA.attribute("workclass")
+    assert isinstance(workclass, CategoricalAttribute)
+    assert list(train.codes("workclass")).count(workclass.code("?")) == 1836
+
+
+def test_loading_adult_is_fast() -> None:
+    start = time.perf_counter()
+    data = _BUILTINS["adult"].load()  # uncached
+    elapsed = time.perf_counter() - start
+    assert len(data) == 32561
+    assert elapsed < 2.0, f"loading adult took {elapsed:.2f} s (budget 2 s)"
+    print(f"adult loaded in {elapsed:.3f} s")
+
+
+def test_load_builtin_is_cached_and_immutable() -> None:
+    assert load_builtin("vote") is load_builtin("vote")
