@@ -12,15 +12,17 @@ full relative precision for n up to 1e7 and beyond, where the naive
 cancellation (lgamma(1e7) is about 1.5e8).  The other terms follow from the
 exact ratio of consecutive terms, and the sum stops once the rest of the tail
 is provably below 2**-60 of it (the ratios shrink away from the mode, so the
-rest is bounded by a geometric series).  A tail is therefore computed with
-relative error about 1e-12 or better, in O(sqrt(n p (1-p))) operations; a
-tail that is the complement of a tail holding the mode is computed as one
-minus that tail, which is still accurate because it is at least about 1/2.
+rest is bounded by a geometric series).  A tail costs O(sqrt(n p (1-p)))
+operations, and tests against exact rational sums find a relative error
+below 1e-14 * max(1, |ln P|) (the log of a tiny probability is itself
+rounded).  A tail that is the complement of one holding the mode is computed
+as one minus that tail, which loses nothing because the result is then at
+least about 1/2.
 
 Clopper-Pearson limits invert these exact tails by bisection on the floats
 themselves (non-negative IEEE-754 doubles are ordered like their bit
-patterns), so the bracket ends as two adjacent floats, far below the 1e-12
-asked for; the end kept is the conservative one.
+patterns), so the bracket ends as two adjacent floats (at most 64 steps);
+the end kept is the conservative one.
 """
 
 from __future__ import annotations

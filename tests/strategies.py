@@ -16,7 +16,7 @@ from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 
 from refdp.audit import Record, SensitivityReport, add_record, remove_row, replace_row
-from refdp.audit.sensitivity import Score, Table
+from refdp.audit.sensitivity import Score, Table, score_change
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset, Schema
 from refdp.privacy import Relation
 
@@ -176,7 +176,7 @@ def search_sensitivity(
     @hypothesis_seed(seed)
     @given(pairs)
     def explore(pair: Tuple[X, X]) -> None:
-        change = abs(f(pair[0]) - f(pair[1]))
+        change = score_change(f(pair[0]), f(pair[1]))
         checked[0] += 1
         target(float(change), label="|f(x) - f(x')|")
         if not best or change > best[0][0]:

@@ -68,6 +68,7 @@ def score_change(first: Score, second: Score) -> Score:
 
 
 def _moved(flat: Flat, source: int, target: int) -> Flat:
+    # source < 0: an addition to target, with nothing removed.
     counts = list(flat)
     if source >= 0:
         counts[source] -= 1

@@ -147,7 +147,7 @@ def test_substitute_change_is_within_the_sensitivity(name: str, pair: Neighbours
 )
 @pytest.mark.parametrize("relation", (Relation.ADD_REMOVE, Relation.SUBSTITUTE), ids=str)
 @pytest.mark.parametrize("name", tuple(QUALITY_FUNCTIONS))
-@settings(max_examples=5000)
+@settings(max_examples=1500)
 @given(data=st.data())
 def test_long_search_for_a_larger_change(name: str, relation: Relation, data: st.DataObject) -> None:
     pairs = add_remove_pairs() if relation is Relation.ADD_REMOVE else substitute_pairs()

@@ -10,11 +10,12 @@ Numerics: a :class:`Distribution` stores *natural-log probabilities as
 floats*.  Log space keeps tiny probabilities (the far tail of a discrete
 Laplace, an exponential-mechanism candidate with a poor score) representable
 and makes products sums.  Each log-probability the constructors below compute
-is within about ``(4 B + 8) * 2**-53`` of the exact value, where ``B`` bounds
-the magnitude of the log-terms involved; compositions add the errors of their
-parts.  :data:`LOG_SLACK` (1e-9) covers this with a wide margin for every
-distribution refdp's tests build (``proofs/exact-max-log-ratio.md`` derives
-the bound); :func:`satisfies_epsilon` uses it.  An exact rational variant is
+is within ``eta = (11 B + 3 ln n + 7) * 2**-53`` of the exact value, where
+``B`` bounds the magnitude of the log-terms involved and ``n`` the number of
+outcomes; compositions add the errors of their parts.  :data:`LOG_SLACK`
+(1e-9) covers one step with ``B`` up to 10**5, and thousands of composed
+steps with ``B <= 100`` (``proofs/exact-max-log-ratio.md`` derives the
+bound); :func:`satisfies_epsilon` uses it.  An exact rational variant is
 not provided: the exponential mechanism's probabilities are irrational.
 """
 
@@ -24,6 +25,7 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import (
+    Any,
     Callable,
     Dict,
     FrozenSet,
@@ -39,11 +41,12 @@ from typing import (
 )
 
 from refdp.errors import InvalidParameterError, PrivacyError
-from refdp.mechanisms import exponential_log_probabilities
+from refdp.mechanisms import SensitivityLike, exponential_log_probabilities
 from refdp.privacy import Number, as_fraction
 
 __all__ = [
     "LOG_SLACK",
+    "Real",
     "Distribution",
     "SupportMismatch",
     "LogRatioReport",
@@ -60,13 +63,17 @@ __all__ = [
     "chain",
 ]
 
+Real = Union[int, float, Fraction]
+"""A utility or a base weight: exact (int, Fraction) or a float."""
+
 LOG_SLACK = 1e-9
 """Absolute slack for comparing computed log-probabilities and log-ratios.
 
-It bounds the floating-point error of the log-space computations here for
-log-terms of magnitude up to about 10**5 and a few dozen composed factors
-(``proofs/exact-max-log-ratio.md``, Numerics); a genuine privacy violation
-the tests look for is many orders of magnitude larger.
+It bounds twice the floating-point error of a log-probability computed here
+for one step with log-terms of magnitude up to about 10**5, or for thousands
+of composed steps with log-terms up to 100 (``proofs/exact-max-log-ratio.md``,
+Numerics); the privacy violations the tests look for are many orders of
+magnitude larger.
 """
 
 
@@ -96,7 +103,9 @@ class Distribution(Mapping[Hashable, float]):
 
     _log_p: Dict[Hashable, float]
 
-    def __init__(self, log_probabilities: Union[Mapping[Hashable, float], Iterable[Tuple[Hashable, float]]]) -> None:
+    def __init__(
+        self, log_probabilities: Union[Mapping[Any, float], Iterable[Tuple[Hashable, float]]]
+    ) -> None:
         items = log_probabilities.items() if isinstance(log_probabilities, Mapping) else log_probabilities
         log_p: Dict[Hashable, float] = {}
         for outcome, value in items:
@@ -242,10 +251,10 @@ def satisfies_epsilon(p: Distribution, q: Distribution, epsilon: Number, *, slac
 
 
 def exponential_mechanism_distribution(
-    utilities: Union[Sequence[Number], Mapping[Hashable, Number]],
+    utilities: Union[Sequence[Real], Mapping[Any, Real]],
     epsilon: Number,
-    sensitivity: Number,
-    base_weights: Optional[Union[Sequence[Number], Mapping[Hashable, Number]]] = None,
+    sensitivity: SensitivityLike,
+    base_weights: Optional[Union[Sequence[Real], Mapping[Any, Real]]] = None,
 ) -> Distribution:
     """The exponential mechanism's output distribution, exactly as refdp samples it.
 
@@ -260,7 +269,7 @@ def exponential_mechanism_distribution(
     if isinstance(utilities, Mapping):
         keys: List[Hashable] = list(utilities)
         values = [utilities[k] for k in keys]
-        weights: Optional[List[Number]] = None
+        weights: Optional[List[Real]] = None
         if base_weights is not None:
             if not isinstance(base_weights, Mapping) or set(base_weights) != set(keys):
                 raise InvalidParameterError(
@@ -275,8 +284,12 @@ def exponential_mechanism_distribution(
             if isinstance(base_weights, Mapping):
                 raise InvalidParameterError("base_weights must be a sequence when utilities is one")
             weights = list(base_weights)
+    # The mechanism reads utilities and weights as floats; converting here is the same rounding.
     log_p = exponential_log_probabilities(
-        values, epsilon=epsilon, sensitivity=sensitivity, base_weights=weights
+        [float(v) for v in values],
+        epsilon=epsilon,
+        sensitivity=sensitivity,
+        base_weights=None if weights is None else [float(w) for w in weights],
     )
     return Distribution(zip(keys, log_p))
 

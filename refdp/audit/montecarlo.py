@@ -58,6 +58,7 @@ from refdp.audit.sample_size import certified_lower_bound, detectable_epsilon
 from refdp.errors import InvalidParameterError
 from refdp.privacy import Number, as_delta, as_fraction
 from refdp.rng import RandomSource
+from refdp.stats import binomial_cdf, binomial_sf
 
 __all__ = [
     "OutcomeSet",
@@ -180,7 +181,7 @@ class _Runner(Generic[X, O]):
 
     def outcome(self, seed: int) -> Hashable:
         output = self.mechanism(self.data, random.Random(seed))
-        return output if self.reduce is None else self.reduce(output)  # type: ignore[return-value]
+        return output if self.reduce is None else self.reduce(output)
 
     def outcomes(self, seeds: Sequence[int]) -> List[Hashable]:
         return [self.outcome(s) for s in seeds]
@@ -231,35 +232,63 @@ class _Batches:
         return results
 
 
-def _wilson(hits: int, n: int, z: float, upper: bool) -> float:
-    """The Wilson score limit: a cheap stand-in for Clopper-Pearson when ranking events."""
-    p = hits / n
-    centre = p + z * z / (2 * n)
-    spread = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    return (centre + spread if upper else centre - spread) / (1 + z * z / n)
+# Below this many successes (or failures) a Clopper-Pearson limit is cheap to
+# compute and the normal approximation is poor; above it the reverse.
+_EXACT_BELOW = 100
 
 
-def _projected_bound(a: int, b: int, m: int, n: int, z: float, delta: float) -> float:
+@functools.lru_cache(maxsize=4096)
+def _limit(hits: int, n: int, beta: float, upper: bool) -> float:
+    """An approximate one-sided Clopper-Pearson limit at error ``beta``, for ranking events only.
+
+    Exact (by 40 bisection steps on the binomial tail) for counts near 0 or n,
+    where the limits depend most on the count; the Wilson score limit
+    elsewhere, where it is close to Clopper-Pearson and much cheaper.
+    """
+    if upper and hits == n:
+        return 1.0
+    if not upper and hits == 0:
+        return 0.0
+    if min(hits, n - hits) >= _EXACT_BELOW:
+        z = statistics.NormalDist().inv_cdf(1 - beta)
+        p = hits / n
+        centre = p + z * z / (2 * n)
+        spread = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+        return (centre + spread if upper else centre - spread) / (1 + z * z / n)
+    lo, hi = 0.0, 1.0
+    for _ in range(40):
+        mid = (lo + hi) / 2
+        # Upper limit: P_p[K <= hits] falls with p; lower limit: P_p[K >= hits] rises with p.
+        below = binomial_cdf(hits, n, mid) > beta if upper else binomial_sf(hits - 1, n, mid) <= beta
+        lo, hi = (mid, hi) if below else (lo, mid)
+    return hi if upper else lo
+
+
+def _projected_bound(a: float, b: float, m: int, n: int, alpha: float, delta: float) -> float:
     """The bound expected from ``n`` test runs if the selection frequencies ``a/m``, ``b/m`` held."""
-    k1 = round(a / m * n)
-    k2 = round(b / m * n)
-    lower = _wilson(k1, n, z, upper=False) - delta
+    k1 = min(n, round(a / m * n))
+    k2 = min(n, round(b / m * n))
+    lower = _limit(k1, n, alpha / 2, False) - delta
     if lower <= 0:
         return -math.inf
-    return math.log(lower) - math.log(_wilson(k2, n, z, upper=True))
+    return math.log(lower) - math.log(_limit(k2, n, alpha / 2, True))
 
 
 Candidate = Tuple[float, Event, str]
 
 
 def _best_set_event(
-    first: List[Hashable], second: List[Hashable], n: int, z: float, delta: float
+    first: List[Hashable], second: List[Hashable], n: int, alpha: float, delta: float
 ) -> Candidate:
     """The best superlevel set of the estimated likelihood ratio, in either direction.
 
     Neyman-Pearson: for a fixed direction, the most lopsided events of a given
     probability are the outcomes of highest ratio; the prefixes of the
-    outcomes sorted by estimated ratio are those sets.
+    outcomes sorted by estimated ratio are those sets.  Each outcome's
+    denominator count gets one pseudo-count (Laplace's rule of succession):
+    an outcome seen once on the numerator side and never on the other is
+    more likely a rare outcome of both than a leak, and adding it to an event
+    whose denominator count is 0 would cost far more than it gains.
     """
     m = len(first)
     counts: Dict[Hashable, List[int]] = {}
@@ -269,15 +298,14 @@ def _best_set_event(
         counts.setdefault(o, [0, 0])[1] += 1
     best: Optional[Tuple[float, List[Hashable], int, str]] = None
     for num, den, direction in ((0, 1, D_OVER_D_PRIME), (1, 0, D_PRIME_OVER_D)):
-        # Half-counts keep outcomes seen on one side only finite and ordered by how often.
         ordered = sorted(
-            counts, key=lambda o: (counts[o][num] + 0.5) / (counts[o][den] + 0.5), reverse=True
+            counts, key=lambda o: (counts[o][num] / (counts[o][den] + 1), counts[o][num]), reverse=True
         )
         a = b = 0
         for length, o in enumerate(ordered, start=1):
             a += counts[o][num]
-            b += counts[o][den]
-            score = _projected_bound(a, b, m, n, z, delta)
+            b += counts[o][den] + 1
+            score = _projected_bound(a, b, m, n, alpha, delta)
             if best is None or score > best[0]:
                 best = (score, ordered, length, direction)
     assert best is not None  # at least one outcome was seen
@@ -296,7 +324,7 @@ def _numeric(outcomes: List[Hashable]) -> List[float]:
 
 
 def _best_threshold_event(
-    first: List[Hashable], second: List[Hashable], n: int, z: float, delta: float
+    first: List[Hashable], second: List[Hashable], n: int, alpha: float, delta: float
 ) -> Candidate:
     """The best event ``{o > t}`` or ``{o <= t}``, ``t`` a percentile of the pooled batch."""
     xs, ys = _numeric(first), _numeric(second)
@@ -309,8 +337,9 @@ def _best_threshold_event(
         for above in (True, False):
             hits = (m - at_most[0], m - at_most[1]) if above else at_most
             event = Threshold(t, above)
-            candidates.append((_projected_bound(hits[0], hits[1], m, n, z, delta), event, D_OVER_D_PRIME))
-            candidates.append((_projected_bound(hits[1], hits[0], m, n, z, delta), event, D_PRIME_OVER_D))
+            # One pseudo-count on the denominator side, as in _best_set_event.
+            candidates.append((_projected_bound(hits[0], hits[1] + 1, m, n, alpha, delta), event, D_OVER_D_PRIME))
+            candidates.append((_projected_bound(hits[1], hits[0] + 1, m, n, alpha, delta), event, D_PRIME_OVER_D))
     # max() keeps the first of equal scores, and candidates come in a fixed order.
     return max(candidates, key=lambda c: c[0])
 
@@ -371,9 +400,8 @@ def monte_carlo_audit(
 
     first = [o for part in batches.map(on_d.outcomes, seeds[:m]) for o in part]
     second = [o for part in batches.map(on_d_prime.outcomes, seeds[m : 2 * m]) for o in part]
-    z = statistics.NormalDist().inv_cdf(1 - alpha / 2)
     choose = _best_threshold_event if threshold_events else _best_set_event
-    _, event, direction = choose(first, second, n, z, dlt)
+    _, event, direction = choose(first, second, n, float(alpha), dlt)
 
     hits_d = sum(batches.map(functools.partial(on_d.hits, event), seeds[2 * m : 2 * m + n]))
     hits_d_prime = sum(batches.map(functools.partial(on_d_prime.hits, event), seeds[2 * m + n :]))

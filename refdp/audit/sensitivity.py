@@ -25,6 +25,7 @@ from refdp.scoring import CountTable, as_count_table
 __all__ = [
     "Score",
     "SensitivityReport",
+    "score_change",
     "exhaustive_sensitivity",
     "Table",
     "count_table_neighbours",
@@ -49,6 +50,13 @@ class SensitivityReport(Generic[X]):
     pairs_checked: int
 
 
+def score_change(a: Score, b: Score) -> Score:
+    """``|a - b|``: exact (a Fraction) when both are ints or Fractions, a float otherwise."""
+    if isinstance(a, (int, Fraction)) and isinstance(b, (int, Fraction)):
+        return abs(Fraction(a) - Fraction(b))
+    return abs(float(a) - float(b))
+
+
 def exhaustive_sensitivity(
     f: Callable[[X], Score],
     inputs: Iterable[X],
@@ -66,7 +74,7 @@ def exhaustive_sensitivity(
     for x in inputs:
         fx = f(x)
         for y in neighbours(x):
-            change = abs(fx - f(y))
+            change = score_change(fx, f(y))
             checked += 1
             if worst is None or change > best:
                 best, worst = change, (x, y)

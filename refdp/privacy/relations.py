@@ -40,10 +40,12 @@ def parse_relation(value: Union[str, Relation]) -> Relation:
     """Return the relation named ``value`` (``add-remove`` or ``substitute``)."""
     if isinstance(value, Relation):
         return value
+    names = ", ".join(r.value for r in Relation)
+    if not isinstance(value, str):
+        raise InvalidParameterError(f"a neighbouring relation is one of: {names}; got {value!r}")
     for relation in Relation:
         if value == relation.value or value.replace("_", "-").lower() == relation.value:
             return relation
-    names = ", ".join(r.value for r in Relation)
     raise InvalidParameterError(f"unknown neighbouring relation {value!r}; use one of: {names}")
 
 

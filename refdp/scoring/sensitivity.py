@@ -71,9 +71,11 @@ class QualityFunction:
 
         ``max_size`` is a public upper bound ``N`` on the node size ``n`` of
         both neighbouring tables; it must not be read off the private data.
-        Information gain requires it; the other functions do not depend on it
-        and return the same value with or without it.  Rational bounds are
-        exact Fractions; the information-gain bound is a float.
+        Only information gain (``needs_max_size``) depends on it and requires
+        it; the max operator, Gini and weighted Gini bounds hold for every
+        node size and return the same value with or without it.  Rational
+        bounds are exact Fractions; the information-gain bound is a float.
+        Each bound holds for any number of cells and classes.
         """
         if not isinstance(relation, (Relation, str)):
             raise InvalidParameterError(
@@ -92,7 +94,7 @@ class QualityFunction:
 
 
 def _max_operator_bound(relation: Relation, max_size: Optional[int]) -> Fraction:
-    """1 under both relations, for every ``N``.
+    """1 under both relations.  Does not depend on ``N``.
 
     Adding a record raises ``max_c tau_{j,c}`` of one cell by 0 or 1; a
     substitution lowers one cell's maximum by 0 or 1 and raises another's by
@@ -104,35 +106,38 @@ def _max_operator_bound(relation: Relation, max_size: Optional[int]) -> Fraction
 
 
 def _gini_unnormalised_bound(relation: Relation, max_size: Optional[int]) -> Fraction:
-    """2 under both relations, for every ``N``.
+    """2 under both relations.  Does not depend on ``N``.
 
     Adding a record of class ``c`` to a cell of size ``t`` changes its term
     by ``-(t^2 + S - 2 t tau_{j,c}) / (t (t + 1))`` with ``S = sum_c tau_{j,c}^2``,
     which lies in ``[-2t/(t+1), 0]``; the largest change over tables of at most
     ``N`` records is exactly ``2 - 2/N`` under both relations, so 2 is the
-    supremum over all ``N`` and is never reached.
+    supremum over all ``N`` and is never reached.  The published algorithms
+    use 2, so a given ``N`` is ignored rather than used to tighten it.
     """
     return Fraction(2)
 
 
 def _gini_weighted_bound(relation: Relation, max_size: Optional[int]) -> Fraction:
-    """1/2 under both relations, for every ``N >= 2``.
+    """1/2 under both relations.  Does not depend on ``N``.
 
     ``G = q_gini / n``.  Adding a record to a node of ``n`` records changes
     ``G`` by at most ``2n / (n + 1)^2`` even counting the change of every
     cell's weight ``tau_j / n``; a substitution at size ``n`` by at most
-    ``2(n - 1)/n^2``.  Both are at most 1/2, reached at ``n = 1`` and ``n = 2``.
+    ``2(n - 1)/n^2``.  Both are at most 1/2, reached at ``n = 1`` and ``n = 2``,
+    so 1/2 is exact for every ``N >= 2``.
     """
     return Fraction(1, 2)
 
 
 def _information_gain_bound(relation: Relation, max_size: Optional[int]) -> float:
-    """``log2(N + 1) + 1/ln 2`` under both relations.
+    """``log2(N + 1) + 1/ln 2`` under both relations.  Depends on ``N``: required.
 
     The exact maximum over tables of at most ``N`` records is
     ``N log2 N - (N - 1) log2(N - 1) < log2 N + 1/ln 2`` under both relations,
-    so the published bound holds with a margin of about ``2.2 / N``, which
-    also covers reading ``N`` as the size of the smaller table.
+    so the published bound holds with a margin of more than ``1/(N ln 2)``
+    (about ``2.2 / N``), which also covers reading ``N`` as the size of the
+    smaller table.
     """
     if max_size is None:
         raise InvalidParameterError(

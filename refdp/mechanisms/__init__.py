@@ -1,0 +1,57 @@
+"""Noise mechanisms: exact samplers, the Laplace and exponential mechanisms, noisy counts.
+
+* :mod:`refdp.mechanisms.exact`: Bernoulli(p), Bernoulli(exp(-gamma)) and the
+  discrete Laplace, in integer arithmetic (Canonne, Kamath and Steinke 2020);
+* :mod:`refdp.mechanisms.laplace`: continuous Laplace noise (inverse CDF);
+* :mod:`refdp.mechanisms.exponential`: the exponential mechanism, its exact
+  probabilities and two samplers;
+* :mod:`refdp.mechanisms.counts`: noisy counts and histograms that record
+  their charges in a ledger.
+"""
+
+from __future__ import annotations
+
+from refdp.mechanisms._params import Exact, SensitivityLike
+from refdp.mechanisms.counts import (
+    NoiseKind,
+    discrete_laplace_mechanism,
+    laplace_mechanism,
+    noisy_histogram,
+)
+from refdp.mechanisms.exact import (
+    bernoulli,
+    bernoulli_exp,
+    discrete_laplace,
+    discrete_laplace_cdf,
+    discrete_laplace_pmf,
+)
+from refdp.mechanisms.exponential import (
+    exponential_log_probabilities,
+    exponential_mechanism,
+    exponential_probabilities,
+    exponential_sample_exact,
+    sample_index,
+)
+from refdp.mechanisms.laplace import laplace_cdf, laplace_noise, laplace_pdf
+
+__all__ = [
+    "Exact",
+    "NoiseKind",
+    "SensitivityLike",
+    "bernoulli",
+    "bernoulli_exp",
+    "discrete_laplace",
+    "discrete_laplace_cdf",
+    "discrete_laplace_mechanism",
+    "discrete_laplace_pmf",
+    "exponential_log_probabilities",
+    "exponential_mechanism",
+    "exponential_probabilities",
+    "exponential_sample_exact",
+    "laplace_cdf",
+    "laplace_mechanism",
+    "laplace_noise",
+    "laplace_pdf",
+    "noisy_histogram",
+    "sample_index",
+]

@@ -1,0 +1,216 @@
+"""Noisy counts that record their privacy charges in a ledger.
+
+Every call validates all of its arguments first, then records its charges
+(one per released number), then draws the noise: a bad call records nothing
+and draws nothing, and nothing is released without being recorded.
+
+The discrete Laplace is the default for counts because it is exact (claim
+``discrete-laplace-mechanism``); the continuous Laplace is here because the
+papers use it (claim ``laplace-mechanism``, private only in idealised
+arithmetic).
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import List, Literal, Optional, Sequence, Union, overload
+
+from refdp.errors import InvalidParameterError
+from refdp.mechanisms._params import SensitivityLike, as_partition, sensitivity_value
+from refdp.mechanisms.exact import discrete_laplace
+from refdp.mechanisms.laplace import laplace_noise
+from refdp.privacy import Ledger, Number, as_epsilon, cell
+from refdp.rng import RandomSource
+
+__all__ = ["NoiseKind", "discrete_laplace_mechanism", "laplace_mechanism", "noisy_histogram"]
+
+NoiseKind = Literal["discrete-laplace", "laplace"]
+"""The noise of :func:`noisy_histogram`: exact integer noise or float Laplace noise."""
+
+_NOISE_KINDS = ("discrete-laplace", "laplace")
+
+
+def _count(value: object, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidParameterError(
+            f"{name} must be an int for the discrete Laplace mechanism, got {value!r}; "
+            f"use laplace_mechanism for real values"
+        )
+    return value
+
+
+def _exact_sensitivity(sensitivity: Union[int, Fraction]) -> Fraction:
+    if isinstance(sensitivity, float):
+        raise InvalidParameterError(
+            f"the discrete Laplace mechanism needs an exact sensitivity (int or Fraction), "
+            f"got the float {sensitivity!r}"
+        )
+    return sensitivity_value(sensitivity)[1]
+
+
+def discrete_laplace_mechanism(
+    value: int,
+    *,
+    sensitivity: Union[int, Fraction] = 1,
+    epsilon: Number,
+    rng: RandomSource,
+    ledger: Ledger,
+    label: str,
+    partition: Sequence[str] = (),
+    claims: Sequence[str] = ("discrete-laplace-mechanism",),
+    sound: bool = True,
+) -> int:
+    """``value + Z`` with Z ~ DLap(Delta/epsilon), exactly; records one charge of ``epsilon``.
+
+    ``value`` is f(D) for an integer-valued query f whose value changes by at
+    most Delta = ``sensitivity`` between neighbours under the ledger's
+    relation (in a substitute ledger, also under an addition or removal
+    inside ``partition``).  A count has Delta = 1 under both relations.
+    """
+    count = _count(value, "value")
+    delta = _exact_sensitivity(sensitivity)
+    eps = as_epsilon(epsilon)
+    path = as_partition(partition)
+    ledger.charge(
+        label=label,
+        mechanism="discrete-laplace",
+        epsilon=eps,
+        sensitivity=delta,
+        claims=tuple(claims),
+        partition=path,
+        sound=sound,
+    )
+    return count + discrete_laplace(delta / eps, rng)
+
+
+def laplace_mechanism(
+    value: float,
+    *,
+    sensitivity: SensitivityLike,
+    epsilon: Number,
+    rng: RandomSource,
+    ledger: Ledger,
+    label: str,
+    partition: Sequence[str] = (),
+    claims: Sequence[str] = ("laplace-mechanism",),
+    sound: bool = True,
+) -> float:
+    """``value + Laplace(Delta/epsilon)`` in floating point; records one charge of ``epsilon``.
+
+    The scale b = Delta/epsilon is rounded once from the exact quotient.
+    Private only in idealised arithmetic (claim ``laplace-mechanism``);
+    prefer :func:`discrete_laplace_mechanism` for integer-valued queries.
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float, Fraction)):
+        raise InvalidParameterError(f"value must be a number, got {value!r}")
+    x = float(value)
+    if not math.isfinite(x):
+        raise InvalidParameterError(f"value must be finite, got {value!r}")
+    recorded, delta = sensitivity_value(sensitivity)
+    eps = as_epsilon(epsilon)
+    path = as_partition(partition)
+    scale = float(delta / eps)
+    ledger.charge(
+        label=label,
+        mechanism="laplace",
+        epsilon=eps,
+        sensitivity=recorded,
+        claims=tuple(claims),
+        partition=path,
+        sound=sound,
+    )
+    return x + laplace_noise(scale, rng)
+
+
+@overload
+def noisy_histogram(
+    counts: Sequence[int],
+    *,
+    epsilon: Number,
+    rng: RandomSource,
+    ledger: Ledger,
+    label: str,
+    partition: Sequence[str] = ...,
+    key: str = ...,
+    noise: Literal["discrete-laplace"] = ...,
+    names: Optional[Sequence[str]] = ...,
+) -> List[int]: ...
+
+
+@overload
+def noisy_histogram(
+    counts: Sequence[float],
+    *,
+    epsilon: Number,
+    rng: RandomSource,
+    ledger: Ledger,
+    label: str,
+    partition: Sequence[str] = ...,
+    key: str = ...,
+    noise: Literal["laplace"],
+    names: Optional[Sequence[str]] = ...,
+) -> List[float]: ...
+
+
+def noisy_histogram(
+    counts: Union[Sequence[int], Sequence[float]],
+    *,
+    epsilon: Number,
+    rng: RandomSource,
+    ledger: Ledger,
+    label: str,
+    partition: Sequence[str] = (),
+    key: str = "class",
+    noise: NoiseKind = "discrete-laplace",
+    names: Optional[Sequence[str]] = None,
+) -> Union[List[int], List[float]]:
+    """Noise on every cell of a histogram (zero cells included), each cell charged ``epsilon``.
+
+    Cell j is charged on ``partition + (cell(key, names[j]),)`` with
+    sensitivity 1, so the ledger composes the cells in parallel: epsilon in
+    total under add-remove and 2 epsilon under substitute (one record moving
+    between two cells; claim ``parallel-composition``).  ``names`` defaults to
+    the cell indices "0", "1", ...  With ``noise="discrete-laplace"`` (the
+    default, exact) the counts must be ints and the result is a list of
+    ints; with ``noise="laplace"`` they may be real (weighted counts) and the
+    result is a list of floats.
+    """
+    if noise not in _NOISE_KINDS:
+        raise InvalidParameterError(f"noise must be one of {_NOISE_KINDS}, got {noise!r}")
+    values = list(counts)
+    if not values:
+        raise InvalidParameterError("a histogram needs at least one cell; counts is empty")
+    for c in values:
+        if noise == "discrete-laplace":
+            _count(c, "every count")
+        elif isinstance(c, bool) or not isinstance(c, (int, float)) or not math.isfinite(c):
+            raise InvalidParameterError(f"every count must be a finite number, got {c!r}")
+    if any(c < 0 for c in values):
+        raise InvalidParameterError(f"counts must be >= 0, got {values!r}")
+    cell_names = [str(j) for j in range(len(values))] if names is None else [str(n) for n in names]
+    if len(cell_names) != len(values):
+        raise InvalidParameterError(
+            f"names has {len(cell_names)} entries but counts has {len(values)}; give one name per cell"
+        )
+    if len(set(cell_names)) != len(cell_names):
+        raise InvalidParameterError(f"cell names must be distinct, got {cell_names!r}")
+    eps = as_epsilon(epsilon)
+    path = as_partition(partition)
+    cells = [path + (cell(key, name),) for name in cell_names]
+    mechanism = "discrete-laplace" if noise == "discrete-laplace" else "laplace"
+    claim = "discrete-laplace-mechanism" if noise == "discrete-laplace" else "laplace-mechanism"
+    for cell_path in cells:
+        ledger.charge(
+            label=label,
+            mechanism=mechanism,
+            epsilon=eps,
+            sensitivity=Fraction(1),
+            claims=(claim, "parallel-composition"),
+            partition=cell_path,
+        )
+    if noise == "discrete-laplace":
+        scale = 1 / eps
+        return [int(c) + discrete_laplace(scale, rng) for c in values]
+    b = float(1 / eps)
+    return [float(c) + laplace_noise(b, rng) for c in values]

@@ -1,0 +1,142 @@
+"""Exact samplers of Canonne, Kamath and Steinke (2020), in integer arithmetic.
+
+C. Canonne, G. Kamath, T. Steinke, "The Discrete Gaussian for Differential
+Privacy", NeurIPS 2020: Algorithm 1 samples Bernoulli(exp(-gamma)) and
+Algorithm 2 the discrete Laplace distribution Lap_Z(t/s).  No floating-point
+number is created anywhere on the sampling path; every random draw is one
+``rng.randrange(d)`` with ``d`` the denominator of a probability in lowest
+terms (:func:`bernoulli`) or the uniform ``U`` of Algorithm 2.  A faster
+implementation that wants bit-identical output must make the same calls in
+the same order.
+
+The reference distributions (:func:`discrete_laplace_pmf`,
+:func:`discrete_laplace_cdf`) are floats: they are for tests and audits, not
+for sampling.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Union
+
+from refdp.errors import InvalidParameterError
+from refdp.mechanisms._params import Exact, exact_fraction
+from refdp.rng import RandomSource
+
+__all__ = [
+    "Exact",
+    "bernoulli",
+    "bernoulli_exp",
+    "discrete_laplace",
+    "discrete_laplace_pmf",
+    "discrete_laplace_cdf",
+]
+
+_HALF = Fraction(1, 2)
+
+
+def bernoulli(p: Exact, rng: RandomSource) -> bool:
+    """True with probability exactly ``p`` (0 <= p <= 1).
+
+    One draw: ``rng.randrange(p.denominator) < p.numerator`` with ``p`` in
+    lowest terms.
+    """
+    p = exact_fraction(p, "p")
+    if not 0 <= p <= 1:
+        raise InvalidParameterError(f"a Bernoulli probability must be in [0, 1], got {p}")
+    return rng.randrange(p.denominator) < p.numerator
+
+
+def _bernoulli_exp_unit(gamma: Fraction, rng: RandomSource) -> bool:
+    # CKS Algorithm 1, gamma in [0, 1]: K is the first k with a failed
+    # Bernoulli(gamma/k); P[K > k] = gamma^k / k!, so P[K odd] = sum_j (-gamma)^j / j! = exp(-gamma).
+    k = 1
+    while bernoulli(gamma / k, rng):
+        k += 1
+    return k % 2 == 1
+
+
+def bernoulli_exp(gamma: Exact, rng: RandomSource) -> bool:
+    """True with probability exactly exp(-gamma), for rational gamma >= 0.
+
+    CKS Algorithm 1: for gamma in [0, 1], the alternating-series sampler; for
+    gamma > 1, floor(gamma) independent Bernoulli(exp(-1)) trials (stopping
+    at the first failure) and one Bernoulli(exp(-(gamma - floor(gamma)))),
+    because exp(-gamma) = exp(-1)^floor(gamma) * exp(-(gamma - floor(gamma))).
+    Claim ``cks-bernoulli-exp``.
+    """
+    gamma = exact_fraction(gamma, "gamma")
+    if gamma < 0:
+        raise InvalidParameterError(f"gamma must be >= 0 for Bernoulli(exp(-gamma)), got {gamma}")
+    if gamma <= 1:
+        return _bernoulli_exp_unit(gamma, rng)
+    whole = math.floor(gamma)
+    for _ in range(whole):
+        if not _bernoulli_exp_unit(Fraction(1), rng):
+            return False
+    return _bernoulli_exp_unit(gamma - whole, rng)
+
+
+def discrete_laplace(scale: Exact, rng: RandomSource) -> int:
+    """One sample of the discrete Laplace distribution with P[X = x] proportional to exp(-|x|/scale).
+
+    CKS Algorithm 2 with scale = t/s in lowest terms: X = U + tV with U
+    uniform on {0..t-1} accepted with probability exp(-U/t) and V geometric
+    (a run of Bernoulli(exp(-1)) successes), so X is geometric with parameter
+    1 - exp(-1/t); Y = floor(X/s) is geometric with parameter 1 - exp(-s/t);
+    a fair sign is attached and the negative zero rejected so that 0 is not
+    counted twice.  Claim ``cks-discrete-laplace``.
+    """
+    scale = exact_fraction(scale, "scale")
+    if scale <= 0:
+        raise InvalidParameterError(f"the discrete Laplace scale must be > 0, got {scale}")
+    t, s = scale.numerator, scale.denominator
+    while True:
+        u = rng.randrange(t)
+        if not bernoulli_exp(Fraction(u, t), rng):
+            continue
+        v = 0
+        while bernoulli_exp(Fraction(1), rng):
+            v += 1
+        y = (u + t * v) // s
+        negative = bernoulli(_HALF, rng)
+        if negative and y == 0:
+            continue
+        return -y if negative else y
+
+
+def _float_scale(scale: Union[int, float, Fraction]) -> float:
+    if isinstance(scale, bool) or not isinstance(scale, (int, float, Fraction)):
+        raise InvalidParameterError(f"scale must be a number, got {scale!r}")
+    b = float(scale)
+    if not (math.isfinite(b) and b > 0):
+        raise InvalidParameterError(f"scale must be finite and > 0, got {scale!r}")
+    return b
+
+
+def discrete_laplace_pmf(x: int, scale: Union[int, float, Fraction]) -> float:
+    """P[X = x] = tanh(1/(2 scale)) exp(-|x|/scale) for the discrete Laplace distribution."""
+    if isinstance(x, bool) or not isinstance(x, int):
+        raise InvalidParameterError(f"x must be an int, got {x!r}")
+    b = _float_scale(scale)
+    # (1 - e^{-1/b}) / (1 + e^{-1/b}) = tanh(1/(2b)), without cancellation for large b.
+    return math.tanh(0.5 / b) * math.exp(-abs(x) / b)
+
+
+def discrete_laplace_cdf(x: float, scale: Union[int, float, Fraction]) -> float:
+    """P[X <= x] for the discrete Laplace distribution (any real x, including +-inf).
+
+    With q = exp(-1/scale) and k = floor(x): q^{-k} / (1 + q) for k < 0 and
+    1 - q^{k+1} / (1 + q) for k >= 0.
+    """
+    b = _float_scale(scale)
+    if math.isnan(x):
+        raise InvalidParameterError("x must not be NaN")
+    if math.isinf(x):
+        return 1.0 if x > 0 else 0.0
+    k = math.floor(x)
+    one_plus_q = 1.0 + math.exp(-1.0 / b)
+    if k < 0:
+        return math.exp(k / b) / one_plus_q
+    return 1.0 - math.exp(-(k + 1) / b) / one_plus_q

@@ -1,0 +1,322 @@
+"""The exponential mechanism (McSherry and Talwar, FOCS 2007).
+
+Given utilities u(D, r) of candidates r = 0..m-1, optional data-independent
+base weights w_r >= 0 and a bound Delta_u on how much any single u(., r) can
+change between neighbouring datasets, the mechanism returns r with
+
+    P[r] = w_r exp(epsilon u(D, r) / (2 Delta_u)) / sum_j w_j exp(epsilon u(D, j) / (2 Delta_u)),
+
+which is epsilon-DP (claim ``exponential-mechanism``).  Base weights are how
+DiffP-C4.5 picks a split point of a continuous attribute: the candidates
+are the intervals between consecutive values, weighted by their length, and
+the weighted mechanism is the exponential mechanism over the continuous
+domain with the (data-independent) Lebesgue base measure.
+
+Two samplers realise the distribution:
+
+* the default, :func:`sample_index` over :func:`exponential_probabilities`:
+  float probabilities computed in log space and ONE ``rng.random()`` draw,
+  inverted through the cumulative sums.  It is fast, and a future array
+  implementation can replay it exactly by drawing the same single number.
+  Its distribution equals the mechanism's only up to rounding (claim
+  ``exponential-mechanism-float-sampler``);
+* :func:`exponential_sample_exact`: no floating point at all (rejection
+  sampling with :func:`refdp.mechanisms.exact.bernoulli_exp`); its
+  distribution is exactly the mechanism's (claim
+  ``exponential-mechanism-exact-sampler``).
+
+Algorithms choose one with the ``exact`` flag of :func:`exponential_mechanism`
+and say in their documentation which they use.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import List, Optional, Sequence, Tuple
+
+from refdp.errors import InvalidParameterError
+from refdp.mechanisms._params import (
+    Exact,
+    SensitivityLike,
+    as_partition,
+    exact_fraction,
+    finite_floats,
+    sensitivity_value,
+)
+from refdp.mechanisms.exact import bernoulli_exp
+from refdp.privacy import Ledger, Number, as_epsilon
+from refdp.rng import RandomSource
+
+__all__ = [
+    "exponential_log_probabilities",
+    "exponential_probabilities",
+    "sample_index",
+    "exponential_sample_exact",
+    "exponential_mechanism",
+]
+
+# The float sampler accepts probabilities whose sum is this close to 1.
+_SUM_TOLERANCE = 1e-9
+
+
+def _float_weights(base_weights: Optional[Sequence[float]], m: int) -> Tuple[float, ...]:
+    if base_weights is None:
+        return (1.0,) * m
+    weights = finite_floats(base_weights, "base_weights")
+    if len(weights) != m:
+        raise InvalidParameterError(
+            f"base_weights has {len(weights)} entries but there are {m} utilities; give one per candidate"
+        )
+    if any(w < 0 for w in weights) or not any(w > 0 for w in weights):
+        raise InvalidParameterError(
+            "base_weights must be >= 0 with at least one > 0 (a zero weight excludes a candidate)"
+        )
+    return weights
+
+
+def _coefficient(epsilon: Number, sensitivity: SensitivityLike) -> float:
+    """epsilon / (2 Delta_u), rounded once from the exact quotient."""
+    eps = as_epsilon(epsilon)
+    _, delta_u = sensitivity_value(sensitivity)
+    try:
+        return float(eps / (2 * delta_u))
+    except OverflowError:
+        raise InvalidParameterError(
+            f"epsilon / (2 sensitivity) = {eps} / (2 * {delta_u}) overflows a float; "
+            f"rescale the utilities and the sensitivity together"
+        ) from None
+
+
+def exponential_log_probabilities(
+    utilities: Sequence[float],
+    *,
+    epsilon: Number,
+    sensitivity: SensitivityLike,
+    base_weights: Optional[Sequence[float]] = None,
+) -> List[float]:
+    """log P[r] of the exponential mechanism, for each candidate r (-inf for zero weight).
+
+    Computed as a_r - logsumexp(a) with a_r = log w_r + c (u_r - u_max),
+    c = epsilon / (2 Delta_u) and u_max the largest utility of a candidate of
+    positive weight, so no exponential overflows.  The difference u_r - u_max
+    is formed from halves (then doubled after the multiplication by c), which
+    is the same float whenever the direct difference does not overflow, and
+    stays finite for utilities near +-1.8e308.  A log-probability below about
+    -1.8e308 comes back as -inf.
+    """
+    u = finite_floats(utilities, "utilities")
+    weights = _float_weights(base_weights, len(u))
+    c = _coefficient(epsilon, sensitivity)
+    u_max = max(ur for ur, w in zip(u, weights) if w > 0)
+    a = [
+        math.log(w) + 2.0 * (c * (0.5 * ur - 0.5 * u_max)) if w > 0 else -math.inf
+        for ur, w in zip(u, weights)
+    ]
+    a_max = max(a)
+    log_sum = math.log(math.fsum(math.exp(ar - a_max) for ar in a))
+    return [(ar - a_max) - log_sum for ar in a]
+
+
+def exponential_probabilities(
+    utilities: Sequence[float],
+    *,
+    epsilon: Number,
+    sensitivity: SensitivityLike,
+    base_weights: Optional[Sequence[float]] = None,
+) -> List[float]:
+    """P[r] of the exponential mechanism: exp of :func:`exponential_log_probabilities`."""
+    return [
+        math.exp(lp)
+        for lp in exponential_log_probabilities(
+            utilities, epsilon=epsilon, sensitivity=sensitivity, base_weights=base_weights
+        )
+    ]
+
+
+def sample_index(probabilities: Sequence[float], rng: RandomSource) -> int:
+    """Draw an index with the given probabilities, using exactly ONE ``rng.random()`` call.
+
+    With U = rng.random(), the result is the smallest i with
+    U < p_0 + ... + p_i (the partial sums added left to right in floats).
+    If rounding leaves U at or above the full sum, the result is the last
+    index of positive probability.  An index of probability 0 is never
+    returned.  A faster implementation reproduces this by drawing the same
+    single number and inverting the same cumulative sums.
+    """
+    probs = finite_floats(probabilities, "probabilities")
+    if any(p < 0 for p in probs):
+        raise InvalidParameterError("probabilities must be >= 0")
+    if abs(math.fsum(probs) - 1.0) > _SUM_TOLERANCE:
+        raise InvalidParameterError(
+            f"probabilities must sum to 1 (within {_SUM_TOLERANCE}), got {math.fsum(probs)!r}; "
+            f"normalise them first"
+        )
+    u = rng.random()
+    cumulative = 0.0
+    last_positive = 0
+    for i, p in enumerate(probs):
+        if p > 0:
+            cumulative += p
+            last_positive = i
+            if u < cumulative:
+                return i
+    return last_positive
+
+
+@dataclass(frozen=True)
+class _ExactPlan:
+    """Validated inputs of the exact sampler: integer proposal weights and exact exponents."""
+
+    scaled_weights: Tuple[int, ...]  # W_r = w_r * (common denominator)
+    total: int  # W = sum_r W_r
+    gammas: Tuple[Fraction, ...]  # epsilon (u_max - u_r) / (2 Delta_u), >= 0 where W_r > 0
+
+
+def _plan_exact(
+    utilities: Sequence[Exact],
+    epsilon: Exact,
+    sensitivity: Exact,
+    base_weights: Optional[Sequence[Exact]],
+) -> _ExactPlan:
+    u = [exact_fraction(x, "utilities") for x in utilities]
+    if not u:
+        raise InvalidParameterError("utilities must not be empty")
+    eps = exact_fraction(epsilon, "epsilon")
+    if eps <= 0:
+        raise InvalidParameterError(f"epsilon must be > 0, got {eps}")
+    delta_u = exact_fraction(sensitivity, "sensitivity")
+    if delta_u <= 0:
+        raise InvalidParameterError(f"sensitivity must be > 0, got {delta_u}")
+    if base_weights is None:
+        weights = [Fraction(1)] * len(u)
+    else:
+        weights = [exact_fraction(w, "base_weights") for w in base_weights]
+        if len(weights) != len(u):
+            raise InvalidParameterError(
+                f"base_weights has {len(weights)} entries but there are {len(u)} utilities; "
+                f"give one per candidate"
+            )
+        if any(w < 0 for w in weights) or not any(w > 0 for w in weights):
+            raise InvalidParameterError(
+                "base_weights must be >= 0 with at least one > 0 (a zero weight excludes a candidate)"
+            )
+    denominator = math.lcm(*(w.denominator for w in weights))
+    scaled = tuple(int(w * denominator) for w in weights)
+    u_max = max(ur for ur, w in zip(u, scaled) if w > 0)
+    c = eps / (2 * delta_u)
+    return _ExactPlan(scaled, sum(scaled), tuple(c * (u_max - ur) for ur in u))
+
+
+def _sample_plan(plan: _ExactPlan, rng: RandomSource) -> int:
+    while True:
+        draw = rng.randrange(plan.total)
+        r = 0
+        while draw >= plan.scaled_weights[r]:
+            draw -= plan.scaled_weights[r]
+            r += 1
+        if bernoulli_exp(plan.gammas[r], rng):
+            return r
+
+
+def exponential_sample_exact(
+    utilities: Sequence[Exact],
+    *,
+    epsilon: Exact,
+    sensitivity: Exact,
+    rng: RandomSource,
+    base_weights: Optional[Sequence[Exact]] = None,
+) -> int:
+    """Sample the exponential mechanism exactly, with no floating point.
+
+    Rejection sampling: propose r with probability w_r / sum_j w_j (one
+    ``rng.randrange(W)`` over the weights scaled to integers W_r by their
+    common denominator, W = sum_r W_r, r the first index whose cumulative
+    weight exceeds the draw), accept it with probability
+    exp(-epsilon (u_max - u_r) / (2 Delta_u)) by one
+    :func:`refdp.mechanisms.exact.bernoulli_exp`, and repeat until a proposal
+    is accepted; u_max is the largest utility of positive weight.  In every
+    round P[propose r and accept] is proportional to
+    w_r exp(epsilon u_r / (2 Delta_u)), so the output has exactly the
+    mechanism's distribution (claim ``exponential-mechanism-exact-sampler``).
+    The expected number of rounds is
+    sum_j w_j / sum_j w_j exp(-epsilon (u_max - u_j) / (2 Delta_u)),
+    at most sum_j w_j / w_best.
+    """
+    return _sample_plan(_plan_exact(utilities, epsilon, sensitivity, base_weights), rng)
+
+
+def exponential_mechanism(
+    utilities: Sequence[float],
+    *,
+    epsilon: Number,
+    sensitivity: SensitivityLike,
+    rng: RandomSource,
+    ledger: Ledger,
+    label: str,
+    partition: Sequence[str] = (),
+    claims: Sequence[str] = ("exponential-mechanism",),
+    base_weights: Optional[Sequence[float]] = None,
+    exact: bool = False,
+    sound: bool = True,
+    note: str = "",
+) -> int:
+    """Run the exponential mechanism and record one charge of ``epsilon`` on ``partition``.
+
+    ``sensitivity`` is Delta_u: the largest change of any single utility
+    u(., r) between neighbouring datasets under the ledger's relation (in a
+    substitute ledger it must also bound an addition or removal inside
+    ``partition``).  The charge is recorded before sampling, after every
+    argument is validated, so a bad call records nothing and draws nothing.
+
+    The default sampler (``exact=False``) is float probabilities with one
+    ``rng.random()`` draw (:func:`sample_index`): fast, and replayable by a
+    faster engine that draws the same number.  ``exact=True`` samples
+    ``Fraction(u)`` of each utility (and of each base weight) with
+    :func:`exponential_sample_exact`, without any floating point.  The claim
+    of the sampler used (``exponential-mechanism-float-sampler`` or
+    ``exponential-mechanism-exact-sampler``) is added to ``claims`` in the
+    charge.
+    """
+    eps = as_epsilon(epsilon)
+    recorded_sensitivity, delta_u = sensitivity_value(sensitivity)
+    path = as_partition(partition)
+    sampler_claim = (
+        "exponential-mechanism-exact-sampler" if exact else "exponential-mechanism-float-sampler"
+    )
+    charge_claims = tuple(claims) + ((sampler_claim,) if sampler_claim not in claims else ())
+    if exact:
+        plan = _plan_exact(
+            [Fraction(x) for x in finite_floats(utilities, "utilities")],
+            eps,
+            delta_u,
+            None
+            if base_weights is None
+            else [Fraction(w) for w in finite_floats(base_weights, "base_weights")],
+        )
+        ledger.charge(
+            label=label,
+            mechanism="exponential",
+            epsilon=eps,
+            sensitivity=recorded_sensitivity,
+            claims=charge_claims,
+            partition=path,
+            sound=sound,
+            note=note,
+        )
+        return _sample_plan(plan, rng)
+    probabilities = exponential_probabilities(
+        utilities, epsilon=eps, sensitivity=sensitivity, base_weights=base_weights
+    )
+    ledger.charge(
+        label=label,
+        mechanism="exponential",
+        epsilon=eps,
+        sensitivity=recorded_sensitivity,
+        claims=charge_claims,
+        partition=path,
+        sound=sound,
+        note=note,
+    )
+    return sample_index(probabilities, rng)
