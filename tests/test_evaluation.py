@@ -42,7 +42,8 @@ def test_shuffle_does_not_mutate() -> None:
 
 def test_accuracy_and_mean_std() -> None:
     assert accuracy(["a", "b"], ["a", "a"]) == 0.5
-    assert mean_std([1.0, 3.0]) == (2.0, pytest.approx(2**0.5))
+    mean, std = mean_std([1.0, 3.0])
+    assert mean == 2.0 and std == pytest.approx(2**0.5)
     assert mean_std([4.0]) == (4.0, 0.0)
     with pytest.raises(InvalidParameterError):
         accuracy([], [])

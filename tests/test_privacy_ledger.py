@@ -212,4 +212,4 @@ def test_parse_relation() -> None:
 
 
 def test_compose_empty_is_zero() -> None:
-    assert compose([], Relation.SUBSTITUTE) == (0, 0)
+    assert compose([], Relation.SUBSTITUTE) == (Fraction(0), Fraction(0))

@@ -74,8 +74,9 @@ def test_rules_use_released_counts_only() -> None:
     assert len(rules) == 8
     root = rules[0]
     assert root.conditions == () and not root.is_leaf
-    # the root has no counts of its own: the sum of the released leaf counts below
-    assert released_counts(_tree()) == (7.5, 10.5)
+    # the root has no counts of its own: the sum of its children's released counts,
+    # where the blue child's own counts (2, 2) stand for the leaves below it
+    assert released_counts(_tree()) == (8.5, 9.5)
     assert root.prediction == "no" and root.support == pytest.approx(18.0)
     blue = [r for r in rules if r.conditions == ("colour = blue",)][0]
     assert blue.support == 4 and blue.confidence == 0.5  # the node's own counts

@@ -16,14 +16,14 @@ default, continuous Laplace on request.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Mapping
+from typing import Mapping, Sequence
 
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, register, start_ledger
 from refdp.data import Dataset
 from refdp.mechanisms import noisy_histogram
 from refdp.privacy import Relation, receipt_from_ledger
 from refdp.rng import RandomSource
-from refdp.tree import Leaf, TreeModel
+from refdp.tree import Count, Leaf, TreeModel
 
 __all__ = ["fit_noisy_majority", "SPEC"]
 
@@ -40,16 +40,18 @@ def fit_noisy_majority(
     """Release the noisy class histogram of ``data`` and predict its argmax."""
     ledger = start_ledger(data, relation)
     per_cell = epsilon if relation is Relation.ADD_REMOVE else epsilon / 2
-    noise = str(params["noise"])
-    counts = noisy_histogram(
-        data.class_counts(),
-        epsilon=per_cell,
-        rng=rng,
-        ledger=ledger,
-        label="class histogram",
-        noise=noise,
-        names=data.schema.classes,
-    )
+    classes = data.schema.classes
+    counts: Sequence[Count]
+    if params["noise"] == "laplace":
+        counts = noisy_histogram(
+            data.class_counts(), epsilon=per_cell, rng=rng, ledger=ledger,
+            label="class histogram", noise="laplace", names=classes,
+        )
+    else:
+        counts = noisy_histogram(
+            data.class_counts(), epsilon=per_cell, rng=rng, ledger=ledger,
+            label="class histogram", names=classes,
+        )
     return TreeModel(
         algorithm=SPEC.name,
         variant=str(params["variant"]),

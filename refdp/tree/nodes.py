@@ -10,7 +10,7 @@ Three kinds of decision node, as in the papers:
   continuous attribute.
 
 A node may carry the counts released at it (``counts``); rules for inner
-nodes use them, or else the sum of the released leaf counts below (a
+nodes use them, or else the sum of their children's released counts (a
 post-processing of released values, so free of privacy cost).
 
 Values never seen in training: every categorical split has a child for every
@@ -112,17 +112,18 @@ def leaves(node: Node) -> Iterator[Leaf]:
 
 
 def released_counts(node: Node) -> Tuple[Count, ...]:
-    """Counts released at ``node``, or the sum of the released leaf counts below it."""
+    """Counts released at ``node``, or else the sum of its children's released counts."""
     if node.counts is not None:
         return node.counts
     total: List[Count] = []
-    for leaf in leaves(node):
+    for child in children_of(node):
+        counts = released_counts(child)
         if not total:
-            total = list(leaf.counts)
+            total = list(counts)
+        elif len(counts) != len(total):
+            raise ModelError("the children of one node have different numbers of classes")
         else:
-            if len(leaf.counts) != len(total):
-                raise ModelError("leaves below one node have different numbers of classes")
-            total = [a + b for a, b in zip(total, leaf.counts)]
+            total = [a + b for a, b in zip(total, counts)]
     return tuple(total)
 
 
