@@ -43,7 +43,7 @@ def _exceed_probability(
     lo1, hi1 = _window(n, p1)
     lo2, hi2 = _window(n, p2)
     lower_limits = [clopper_pearson_lower(k, n, alpha / 2) for k in range(lo1, hi1 + 1)]
-    low = binomial_cdf(lo2 - 1, n, p2) * 0.0
+    low = 0.0
     high = binomial_cdf(lo2 - 1, n, p2) + binomial_sf(hi2, n, p2)
     for k2 in range(lo2, hi2 + 1):
         upper = clopper_pearson_upper(k2, n, alpha / 2)

@@ -132,7 +132,7 @@ class AuditResult:
     ``k1`` of ``n1`` numerator-side runs and ``k2`` of ``n2`` denominator-side
     runs fell in the event (``direction`` says which side is which).
     ``lower_bound`` is the certified bound at confidence ``1 - alpha``
-    (``-inf`` when not positive); ``refuted`` is ``lower_bound > epsilon``.
+    (``-inf`` when ``CP_lower(k1) <= delta``); ``refuted`` is ``lower_bound > epsilon``.
     ``detectable_epsilon`` is the smallest true epsilon these ``trials``
     would have detected with probability >= 0.999 for an event with the
     observed denominator probability ``k2/n2`` (``inf`` if none or if
@@ -241,9 +241,9 @@ _EXACT_BELOW = 100
 def _limit(hits: int, n: int, beta: float, upper: bool) -> float:
     """An approximate one-sided Clopper-Pearson limit at error ``beta``, for ranking events only.
 
-    Exact (by 40 bisection steps on the binomial tail) for counts near 0 or n,
-    where the limits depend most on the count; the Wilson score limit
-    elsewhere, where it is close to Clopper-Pearson and much cheaper.
+    Clopper-Pearson to within 2**-40 (bisection on the exact binomial tail)
+    for counts near 0 or n, where the normal approximation is poor; the
+    Wilson score limit elsewhere, where it is close and much cheaper.
     """
     if upper and hits == n:
         return 1.0
@@ -371,6 +371,10 @@ def monte_carlo_audit(
     ``threshold_events=True`` the reduced outputs must be numbers and the
     events are thresholds at the selection batch's percentiles; otherwise
     they are sets of outcomes (superlevel sets of the estimated ratio).
+    Candidate events are ranked by the bound they promise on ``trials`` test
+    runs, with one pseudo-count per outcome on the denominator side so that
+    rare outcomes are not mistaken for leaks; a mechanism with very many
+    rare outputs (a whole tree) needs a coarser ``reduce``.
 
     The bound holds at confidence ``1 - alpha`` for the chosen event (each of
     the two Clopper-Pearson limits at ``alpha/2``; see
