@@ -178,23 +178,9 @@ def _cmd_datasets(args: argparse.Namespace) -> int:
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
-    data = load("tic-tac-toe")
-    epsilon = args.epsilon
-    model = train("noisy-majority", data, epsilon, rng=args.seed)
-    true_counts = data.class_counts()
-    print(f"refdp demo: {describe_builtin('tic-tac-toe')}")
-    print(f"noisy class histogram at epsilon={epsilon} (discrete Laplace, scale 1/epsilon):")
-    for name, true, noisy in zip(data.schema.classes, true_counts, released_counts(model.root)):
-        print(f"  {name:>10}: released {noisy:>5}   (true count {true}, not released)")
-    print(f"model: {model.render().strip()}")
-    print(f"receipt: {model.receipt.summary()}")
-    for charge in model.receipt.charges:
-        print(
-            f"  charge {charge.label} [{'/'.join(charge.partition) or 'all rows'}]: {charge.mechanism}, "
-            f"epsilon={charge.epsilon}, sensitivity={charge.sensitivity}, claims={', '.join(charge.claims)}"
-        )
-    seed_note = f"seed {args.seed} (replayable)" if args.seed is not None else "secure randomness (pass --seed N to replay)"
-    print(f"randomness: {seed_note}")
+    from refdp.demo import demo
+
+    sys.stdout.write(demo(args.epsilon, args.seed))
     return 0
 
 
@@ -205,7 +191,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="SUBCOMMAND", parser_class=_Parser)
 
-    demo = sub.add_parser("demo", help="release a noisy class histogram of tic-tac-toe with its receipt")
+    demo = sub.add_parser("demo", help="train a sound DP tree on the voting records next to a non-private tree; show its rules and receipt")
     demo.add_argument("--epsilon", default="1", help="privacy budget (default 1)")
     demo.add_argument("--seed", type=int, default=None, help="seed for replay (default: secure randomness)")
     demo.set_defaults(func=_cmd_demo)
@@ -246,6 +232,10 @@ def _parser() -> argparse.ArgumentParser:
 
     ds = sub.add_parser("datasets", help="list the built-in data sets")
     ds.set_defaults(func=_cmd_datasets)
+
+    from refdp import delta_command  # the `delta` subcommand lives in its own module
+
+    delta_command.register(sub)
     return parser
 
 

@@ -20,7 +20,15 @@ from refdp.errors import InvalidParameterError
 from refdp.privacy import Number, Relation, as_epsilon
 from refdp.rng import RandomSource, RngLike, as_rng
 
-__all__ = ["shuffle", "stratified_folds", "accuracy", "mean_std", "CVResult", "cross_validate"]
+__all__ = [
+    "shuffle",
+    "stratified_folds",
+    "accuracy",
+    "mean_std",
+    "CVResult",
+    "cross_validate",
+    "train_test_evaluate",
+]
 
 
 def shuffle(items: Sequence[int], rng: RandomSource) -> List[int]:
@@ -143,6 +151,70 @@ def cross_validate(
         params=resolved,
         epsilon=eps,
         folds=folds,
+        repeats=repeats,
+        seed=seed,
+        accuracies=tuple(accuracies),
+        receipt_epsilon=max(t[0] for t in totals),
+        receipt_delta=max(t[1] for t in totals),
+        sound=sound,
+        train_seconds=tuple(seconds),
+    )
+
+
+def train_test_evaluate(
+    algorithm: str,
+    train: Dataset,
+    test: Dataset,
+    epsilon: Number,
+    *,
+    repeats: int = 1,
+    params: Optional[Mapping[str, Union[str, Param]]] = None,
+    seed: Optional[int] = None,
+    rng: RngLike = None,
+    relation: Relation = Relation.ADD_REMOVE,
+) -> CVResult:
+    """Train on ``train`` and measure accuracy on ``test``, ``repeats`` times.
+
+    The protocol of papers that use a fixed split (Adult's ``adult.data`` and
+    ``adult.test``): every repeat trains a new model with the full budget on
+    all of ``train`` (each model is a separate release) and predicts every
+    row of ``test``.  The result is a :class:`CVResult` with ``folds=1``.
+    ``train`` and ``test`` must share the attributes and classes of one
+    schema.  ``seed`` (an int) makes the noise replayable; otherwise ``rng``
+    is used (a secure source when it is None too).
+    """
+    spec = get_algorithm(algorithm)
+    eps = as_epsilon(epsilon)
+    resolved = spec.resolve(params or {})
+    if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
+        raise InvalidParameterError(f"repeats must be an integer >= 1, got {repeats!r}")
+    if (
+        train.schema.attributes != test.schema.attributes
+        or train.schema.classes != test.schema.classes
+    ):
+        raise InvalidParameterError(
+            "the training and test data have different attributes or classes; read both with "
+            "one schema (for example adult and adult-test)"
+        )
+    source = as_rng(seed if seed is not None else rng)
+    names = test.schema.classes
+    actual = [names[c] for c in test.labels]
+    accuracies: List[float] = []
+    seconds: List[float] = []
+    totals: List[Tuple[Fraction, Fraction]] = []
+    sound = True
+    for _ in range(repeats):
+        start = time.perf_counter()
+        model = spec.fit(train, eps, resolved, source, relation)
+        seconds.append(time.perf_counter() - start)
+        accuracies.append(accuracy(model.predict(test), actual))
+        totals.append((model.receipt.epsilon, model.receipt.delta))
+        sound = sound and model.receipt.sound
+    return CVResult(
+        algorithm=algorithm,
+        params=resolved,
+        epsilon=eps,
+        folds=1,
         repeats=repeats,
         seed=seed,
         accuracies=tuple(accuracies),

@@ -4,6 +4,11 @@ Importing this package registers every algorithm.
 """
 
 from refdp.algorithms import majority
+from refdp.algorithms import baseline
+from refdp.algorithms import diffpid3
+from refdp.algorithms import thesis_tree
+from refdp.algorithms import private_rdt
+from refdp.algorithms import kanon_rdt
 from refdp.algorithms.registry import (
     AlgorithmSpec,
     Param,

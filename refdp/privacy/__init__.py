@@ -1,6 +1,7 @@
-"""Neighbouring relations, the privacy ledger and receipts."""
+"""Neighbouring relations, the privacy ledger and receipts, and the Li-Qardaji-Su delta."""
 
 from refdp.privacy.ledger import Charge, Ledger, Partition, Sensitivity, cell, compose
+from refdp.privacy.lqs import LqsResult, largest_beta, lqs_delta, lqs_min_epsilon, smallest_k
 from refdp.privacy.receipt import Receipt, receipt_from_ledger
 from refdp.privacy.relations import (
     Number,
@@ -14,6 +15,7 @@ from refdp.privacy.relations import (
 __all__ = [
     "Charge",
     "Ledger",
+    "LqsResult",
     "Number",
     "Partition",
     "Receipt",
@@ -24,6 +26,10 @@ __all__ = [
     "as_fraction",
     "cell",
     "compose",
+    "largest_beta",
+    "lqs_delta",
+    "lqs_min_epsilon",
     "parse_relation",
     "receipt_from_ledger",
+    "smallest_k",
 ]

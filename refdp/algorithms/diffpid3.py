@@ -1,0 +1,302 @@
+"""DiffP-ID3 and DiffP-C4.5: Friedman & Schuster, "Data mining with differential privacy", KDD 2010.
+
+Algorithm DiffP-ID3, with total budget B, maximal depth d, attributes A and
+classes C:
+
+    eps = B / (2(d+1))
+    Build(T, A, d):
+        t = max over A in A of |A|                  (the largest domain; 2 for a continuous attribute)
+        N_T = NoisyCount_eps(T)
+        if A is empty or d = 0 or N_T / (t |C|) < sqrt(2) / eps:
+            N_c = NoisyCount_eps(T_c) for every class c of the schema
+            return a leaf with the counts N_c
+        A_bar = ExpMech_eps(A, q)
+        return a node on A_bar with one child Build(T_i, A \\ {A_bar}, d - 1) per value i of A_bar
+
+Each level of a root-to-leaf path spends two queries of eps (the count and
+either the split or the leaf's class counts), so a full tree spends
+2(d+1) eps = B (claim ``diffpid3-budget``).  The stopping rule compares the
+noisy size with the standard deviation sqrt(2)/eps of the noise: splitting a
+node whose counts would drown in noise wastes budget.
+
+DiffP-C4.5 (continuous attributes): at every node, each continuous attribute
+first gets a threshold from an exponential mechanism over the intervals of
+its public range [lower, upper] cut at the node's values, weighted by their
+length (the exponential mechanism over the range with the Lebesgue base
+measure; the threshold is uniform in the chosen interval, claim
+``continuous-split-exponential-mechanism``); the attribute is then chosen
+among the categorical attributes (multiway) and the continuous ones at their
+thresholds (binary).  The split budget eps is shared by these n_c + 1
+mechanisms, eps / (n_c + 1) each, as Jia & Qiu (IEEE Access 2020) describe
+for DiffP-C4.5, so a node still spends 2 eps.  Continuous attributes stay
+available below a threshold split; categorical ones are used once.
+
+The quality q is information gain (the paper's default), the unnormalised
+Gini or the max operator, with the sensitivities of :mod:`refdp.scoring`.
+Information gain's sensitivity grows with the node size, and that size is
+private: ``max_size`` is the public bound N it uses (claim
+``diffpid3-info-gain-size-bound``): by default 10**6 under add-remove and the
+data set's size under substitute, where neighbours have the same, public,
+size.  A data set larger than N is refused.
+
+Counts use the exact discrete Laplace mechanism; the paper's Laplace noise is
+private only in idealised arithmetic.  Under ``substitute`` the per-query
+eps is B / K with K the substitute cost of a full tree, so that the receipt's
+total is B under either relation.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import List, Mapping, Optional, Tuple
+
+from refdp.algorithms.greedy import (
+    NodeCost,
+    TrainingView,
+    child_path,
+    class_counts,
+    close_budget,
+    non_negative_int,
+    plan_units,
+    sample_threshold,
+    score_function,
+    threshold_conditions,
+    threshold_intervals,
+    value_table,
+)
+from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, register, start_ledger
+from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset, Schema
+from refdp.errors import InvalidParameterError
+from refdp.mechanisms import discrete_laplace_mechanism, exponential_mechanism, noisy_histogram
+from refdp.privacy import Ledger, Partition, Relation, receipt_from_ledger
+from refdp.rng import RandomSource
+from refdp.scoring import get_quality
+from refdp.tree import CategoricalSplit, Leaf, Node, ThresholdSplit, TreeModel
+
+__all__ = [
+    "SPEC",
+    "fit_diffpid3",
+    "per_query_epsilon",
+    "stops",
+    "size_bound",
+    "INTERNAL",
+    "LEAF",
+    "DEFAULT_MAX_SIZE",
+]
+
+CLAIMS = (
+    "diffpid3-budget",
+    "tree-budget-plan",
+    "diffpid3-info-gain-size-bound",
+    "continuous-split-exponential-mechanism",
+    "exponential-mechanism",
+    "discrete-laplace-mechanism",
+    "parallel-composition",
+    "sequential-composition",
+    "information-gain-sensitivity",
+    "gini-unnormalised-sensitivity",
+    "max-operator-sensitivity",
+)
+
+INTERNAL = NodeCost(Fraction(2), Fraction(2))
+"""A split node: N_T (1 unit) and the split choices, which share 1 unit."""
+
+LEAF = NodeCost(Fraction(2), Fraction(3))
+"""A leaf: N_T (1 unit) and the class counts (1 unit; 2 for a record that changes class)."""
+
+DEFAULT_MAX_SIZE = 1_000_000
+"""The public bound N on the data set's size that info-gain uses under add-remove unless given."""
+
+
+def per_query_epsilon(budget: Fraction, depth: int, relation: Relation) -> Fraction:
+    """eps = B / K with K the cost of a full tree: 2(d+1) under add-remove, 4d+2 (3 for d=0) under substitute."""
+    return budget / plan_units(INTERNAL, LEAF, depth, relation)
+
+
+def stops(noisy_size: int, largest_domain: int, n_classes: int, epsilon: Fraction) -> bool:
+    """The stopping rule N_T / (t |C|) < sqrt(2) / eps, decided exactly.
+
+    Equivalent to N_T eps < sqrt(2) t |C|: true when N_T eps <= 0, and
+    otherwise when (N_T eps)^2 < 2 (t |C|)^2, in exact rational arithmetic.
+    """
+    x = noisy_size * epsilon
+    bound = largest_domain * n_classes
+    return x <= 0 or x * x < 2 * bound * bound
+
+
+def size_bound(params: Mapping[str, Param], data: Dataset, relation: Relation) -> Optional[int]:
+    """The public bound N on node sizes that information gain's sensitivity needs (None otherwise).
+
+    ``max_size`` > 0 is used as given; 0 means the default: the data set's
+    size under ``substitute`` (public: every neighbour has it) and
+    :data:`DEFAULT_MAX_SIZE` under ``add-remove`` (where the size is private).
+    A data set with more rows than N breaks the declared bound and is refused.
+    """
+    if params["quality"] != "info-gain":
+        return None
+    given = params["max_size"]
+    if isinstance(given, bool) or not isinstance(given, int) or given < 0:
+        raise InvalidParameterError(
+            f"parameter max_size must be an integer >= 0 (0 for the default bound), got {given!r}"
+        )
+    if given > 0:
+        bound = given
+    elif relation is Relation.SUBSTITUTE:
+        bound = max(1, len(data))
+    else:
+        bound = DEFAULT_MAX_SIZE
+    if len(data) > bound:
+        raise InvalidParameterError(
+            f"the data set has more rows than max_size={bound}, the public bound on its size that "
+            f"the sensitivity of info-gain relies on; declare a larger max_size (chosen without "
+            f"looking at the data) or use quality=max or quality=gini"
+        )
+    return bound
+
+
+def _domain_size(schema: Schema, a: int) -> int:
+    attribute = schema.attributes[a]
+    return attribute.n_values if isinstance(attribute, CategoricalAttribute) else 2
+
+
+class _Builder:
+    def __init__(
+        self,
+        view: TrainingView,
+        quality: str,
+        bound: Optional[int],
+        epsilon: Fraction,
+        rng: RandomSource,
+        ledger: Ledger,
+    ) -> None:
+        self.view = view
+        self.schema = view.schema
+        self.eps = epsilon
+        self.rng = rng
+        self.ledger = ledger
+        scoring = get_quality(quality)
+        self.sensitivity = scoring.sensitivity(ledger.relation, max_size=bound)
+        self.claims = ("exponential-mechanism", scoring.claim)
+        self.note = "" if bound is None else f"information gain with the public size bound N={bound}"
+        self.score = score_function(quality)
+
+    def build(self, rows: List[int], attributes: Tuple[int, ...], depth: int, path: Partition) -> Node:
+        n_t = discrete_laplace_mechanism(
+            len(rows), epsilon=self.eps, rng=self.rng, ledger=self.ledger,
+            label="node size N_T", partition=path,
+        )
+        largest = max((_domain_size(self.schema, a) for a in attributes), default=0)
+        if not attributes or depth == 0 or stops(n_t, largest, self.schema.n_classes, self.eps):
+            counts = noisy_histogram(
+                class_counts(self.view, rows), epsilon=self.eps, rng=self.rng, ledger=self.ledger,
+                label="class counts N_c", partition=path, names=self.schema.classes,
+            )
+            return Leaf(tuple(counts))
+        continuous = [a for a in attributes if isinstance(self.schema.attributes[a], ContinuousAttribute)]
+        share = self.eps / (len(continuous) + 1)
+        utilities: List[float] = []
+        thresholds: List[Optional[float]] = []
+        for a in attributes:
+            attribute = self.schema.attributes[a]
+            if isinstance(attribute, CategoricalAttribute):
+                utilities.append(self.score(value_table(self.view, rows, a, attribute.n_values)))
+                thresholds.append(None)
+                continue
+            intervals = threshold_intervals(self.view, rows, a, attribute.lower, attribute.upper)
+            chosen = intervals[
+                exponential_mechanism(
+                    [self.score(interval.table) for interval in intervals],
+                    epsilon=share, sensitivity=self.sensitivity, rng=self.rng, ledger=self.ledger,
+                    label=f"threshold of {attribute.name}", partition=path,
+                    claims=self.claims + ("continuous-split-exponential-mechanism",),
+                    base_weights=[interval.length for interval in intervals], note=self.note,
+                )
+            ]
+            utilities.append(self.score(chosen.table))
+            thresholds.append(sample_threshold(chosen, self.rng))
+        choice = exponential_mechanism(
+            utilities, epsilon=share, sensitivity=self.sensitivity, rng=self.rng, ledger=self.ledger,
+            label="split attribute A_bar", partition=path, claims=self.claims, note=self.note,
+        )
+        a = attributes[choice]
+        threshold = thresholds[choice]
+        attribute = self.schema.attributes[a]
+        column = self.view.columns[a]
+        if threshold is None:
+            assert isinstance(attribute, CategoricalAttribute)
+            buckets: List[List[int]] = [[] for _ in attribute.values]
+            for i in rows:
+                buckets[int(column[i])].append(i)
+            remaining = tuple(b for b in attributes if b != a)
+            return CategoricalSplit(
+                a,
+                tuple(
+                    self.build(bucket, remaining, depth - 1, child_path(path, f"{attribute.name}={value}"))
+                    for bucket, value in zip(buckets, attribute.values)
+                ),
+            )
+        assert isinstance(attribute, ContinuousAttribute)
+        low, high = threshold_conditions(attribute, threshold)
+        return ThresholdSplit(
+            a,
+            threshold,
+            self.build([i for i in rows if column[i] < threshold], attributes, depth - 1, child_path(path, low)),
+            self.build([i for i in rows if column[i] >= threshold], attributes, depth - 1, child_path(path, high)),
+        )
+
+
+def fit_diffpid3(
+    data: Dataset,
+    epsilon: Fraction,
+    params: Mapping[str, Param],
+    rng: RandomSource,
+    relation: Relation,
+) -> TreeModel:
+    """Train DiffP-ID3 (DiffP-C4.5 on continuous attributes) with total budget ``epsilon`` (B)."""
+    depth = non_negative_int(params, "max_depth")
+    bound = size_bound(params, data, relation)
+    ledger = start_ledger(data, relation)
+    view = TrainingView.of(data)
+    eps = per_query_epsilon(epsilon, depth, relation)
+    builder = _Builder(view, str(params["quality"]), bound, eps, rng, ledger)
+    root = builder.build(list(view.rows), tuple(range(data.schema.n_attributes)), depth, ())
+    close_budget(ledger, epsilon, ("tree-budget-plan", "diffpid3-budget"))
+    return TreeModel(
+        algorithm=SPEC.name,
+        variant=str(params["variant"]),
+        params=dict(params),
+        schema=data.schema,
+        trees=(root,),
+        receipt=receipt_from_ledger(ledger),
+    )
+
+
+_QUALITIES: Tuple[str, ...] = ("info-gain", "gini", "max")
+
+SPEC = register(
+    AlgorithmSpec(
+        name="diffpid3",
+        summary="DiffP-ID3/C4.5: greedy multiway DP tree, noisy node sizes for stopping, exponential "
+        "mechanism over attributes (and over thresholds of continuous ones)",
+        source="A. Friedman, A. Schuster, Data mining with differential privacy, KDD 2010",
+        variants=(
+            Variant(
+                "sound", True,
+                "the published algorithm with exact discrete Laplace counts and a public size bound "
+                "for information gain",
+            ),
+        ),
+        parameters=(
+            Parameter("variant", str, "sound", "which variant to run", ("sound",)),
+            Parameter("quality", str, "info-gain", "quality function q", _QUALITIES),
+            Parameter("max_depth", int, 5, "maximal depth d (levels of splits)"),
+            Parameter(
+                "max_size", int, 0,
+                "public bound N on the data set's size for info-gain's sensitivity (0: 10^6 under "
+                "add-remove, the data set's size under substitute)",
+            ),
+        ),
+        claims=CLAIMS,
+        fit=fit_diffpid3,
+    )
+)

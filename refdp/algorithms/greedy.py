@@ -1,0 +1,308 @@
+"""Machinery shared by the greedy tree learners: node counts, split candidates, budget plans.
+
+The greedy learners (DiffP-ID3/C4.5, the thesis tree, the non-private
+baseline) grow a tree top-down.  At every node they need the same things,
+and this module provides them:
+
+* the training rows once, as index lists into the data set's own column
+  tuples (:class:`TrainingView`; no copy of the data);
+* count tables ``tau[j][c]`` of a node for a candidate split, in one pass
+  over the node's rows (:func:`class_counts`, :func:`value_table`);
+* the intervals of a continuous attribute's public range ``[lower, upper]``
+  cut at the node's values, each with the count table of the split it
+  stands for, from one sort of the node's rows (:func:`threshold_intervals`),
+  and a uniform threshold inside a chosen interval
+  (:func:`sample_threshold`);
+* the quality functions of :mod:`refdp.scoring` as fast float functions on
+  small tables (:func:`score_function`; the tests check that they agree with
+  :mod:`refdp.scoring`, which also supplies the sensitivities);
+* the budget plan (:func:`plan_units`, :func:`close_budget`): the worst-case
+  cost of a tree of the planned depth, in units of the per-query epsilon,
+  composed exactly as :func:`refdp.privacy.compose` composes a full tree,
+  and the charge that reserves the part of the plan a shallower tree did not
+  spend (claim ``tree-budget-plan``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Callable, Dict, List, Mapping, Sequence, Tuple, Union
+
+from refdp.algorithms.registry import Param
+from refdp.data import ColumnView, ContinuousAttribute, Dataset, Schema
+from refdp.errors import InvalidParameterError, PrivacyError
+from refdp.privacy import Ledger, Partition, Relation, cell
+from refdp.rng import RandomSource
+
+__all__ = [
+    "Rows",
+    "Table",
+    "TrainingView",
+    "Interval",
+    "NodeCost",
+    "class_counts",
+    "value_table",
+    "threshold_intervals",
+    "sample_threshold",
+    "score_function",
+    "plan_units",
+    "close_budget",
+    "child_path",
+    "threshold_conditions",
+    "non_negative_int",
+    "SPLIT_KEY",
+]
+
+Rows = List[int]
+"""Row positions in the base columns of a :class:`TrainingView`."""
+
+Table = List[List[int]]
+"""A count table ``tau[j][c]``: one row per cell of a split, one column per class."""
+
+SPLIT_KEY = "split"
+"""The ledger key of a node's children: ``split=<condition>`` marks the disjoint cells of a split."""
+
+
+@dataclass(frozen=True)
+class TrainingView:
+    """The training data as base columns plus the positions of its rows.
+
+    A :class:`~refdp.data.Dataset` subset shares the column tuples of its base
+    data set; working on those tuples and a list of positions avoids both
+    copying and the per-item cost of a :class:`~refdp.data.ColumnView`.
+    """
+
+    schema: Schema
+    columns: Tuple[Sequence[Union[int, float]], ...]
+    labels: Sequence[int]
+    rows: Tuple[int, ...]
+
+    @staticmethod
+    def of(data: Dataset) -> "TrainingView":
+        """The view of ``data`` (every column shares ``data``'s storage)."""
+        labels = data.labels
+        columns = tuple(data.column(a) for a in range(data.schema.n_attributes))
+        if isinstance(labels, ColumnView):
+            return TrainingView(
+                data.schema,
+                tuple(c.base if isinstance(c, ColumnView) else c for c in columns),
+                labels.base,
+                labels.indices,
+            )
+        return TrainingView(data.schema, columns, labels, tuple(range(len(labels))))
+
+    @property
+    def n_classes(self) -> int:
+        """|C|, the number of classes of the public schema."""
+        return self.schema.n_classes
+
+
+def class_counts(view: TrainingView, rows: Sequence[int]) -> List[int]:
+    """The class histogram of ``rows`` (one count per class of the schema, zeros included)."""
+    counts = [0] * view.n_classes
+    labels = view.labels
+    for i in rows:
+        counts[labels[i]] += 1
+    return counts
+
+
+def value_table(view: TrainingView, rows: Sequence[int], attribute: int, n_values: int) -> Table:
+    """``tau[v][c]``: rows of ``rows`` with value code ``v`` of a categorical attribute and class ``c``."""
+    table = [[0] * view.n_classes for _ in range(n_values)]
+    column = view.columns[attribute]
+    labels = view.labels
+    for i in rows:
+        table[int(column[i])][labels[i]] += 1
+    return table
+
+
+@dataclass(frozen=True)
+class Interval:
+    """An interval ``(start, end)`` of thresholds that all make the same binary split.
+
+    Every threshold ``t`` with ``start < t <= end`` sends the node's rows with
+    ``x <= start`` (equivalently ``x < t``) below and the others at or above;
+    ``table`` is ``[below counts, at-or-above counts]``.  ``length`` is
+    ``end - start`` (positive), the interval's weight in the base measure.
+    """
+
+    start: float
+    end: float
+    table: Tuple[Tuple[int, ...], Tuple[int, ...]]
+
+    @property
+    def length(self) -> float:
+        return self.end - self.start
+
+
+def threshold_intervals(
+    view: TrainingView, rows: Sequence[int], attribute: int, lower: float, upper: float
+) -> List[Interval]:
+    """The intervals of ``[lower, upper]`` between consecutive distinct node values.
+
+    The cut points are ``lower``, the distinct values of the node's rows and
+    ``upper``; every pair of consecutive cut points with a positive gap is an
+    interval.  One sort of the rows, then one sweep that moves each row's
+    class to the "below" side once: O(n log n) for n rows.  With no rows
+    there is one interval, the whole public range.
+    """
+    column = view.columns[attribute]
+    labels = view.labels
+    order = sorted(rows, key=column.__getitem__)
+    total = class_counts(view, rows)
+    below = [0] * view.n_classes
+    intervals: List[Interval] = []
+    previous = lower
+    position, n = 0, len(order)
+    while True:
+        value = float(column[order[position]]) if position < n else upper
+        if value > previous:
+            above = tuple(t - b for t, b in zip(total, below))
+            intervals.append(Interval(previous, value, (tuple(below), above)))
+        if position >= n:
+            return intervals
+        while position < n and column[order[position]] == value:
+            below[labels[order[position]]] += 1
+            position += 1
+        previous = value
+
+
+def sample_threshold(interval: Interval, rng: RandomSource) -> float:
+    """A threshold uniform on ``(start, end]`` in floating point, from ``rng.random()`` draws.
+
+    ``t = start + U (end - start)``, clamped to ``end`` (the width may round
+    up); a draw that rounds to ``start`` or below (U = 0, or a gap of a few
+    ulps) is redrawn, because ``t = start`` would send the rows at ``start``
+    to the other side.  Any ``t`` in ``(start, end]`` makes the interval's split.
+    """
+    while True:
+        t = min(interval.start + rng.random() * interval.length, interval.end)
+        if t > interval.start:
+            return t
+
+
+def _max_operator(table: Sequence[Sequence[int]]) -> float:
+    return float(sum(max(row) for row in table))
+
+
+def _gini_unnormalised(table: Sequence[Sequence[int]]) -> float:
+    total = 0.0
+    for row in table:
+        size = sum(row)
+        if size:
+            total += size - sum(c * c for c in row) / size
+    return -total
+
+
+def _information_gain(table: Sequence[Sequence[int]]) -> float:
+    terms: List[float] = []
+    for row in table:
+        size = sum(row)
+        terms.extend(c * math.log2(c / size) for c in row if c > 0)
+    return math.fsum(terms)
+
+
+_SCORES: Dict[str, Callable[[Sequence[Sequence[int]]], float]] = {
+    "max": _max_operator,
+    "gini": _gini_unnormalised,
+    "info-gain": _information_gain,
+}
+
+
+def score_function(quality: str) -> Callable[[Sequence[Sequence[int]]], float]:
+    """The quality ``q`` of :mod:`refdp.scoring` called ``quality``, as a fast float function.
+
+    Same formulas as :func:`refdp.scoring.max_operator`,
+    :func:`~refdp.scoring.gini_unnormalised` and
+    :func:`~refdp.scoring.information_gain`, without validation and
+    Fractions (a node of a large data set scores thousands of candidate
+    thresholds); the result agrees with those functions to rounding.
+    """
+    try:
+        return _SCORES[quality]
+    except KeyError:
+        raise InvalidParameterError(
+            f"unknown quality function {quality!r}; use one of: {', '.join(_SCORES)}"
+        ) from None
+
+
+@dataclass(frozen=True)
+class NodeCost:
+    """The cost of one node's own charges, in units of the per-query epsilon.
+
+    ``one`` is the cost when one record is added or removed (add-remove),
+    ``two`` when one record is replaced (substitute), both as the ledger
+    composes them (``proofs/parallel-composition.md``).  For example a class
+    histogram with the per-query epsilon on every class costs one unit for
+    one record and two for a record that changes class.
+    """
+
+    one: Fraction
+    two: Fraction
+
+
+def plan_units(internal: NodeCost, leaf: NodeCost, depth: int, relation: Relation) -> Fraction:
+    """The ledger total of a full tree of ``depth`` levels of splits, in per-query units.
+
+    Bottom up from a leaf: a split node's children are disjoint cells, so one
+    changed record costs the node plus one child (``one_k = internal.one +
+    one_{k-1}``), and a replaced record costs the node plus either a
+    substitution inside one child or a removal and an addition in two
+    (``two_k = internal.two + max(two_{k-1}, 2 one_{k-1})``).  A tree that
+    stops earlier, or splits into fewer than two children, costs at most this
+    (claim ``tree-budget-plan``).
+    """
+    if isinstance(depth, bool) or not isinstance(depth, int) or depth < 0:
+        raise InvalidParameterError(f"the depth of a plan must be an int >= 0, got {depth!r}")
+    one, two = leaf.one, leaf.two
+    for _ in range(depth):
+        one, two = internal.one + one, internal.two + max(two, 2 * one)
+    return one if relation is Relation.ADD_REMOVE else two
+
+
+def close_budget(ledger: Ledger, planned: Fraction, claims: Sequence[str]) -> None:
+    """Reserve, on the whole data set, the part of ``planned`` that this tree did not spend.
+
+    A greedy tree stops where its noisy counts say so, so the charges of one
+    run may total less than the plan.  The mechanism's guarantee is the
+    plan's worst case all the same (another run on the same data may build
+    the full tree), so the receipt must state the plan: the difference is
+    recorded as a ``reserved`` charge, and the receipt's total equals
+    ``planned`` exactly.  A ledger already above ``planned`` means the
+    algorithm broke its own plan: PrivacyError.
+    """
+    spent = ledger.total()[0]
+    if spent > planned:
+        raise PrivacyError(
+            f"the charges total {spent}, above the planned budget {planned}; this is a bug in "
+            f"the algorithm's budget split, please report it"
+        )
+    if spent < planned:
+        ledger.charge(
+            label="reserved: planned for tree levels this run did not build",
+            mechanism="reserved",
+            epsilon=planned - spent,
+            sensitivity=None,
+            claims=tuple(claims),
+            note="the guarantee is the plan's worst case, not the cost of the levels built",
+        )
+
+
+def child_path(path: Partition, condition: str) -> Partition:
+    """The ledger partition of the child of ``path`` that holds the rows meeting ``condition``."""
+    return path + (cell(SPLIT_KEY, condition),)
+
+
+def threshold_conditions(attribute: ContinuousAttribute, threshold: float) -> Tuple[str, str]:
+    """The ledger conditions of the two sides of a threshold split (below first)."""
+    return f"{attribute.name}<{threshold!r}", f"{attribute.name}>={threshold!r}"
+
+
+def non_negative_int(params: Mapping[str, Param], name: str) -> int:
+    """``params[name]`` checked to be an int >= 0 (a depth, for example)."""
+    value = params[name]
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise InvalidParameterError(f"parameter {name} must be an integer >= 0, got {value!r}")
+    return value

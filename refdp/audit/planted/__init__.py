@@ -1,0 +1,38 @@
+"""Planted faults: deliberately wrong mechanisms that the audit must refute, and their fixes.
+
+Each :class:`PlantedCase` pairs a faulty mechanism with its correct
+counterpart on two neighbouring data sets cut from built-in data, with a
+public reduction of the output and, where it can be computed, the exact law
+of the reduced output on each side.  :data:`PLANTED` is the catalogue (see
+:mod:`refdp.audit.planted.catalogue` for the faults and why each pair
+exposes its fault); :func:`exact_check` and :func:`monte_carlo_check` are
+the two ways of checking a case.
+"""
+
+from refdp.audit.planted.case import (
+    VERSIONS,
+    ExactVerdict,
+    Law,
+    Mechanism,
+    MonteCarloPlan,
+    PlantedCase,
+    exact_check,
+    monte_carlo_check,
+    monte_carlo_plan,
+)
+from refdp.audit.planted.catalogue import PLANTED, get_case, planted_names
+
+__all__ = [
+    "ExactVerdict",
+    "Law",
+    "Mechanism",
+    "MonteCarloPlan",
+    "PLANTED",
+    "PlantedCase",
+    "VERSIONS",
+    "exact_check",
+    "get_case",
+    "monte_carlo_check",
+    "monte_carlo_plan",
+    "planted_names",
+]

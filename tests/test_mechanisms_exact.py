@@ -1,0 +1,426 @@
+"""The exact samplers of Canonne, Kamath and Steinke: exact enumeration and goodness of fit.
+
+Two kinds of evidence.  Exact: every path of a sampler's random choices is
+enumerated (with Fractions), which gives its output distribution up to a
+known, tiny unexplored mass.  Statistical: the samplers are run with fixed
+seeds and tested against the exact distribution at false-alarm probability
+1e-6; the sample size comes from the power needed to reject a sampler with a
+1.3x wrong parameter (>= 0.999), and that wrong sampler is run and rejected.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import math
+import random
+from fractions import Fraction
+from typing import Callable, Dict, Hashable, Iterator, List, Optional, Sequence, Tuple
+
+import pytest
+
+import refdp.mechanisms.exact as exact_module
+from refdp.errors import InvalidParameterError
+from refdp.mechanisms import (
+    bernoulli,
+    bernoulli_exp,
+    discrete_laplace,
+    discrete_laplace_cdf,
+    discrete_laplace_pmf,
+)
+from refdp.stats import (
+    binomial_cdf,
+    binomial_sf,
+    clopper_pearson,
+    clopper_pearson_lower,
+    clopper_pearson_upper,
+    dkw_bound,
+    dkw_power_sample_size,
+    ks_statistic,
+)
+
+FALSE_ALARM = 1e-6  # per test
+MISS = 1e-3  # 1 - the power required against the wrong sampler
+WRONG = Fraction(13, 10)  # the wrong sampler's parameter is 1.3x the right one
+
+
+# --- scripted and enumerating random sources ----------------------------------
+
+
+class _Scripted:
+    """A source whose ``randrange`` returns the given values and that refuses floats."""
+
+    def __init__(self, values: Sequence[int]) -> None:
+        self._values: Iterator[int] = iter(values)
+
+    def random(self) -> float:
+        raise AssertionError("a float draw on an exact sampling path")
+
+    def randrange(self, start: int, stop: Optional[int] = None, step: int = 1) -> int:
+        assert stop is None and step == 1
+        value = next(self._values)
+        assert 0 <= value < start
+        return value
+
+    def getrandbits(self, k: int) -> int:
+        raise AssertionError("getrandbits is not used by the exact samplers")
+
+
+class _IntegerOnly(_Scripted):
+    """A seeded source that offers only ``randrange`` (so no float is ever drawn)."""
+
+    def __init__(self, seed: int) -> None:
+        super().__init__(())
+        self._rng = random.Random(seed)
+
+    def randrange(self, start: int, stop: Optional[int] = None, step: int = 1) -> int:
+        assert stop is None and step == 1
+        return self._rng.randrange(start)
+
+
+Options = List[Tuple[object, Fraction]]
+
+
+class _Branch(Exception):
+    def __init__(self, options: Options) -> None:
+        super().__init__()
+        self.options = options
+
+
+class _Path:
+    """Replays a prefix of choices, then asks the explorer to branch."""
+
+    def __init__(self, prefix: Tuple[int, ...]) -> None:
+        self.prefix = prefix
+        self.position = 0
+
+    def choose(self, options: Options) -> object:
+        if self.position < len(self.prefix):
+            value = options[self.prefix[self.position]][0]
+            self.position += 1
+            return value
+        raise _Branch(options)
+
+
+def _explore(
+    run: Callable[[_Path], Hashable], cutoff: Fraction
+) -> Tuple[Dict[Hashable, Fraction], Fraction]:
+    """The exact distribution of ``run``'s result over every path of its choices.
+
+    Paths less likely than ``cutoff`` are not followed; their total
+    probability is returned as the second value.
+    """
+    outcomes: Dict[Hashable, Fraction] = {}
+    unexplored = Fraction(0)
+    stack: List[Tuple[Tuple[int, ...], Fraction]] = [((), Fraction(1))]
+    while stack:
+        prefix, probability = stack.pop()
+        try:
+            result = run(_Path(prefix))
+        except _Branch as branch:
+            for i, (_, p) in enumerate(branch.options):
+                if p == 0:
+                    continue
+                if probability * p < cutoff:
+                    unexplored += probability * p
+                else:
+                    stack.append((prefix + (i,), probability * p))
+            continue
+        outcomes[result] = outcomes.get(result, Fraction(0)) + probability
+    return outcomes, unexplored
+
+
+def _two_way(p: Fraction) -> Options:
+    return [(True, p), (False, 1 - p)]
+
+
+# --- Bernoulli(p) ---------------------------------------------------------------
+
+
+@pytest.mark.smoke
+@pytest.mark.claim("cks-bernoulli-exp")
+@pytest.mark.parametrize("p", [Fraction(0), Fraction(1), Fraction(1, 3), Fraction(2, 7), Fraction(5, 12)])
+def test_bernoulli_is_true_for_exactly_numerator_of_the_draws(p: Fraction) -> None:
+    hits = sum(bernoulli(p, _Scripted([v])) for v in range(p.denominator))
+    assert hits == p.numerator
+
+
+@pytest.mark.parametrize("bad", [Fraction(-1, 3), Fraction(4, 3), 0.5, True, "1/2"])
+def test_bernoulli_rejects_bad_probabilities(bad: object) -> None:
+    with pytest.raises(InvalidParameterError):
+        bernoulli(bad, _Scripted([]))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("bad", [Fraction(-1, 3), -2, 0.5, float("nan"), True])
+def test_bernoulli_exp_and_discrete_laplace_reject_bad_parameters(bad: object) -> None:
+    with pytest.raises(InvalidParameterError):
+        bernoulli_exp(bad, _Scripted([]))  # type: ignore[arg-type]
+    with pytest.raises(InvalidParameterError):
+        discrete_laplace(bad, _Scripted([]))  # type: ignore[arg-type]
+    with pytest.raises(InvalidParameterError):
+        discrete_laplace(0, _Scripted([]))
+
+
+# --- Bernoulli(exp(-gamma)), exactly --------------------------------------------
+
+
+@pytest.mark.smoke
+@pytest.mark.claim("cks-bernoulli-exp")
+@pytest.mark.parametrize(
+    "gamma", [Fraction(0), Fraction(1, 3), Fraction(1, 2), Fraction(1), Fraction(5, 2), Fraction(4)]
+)
+def test_bernoulli_exp_is_exact_by_enumeration(gamma: Fraction, monkeypatch: pytest.MonkeyPatch) -> None:
+    current: List[_Path] = []
+
+    def branching_bernoulli(p: Fraction, rng: object) -> bool:
+        return bool(current[0].choose(_two_way(Fraction(p))))
+
+    monkeypatch.setattr(exact_module, "bernoulli", branching_bernoulli)
+
+    def run(path: _Path) -> Hashable:
+        current[:] = [path]
+        return bernoulli_exp(gamma, _Scripted([]))
+
+    outcomes, unexplored = _explore(run, cutoff=Fraction(1, 10**22))
+    assert outcomes.get(True, Fraction(0)) + outcomes.get(False, Fraction(0)) + unexplored == 1
+    p_true = outcomes.get(True, Fraction(0))
+    target = math.exp(-gamma)
+    # P[True] lies in [p_true, p_true + unexplored]; exp is rounded to 1 ulp.
+    assert unexplored < Fraction(1, 10**15), f"gamma={gamma}: unexplored mass {float(unexplored):.3g}"
+    assert float(p_true) <= target * (1 + 1e-15), f"gamma={gamma}: {float(p_true)!r} > {target!r}"
+    assert target <= float(p_true + unexplored) * (1 + 1e-15), f"gamma={gamma}: {float(p_true)!r}"
+
+
+# --- Bernoulli samplers, statistically ---------------------------------------------
+
+
+def _first(lo: int, hi: int, predicate: Callable[[int], bool]) -> int:
+    """The smallest k in [lo, hi] with predicate(k) true (predicate monotone; hi if none)."""
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if predicate(mid):
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+def _clopper_pearson_power(n: int, p: float, p_wrong: float) -> float:
+    """P[p is outside clopper_pearson(K, n, FALSE_ALARM)] for K ~ Binomial(n, p_wrong), exactly.
+
+    The interval contains p exactly for k in [k_lo, k_hi] (its ends grow with k).
+    """
+    k_lo = _first(0, n, lambda k: clopper_pearson_upper(k, n, FALSE_ALARM / 2) >= p)
+    k_hi = _first(0, n + 1, lambda k: clopper_pearson_lower(k, n, FALSE_ALARM / 2) > p) - 1
+    return binomial_cdf(k_lo - 1, n, p_wrong) + binomial_sf(k_hi, n, p_wrong)
+
+
+def _clopper_pearson_sample_size(p: float, p_wrong: float) -> int:
+    """The smallest multiple of 250 trials with power >= 1 - MISS against p_wrong."""
+    n = 250
+    while _clopper_pearson_power(n, p, p_wrong) < 1 - MISS:
+        n += 250
+    return n
+
+
+def _check_proportion(
+    draw: Callable[[random.Random], bool], p: float, p_wrong: float, seed: int
+) -> Tuple[int, int, Tuple[float, float]]:
+    n = _clopper_pearson_sample_size(p, p_wrong)
+    power = _clopper_pearson_power(n, p, p_wrong)
+    assert power >= 1 - MISS
+    rng = random.Random(seed)
+    k = sum(draw(rng) for _ in range(n))
+    return n, k, clopper_pearson(k, n, FALSE_ALARM)
+
+
+@pytest.mark.claim("cks-bernoulli-exp")
+@pytest.mark.parametrize("p", [Fraction(1, 3), Fraction(7, 10)])
+def test_bernoulli_fits_clopper_pearson(p: Fraction) -> None:
+    seed = 1000 + p.denominator
+    wrong = p * WRONG
+    n, k, (lo, hi) = _check_proportion(lambda rng: bernoulli(p, rng), float(p), float(wrong), seed)
+    assert lo <= p <= hi, f"seed={seed} n={n} k={k}: {float(p)} not in [{lo}, {hi}]"
+    n, k, (lo, hi) = _check_proportion(lambda rng: bernoulli(wrong, rng), float(p), float(wrong), seed)
+    assert not lo <= p <= hi, f"wrong sampler not rejected: seed={seed} n={n} k={k} [{lo}, {hi}]"
+
+
+@pytest.mark.claim("cks-bernoulli-exp")
+@pytest.mark.parametrize("gamma", [Fraction(1, 3), Fraction(1), Fraction(5, 2)])
+def test_bernoulli_exp_fits_clopper_pearson(gamma: Fraction) -> None:
+    _check_bernoulli_exp(gamma)
+
+
+@pytest.mark.slow
+@pytest.mark.claim("cks-bernoulli-exp")
+@pytest.mark.parametrize("gamma", [Fraction(1, 100), Fraction(7, 3), Fraction(6), Fraction(123, 17)])
+def test_bernoulli_exp_fits_clopper_pearson_slow(gamma: Fraction) -> None:
+    _check_bernoulli_exp(gamma)
+
+
+def _check_bernoulli_exp(gamma: Fraction) -> None:
+    seed = 2000 + gamma.numerator
+    p, p_wrong = math.exp(-gamma), math.exp(-gamma * WRONG)
+    n, k, (lo, hi) = _check_proportion(lambda rng: bernoulli_exp(gamma, rng), p, p_wrong, seed)
+    assert lo <= p <= hi, f"seed={seed} gamma={gamma} n={n} k={k}: {p} not in [{lo}, {hi}]"
+    n, k, (lo, hi) = _check_proportion(
+        lambda rng: bernoulli_exp(gamma * WRONG, rng), p, p_wrong, seed
+    )
+    assert not lo <= p <= hi, f"wrong sampler not rejected: seed={seed} n={n} k={k} [{lo}, {hi}]"
+
+
+def test_bernoulli_exp_of_zero_is_always_true() -> None:
+    rng = random.Random(5)
+    assert all(bernoulli_exp(0, rng) for _ in range(100))
+
+
+# --- discrete Laplace, exactly -----------------------------------------------------
+
+
+@pytest.mark.claim("cks-discrete-laplace")
+@pytest.mark.parametrize("scale", [Fraction(1), Fraction(3, 2), Fraction(1, 3), Fraction(2, 5), Fraction(7)])
+def test_discrete_laplace_is_exact_by_enumeration(
+    scale: Fraction, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    current: List[_Path] = []
+
+    def branching_bernoulli(p: Fraction, rng: object) -> bool:
+        return bool(current[0].choose(_two_way(Fraction(p))))
+
+    def branching_bernoulli_exp(gamma: Fraction, rng: object) -> bool:
+        # Claim cks-bernoulli-exp: True with probability exp(-gamma) (here the float's exact value).
+        return bool(current[0].choose(_two_way(Fraction(math.exp(-gamma)))))
+
+    class _Restarted(Exception):
+        pass
+
+    class OneRound(_Scripted):
+        """The first randrange branches over U; a second one means the round was rejected."""
+
+        def __init__(self) -> None:
+            super().__init__(())
+            self.calls = 0
+
+        def randrange(self, start: int, stop: Optional[int] = None, step: int = 1) -> int:
+            self.calls += 1
+            if self.calls > 1:
+                raise _Restarted
+            value = current[0].choose([(u, Fraction(1, start)) for u in range(start)])
+            assert isinstance(value, int)
+            return value
+
+    monkeypatch.setattr(exact_module, "bernoulli", branching_bernoulli)
+    monkeypatch.setattr(exact_module, "bernoulli_exp", branching_bernoulli_exp)
+
+    def run(path: _Path) -> Hashable:
+        current[:] = [path]
+        try:
+            return discrete_laplace(scale, OneRound())
+        except _Restarted:
+            return "rejected"
+
+    outcomes, unexplored = _explore(run, cutoff=Fraction(1, 10**18))
+    assert sum(outcomes.values()) + unexplored == 1
+    accepted = sum(p for x, p in outcomes.items() if x != "rejected")
+    # The output is one round conditioned on acceptance.
+    tolerance = float(unexplored / accepted) + 1e-13
+    worst = 0.0
+    for x, p in outcomes.items():
+        if isinstance(x, int):
+            worst = max(worst, abs(float(p / accepted) - discrete_laplace_pmf(x, scale)))
+    assert worst <= tolerance, f"scale={scale}: max |P - pmf| = {worst:.3g} > {tolerance:.3g}"
+    assert float(accepted) >= math.exp(-1) / 2  # the acceptance bound in the claim
+
+
+@pytest.mark.claim("cks-discrete-laplace")
+@pytest.mark.parametrize("scale", [Fraction(1, 3), Fraction(1), Fraction(10), 2.5])
+def test_discrete_laplace_pmf_and_cdf_agree(scale: object) -> None:
+    assert isinstance(scale, (Fraction, float))
+    b = float(scale)
+    window = int(60 * b) + 60
+    total = math.fsum(discrete_laplace_pmf(x, scale) for x in range(-window, window + 1))
+    assert total == pytest.approx(1.0, abs=1e-13)
+    running = 0.0
+    for x in range(-window, window + 1):
+        running += discrete_laplace_pmf(x, scale)
+        assert discrete_laplace_cdf(x, scale) == pytest.approx(running, abs=1e-13)
+        assert discrete_laplace_cdf(x + 0.5, scale) == discrete_laplace_cdf(x, scale)
+    assert discrete_laplace_cdf(math.inf, scale) == 1.0 and discrete_laplace_cdf(-math.inf, scale) == 0.0
+
+
+# --- discrete Laplace, statistically ---------------------------------------------------
+
+
+def _dlap_distance(scale: Fraction, wrong: Fraction) -> float:
+    """sup_x |F(x) - G(x)| over the integers (where both step functions jump)."""
+    window = int(80 * float(wrong)) + 80
+    return max(
+        abs(discrete_laplace_cdf(x, scale) - discrete_laplace_cdf(x, wrong))
+        for x in range(-window, window + 1)
+    )
+
+
+def _check_discrete_laplace(scale: Fraction, factor: Fraction, seed: int) -> None:
+    wrong = scale * factor
+    distance = _dlap_distance(scale, wrong)
+    n = dkw_power_sample_size(distance, FALSE_ALARM, MISS)
+    bound = dkw_bound(n, FALSE_ALARM)
+    assert bound + dkw_bound(n, MISS) < distance
+
+    def cdf(x: float) -> float:
+        return discrete_laplace_cdf(x, scale)
+
+    rng = random.Random(seed)
+    right = ks_statistic([discrete_laplace(scale, rng) for _ in range(n)], cdf)
+    assert right <= bound, f"seed={seed} scale={scale} n={n}: KS {right:.4f} > DKW bound {bound:.4f}"
+    rng = random.Random(seed + 1)
+    off = ks_statistic([discrete_laplace(wrong, rng) for _ in range(n)], cdf)
+    assert off > bound, (
+        f"{factor}x scale not rejected: seed={seed + 1} scale={scale} n={n}: KS {off:.4f} <= {bound:.4f} "
+        f"(distance {distance:.4f})"
+    )
+
+
+@pytest.mark.claim("cks-discrete-laplace", "dkw-goodness-of-fit")
+@pytest.mark.parametrize("scale", [Fraction(1), Fraction(3, 2)])
+def test_discrete_laplace_fits_dkw(scale: Fraction) -> None:
+    _check_discrete_laplace(scale, WRONG, seed=3000 + scale.numerator)
+
+
+@pytest.mark.slow
+@pytest.mark.claim("cks-discrete-laplace", "dkw-goodness-of-fit")
+@pytest.mark.parametrize(
+    "scale", [Fraction(1, 3), Fraction(2, 5), Fraction(10), Fraction(1000000000, 123456789)]
+)
+@pytest.mark.parametrize("factor", [WRONG, Fraction(11, 10)])
+def test_discrete_laplace_fits_dkw_slow(scale: Fraction, factor: Fraction) -> None:
+    _check_discrete_laplace(scale, factor, seed=4000 + scale.denominator % 1000)
+
+
+# --- no floating point, replay ------------------------------------------------------
+
+
+_EXACT_PATH = ("bernoulli", "_bernoulli_exp_unit", "bernoulli_exp", "discrete_laplace")
+
+
+@pytest.mark.smoke
+@pytest.mark.claim("discrete-laplace-mechanism", "cks-discrete-laplace")
+@pytest.mark.parametrize("name", _EXACT_PATH)
+def test_sampling_path_has_no_floating_point(name: str) -> None:
+    tree = ast.parse(inspect.getsource(getattr(exact_module, name)))
+    for node in ast.walk(tree):
+        assert not (isinstance(node, ast.Constant) and isinstance(node.value, float)), name
+        if isinstance(node, ast.Attribute):
+            assert node.attr not in ("exp", "log", "random", "sqrt", "tanh"), f"{name}: {node.attr}"
+        if isinstance(node, ast.Name):
+            assert node.id != "float", name
+
+
+@pytest.mark.claim("discrete-laplace-mechanism", "cks-discrete-laplace")
+def test_samplers_run_on_integers_alone_and_replay() -> None:
+    first = [discrete_laplace(Fraction(7, 3), _IntegerOnly(11)) for _ in range(3)]
+    rng_a, rng_b = _IntegerOnly(12), _IntegerOnly(12)
+    a = [discrete_laplace(Fraction(7, 3), rng_a) for _ in range(200)]
+    b = [discrete_laplace(Fraction(7, 3), rng_b) for _ in range(200)]
+    assert a == b and all(type(x) is int for x in a + first)
+    assert all(type(bernoulli_exp(Fraction(9, 4), rng_a)) is bool for _ in range(50))
