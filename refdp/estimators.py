@@ -40,9 +40,10 @@ __all__ = [
 class TreeClassifier:
     """A registered tree learner behind ``fit`` / ``predict`` / ``predict_proba``.
 
-    ``algorithm`` is the registry name; ``params`` its parameters (checked
-    now, so a bad value fails at construction).  The subclasses fix the
-    algorithm and spell the parameters out.
+    ``algorithm`` is the registry name; ``params`` its parameters, whose
+    names, types and choices are checked at construction (ranges, such as a
+    negative depth, when fitting).  The subclasses fix the algorithm and
+    spell the parameters out.
     """
 
     algorithm = ""

@@ -34,13 +34,17 @@ def test_help_lists_subcommands() -> None:
 
 
 @pytest.mark.smoke
-def test_demo_prints_histogram_and_receipt(capsys: pytest.CaptureFixture[str]) -> None:
+def test_demo_trains_a_dp_tree_next_to_the_baseline(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _ = run(capsys, "demo", "--seed", "3")
     assert status == 0
-    assert "positive" in out and "negative" in out
-    assert "epsilon=1 (1)" in out and "sound" in out
+    assert "thesis-tree (sound" in out and "tree-baseline (NOT private" in out
+    assert out.count("test accuracy") == 2
+    assert "if " in out and ("democrat" in out or "republican" in out)
+    assert "epsilon=1 (1)" in out and ", sound" in out
     status2, out2, _ = run(capsys, "demo", "--seed", "3")
     assert out == out2
+    status3, out3, _ = run(capsys, "demo", "--seed", "3", "--epsilon", "0.5")
+    assert status3 == 0 and "epsilon=0.5 (1/2)" in out3
 
 
 def test_train_predict_round_trip(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

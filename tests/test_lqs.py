@@ -108,11 +108,11 @@ def test_the_maximum_is_not_always_at_n_m() -> None:
 @pytest.mark.parametrize(
     "k, beta, eps",
     [(1, Fraction(1, 2), Fraction(1)), (2, Fraction(1, 3), Fraction(7, 5)), (40, Fraction(1, 4), Fraction(3, 10)),
-     (3, Fraction(1, 1000), Fraction(1, 100)), (7, Fraction(9, 10), Fraction(3))],
+     (3, Fraction(1, 100), Fraction(1, 50)), (7, Fraction(9, 10), Fraction(3))],
 )
 def test_no_tail_beyond_the_stop_exceeds_the_result(k: int, beta: Fraction, eps: Fraction) -> None:
     result = lqs_delta(k, beta, eps)
-    exact, _, _ = _reference(k, beta, eps, 3 * result.stop_n + 50)
+    exact, _, _ = _reference(k, beta, eps, 2 * result.stop_n + 20)
     assert exact <= Fraction(result.delta) <= exact * (1 + Fraction(2, 10**9)), (float(exact), result)
     assert result.tail_bound <= result.delta
 
@@ -121,9 +121,10 @@ def test_no_tail_beyond_the_stop_exceeds_the_result(k: int, beta: Fraction, eps:
 def test_exp_bounds_enclose_e_to_the_x_tightly() -> None:
     for x in (Fraction(0), Fraction(1, 10), Fraction(7, 3), Fraction(123, 7), Fraction(1000)):
         lo, hi = exp_bounds(x, 100)
-        exact = _CTX.exp(_CTX.divide(decimal.Decimal(x.numerator), decimal.Decimal(x.denominator)))
-        assert decimal.Decimal(lo.numerator) / decimal.Decimal(lo.denominator) <= exact
-        assert exact <= decimal.Decimal(hi.numerator) / decimal.Decimal(hi.denominator)
+        # decimal's exp is correctly rounded to 60 digits; the enclosure is about 30 digits wide.
+        exact = Fraction(_CTX.exp(_CTX.divide(decimal.Decimal(x.numerator), decimal.Decimal(x.denominator))))
+        assert lo <= exact * (1 + Fraction(1, 10**55)), x
+        assert exact * (1 - Fraction(1, 10**55)) <= hi, x
         assert hi - lo <= hi * Fraction(1, 2**90), x
     with pytest.raises(InvalidParameterError):
         exp_bounds(Fraction(-1), 64)
@@ -228,12 +229,17 @@ def _hockey_stick(p: Dict[int, Fraction], q: Dict[int, Fraction], e_lo: Fraction
 
 @pytest.mark.claim("lqs-sampling-suppression")
 def test_the_exact_privacy_curve_of_one_cell_is_below_lqs_delta() -> None:
-    """D has n records in the target's cell, D' adds the target: the worst n's divergence <= lqs_delta."""
-    ratios: List[float] = []
+    """D has n records in the target's cell, D' adds the target: the worst n's divergence <= lqs_delta.
+
+    n runs over 0..44, past every n_at_max here.  The bound is far from tight
+    at small epsilon (46 times the exact curve at k=10, beta=1/10,
+    epsilon=1/5) and attained at large epsilon, where both equal beta^k.
+    """
+    ratio: Dict[Tuple[int, Fraction, Fraction], Fraction] = {}
     for k in (2, 5, 10):
         for beta in (Fraction(1, 10), Fraction(2, 5), Fraction(1, 2)):
             cells = [_released(n, beta, k) for n in range(0, 46)]
-            for eps in (Fraction(7, 10), Fraction(1), Fraction(3, 2), Fraction(3)):
+            for eps in (Fraction(1, 5), Fraction(2, 5), Fraction(7, 10), Fraction(1), Fraction(3, 2), Fraction(3)):
                 if float(eps) < -math.log1p(-float(beta)):
                     continue
                 bound = Fraction(lqs_delta(k, beta, eps).delta)
@@ -242,7 +248,7 @@ def test_the_exact_privacy_curve_of_one_cell_is_below_lqs_delta() -> None:
                     max(_hockey_stick(cells[n + 1], cells[n], e_lo), _hockey_stick(cells[n], cells[n + 1], e_lo))
                     for n in range(0, 45)
                 )
-                assert worst <= bound, (k, beta, eps, float(worst), float(bound))
-                ratios.append(float(bound / worst) if worst else math.inf)
-    # Far below in most cases; equal (ratio 1) only where delta = beta^k (large epsilon).
-    assert sorted(ratios)[len(ratios) // 2] > 2.0, sorted(ratios)
+                assert 0 < worst <= bound, (k, beta, eps, float(worst), float(bound))
+                ratio[(k, beta, eps)] = bound / worst
+    assert ratio[(10, Fraction(1, 10), Fraction(1, 5))] > 40, float(ratio[(10, Fraction(1, 10), Fraction(1, 5))])
+    assert ratio[(5, Fraction(1, 10), Fraction(3))] < 1 + Fraction(2, 10**9), float(ratio[(5, Fraction(1, 10), Fraction(3))])

@@ -201,7 +201,8 @@ class _SoundBuilder:
         choice = exponential_mechanism(
             utilities, epsilon=self.eps, sensitivity=self.sensitivity, rng=self.rng, ledger=self.ledger,
             label="split (A_opt, v_opt)", partition=path,
-            claims=("exponential-mechanism", self.quality_claim, "continuous-split-exponential-mechanism"),
+            claims=("exponential-mechanism", self.quality_claim)
+            + (("continuous-split-exponential-mechanism",) if intervals else ()),
             base_weights=weights,
         )
         if choice < len(pairs):

@@ -51,6 +51,8 @@ _IMPOSSIBLE = 1e-12
 # (rarer events or thinner gaps need more runs than any audit here can afford).
 _RAREST = 0.01
 _GAP = 0.01
+# Selection runs per outcome of the planned event (numerator side).
+_SEEN = 30
 
 
 @dataclass(frozen=True)
@@ -185,6 +187,16 @@ class MonteCarloPlan:
     alpha: float
 
     @property
+    def selection_trials(self) -> int:
+        """Selection runs per side: ``trials``, or enough to see each outcome of the event ~30 times.
+
+        The audit ranks outcomes with one pseudo-count each on the
+        denominator side, so an event of many rare outcomes is found only
+        when each of them has been seen well more than once.
+        """
+        return max(self.trials, math.ceil(_SEEN * self.size / self.p1))
+
+    @property
     def true_epsilon(self) -> float:
         """``ln(p1/p2)`` of the planned event (``inf`` when ``p2 = 0``)."""
         return math.inf if self.p2 == 0 else math.log(self.p1 / self.p2)
@@ -259,17 +271,21 @@ def monte_carlo_check(
 ) -> AuditResult:
     """The black-box audit of ``version`` on the case's pair (claim ``empirical-epsilon-lower-bound``).
 
-    ``trials`` defaults to :func:`monte_carlo_plan`'s (power 0.999 at
-    ``alpha`` against the faulty mechanism), for both versions.
+    ``trials`` and ``selection_trials`` default to :func:`monte_carlo_plan`'s
+    (power 0.999 at ``alpha`` against the faulty mechanism), for both
+    versions.
     """
-    n = trials if trials is not None else monte_carlo_plan(case, alpha=alpha).trials
+    if trials is None or selection_trials is None:
+        plan = monte_carlo_plan(case, alpha=alpha)
+        trials = plan.trials if trials is None else trials
+        selection_trials = plan.selection_trials if selection_trials is None else selection_trials
     return monte_carlo_audit(
         case.mechanism(version),
         case.d,
         case.d_prime,
         epsilon=case.epsilon,
         delta=case.delta,
-        trials=n,
+        trials=trials,
         selection_trials=selection_trials,
         alpha=alpha,
         seed=seed,

@@ -27,6 +27,7 @@ from typing import List, Optional, Sequence, Tuple
 from refdp.audit.exact import Distribution, chain
 from refdp.audit.planted.laws import clamp, clamped_discrete_laplace
 from refdp.data import CategoricalAttribute, Dataset
+from refdp.errors import InvalidParameterError
 from refdp.mechanisms import discrete_laplace, exponential_log_probabilities, sample_index
 from refdp.rng import RandomSource
 from refdp.scoring import max_operator
@@ -91,7 +92,7 @@ class AttributeChoice:
 class ThresholdChoice:
     """A threshold ``t`` for the split ``x < t`` | ``x >= t`` of continuous ``attribute``.
 
-    ``grid`` holds the public candidates; ``None`` means the distinct values
+    ``grid`` holds the public candidates, increasing; ``None`` means the distinct values
     of the data -- the planted fault, since then the released threshold is a
     data value and a record with a new value makes a new output possible.
     """
@@ -100,6 +101,10 @@ class ThresholdChoice:
     epsilon: Fraction
     grid: Optional[Tuple[float, ...]]
 
+    def __post_init__(self) -> None:
+        if self.grid is not None and (not self.grid or any(a >= b for a, b in zip(self.grid, self.grid[1:]))):
+            raise InvalidParameterError(f"grid must be non-empty and increasing, got {self.grid!r}")
+
     def candidates(self, data: Dataset) -> Tuple[float, ...]:
         """The thresholds the mechanism chooses among on ``data``."""
         if self.grid is not None:
@@ -107,13 +112,17 @@ class ThresholdChoice:
         return tuple(sorted(set(data.values(self.attribute))))
 
     def _log_probabilities(self, data: Dataset, candidates: Sequence[float]) -> List[float]:
-        values, labels = data.values(self.attribute), data.labels
-        scores = []
+        # One sweep over the rows sorted by value: the counts below t grow as t does.
+        rows = sorted(zip(data.values(self.attribute), data.labels))
+        below = [0] * data.schema.n_classes
+        total = data.class_counts()
+        scores, i = [], 0
         for t in candidates:
-            table = [[0] * data.schema.n_classes for _ in range(2)]
-            for x, c in zip(values, labels):
-                table[0 if x < t else 1][c] += 1
-            scores.append(float(max_operator(table)))
+            while i < len(rows) and rows[i][0] < t:
+                below[rows[i][1]] += 1
+                i += 1
+            above = [n - b for n, b in zip(total, below)]
+            scores.append(float(max_operator([below, above])))
         return _log_probabilities(scores, self.epsilon)
 
     def __call__(self, data: Dataset, rng: RandomSource) -> float:

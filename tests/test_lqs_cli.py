@@ -1,0 +1,60 @@
+"""``python3 -m refdp delta``: the certified Li-Qardaji-Su delta on the command line."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from typing import List
+
+import pytest
+
+from refdp.cli import main
+from refdp.privacy import largest_beta, lqs_delta, smallest_k
+
+
+@pytest.mark.claim("lqs-delta-certified")
+def test_delta_text_output(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["delta", "--k", "5", "--beta", "0.1", "--epsilon", "0.5"]) == 0
+    out = capsys.readouterr().out
+    result = lqs_delta(5, 0.1, 0.5)
+    assert f"delta <= {result.delta:.6g}" in out
+    assert f"attained at n={result.n_at_max}; n_m={result.n_m}" in out
+    assert "Chernoff" in out
+
+
+def test_delta_json_with_trees(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["delta", "--k", "10", "--beta", "2/5", "--epsilon", "0.9", "--trees", "10", "--json"]) == 0
+    obj = json.loads(capsys.readouterr().out)
+    result = lqs_delta(10, Fraction(2, 5), 0.9)
+    assert obj["delta"] == result.delta and obj["n_at_max"] == result.n_at_max
+    assert obj["total_epsilon"] == "9" and obj["total_delta"] == result.for_trees(10)[1]
+    assert obj["beta"] == "2/5" and obj["question"] == "delta"
+
+
+def test_inverse_questions(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["delta", "--beta", "0.1", "--epsilon", "0.5", "--target-delta", "1e-6", "--json"]) == 0
+    obj = json.loads(capsys.readouterr().out)
+    assert obj["question"] == "smallest-k" and obj["k"] == smallest_k(0.1, 0.5, 1e-6)
+    assert main(["delta", "--k", "10", "--epsilon", "0.5", "--target-delta", "1e-6"]) == 0
+    out = capsys.readouterr().out
+    assert f"beta = {float(largest_beta(10, 0.5, 1e-6))}" in out
+
+
+@pytest.mark.parametrize(
+    "argv, fragment",
+    [
+        (["delta", "--k", "5", "--beta", "0.4", "--epsilon", "0.5"], "-ln(1 - beta)"),
+        (["delta", "--k", "0", "--beta", "0.1", "--epsilon", "0.5"], "must be >= 1"),
+        (["delta", "--k", "5", "--beta", "1.5", "--epsilon", "0.5"], "between 0 and 1"),
+        (["delta", "--k", "5", "--beta", "0.1", "--epsilon", "nan"], "finite"),
+        (["delta", "--k", "5", "--epsilon", "0.5"], "needs --k, --beta and --epsilon"),
+        (["delta", "--k", "5", "--beta", "0.1", "--epsilon", "1", "--target-delta", "0.1"], "leave out --k"),
+        (["delta", "--k", "5", "--beta", "0.1", "--epsilon", "1", "--trees", "0"], "number of trees"),
+        (["delta", "--k", "five", "--beta", "0.1", "--epsilon", "1"], "invalid int value"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line(argv: List[str], fragment: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert fragment in captured.err, captured.err
+    assert captured.err.count("\n") == 1 and "Traceback" not in captured.err
