@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 import refdp.mechanisms.exponential as exponential_module
 from refdp.errors import InvalidParameterError
 from refdp.mechanisms import (
+    Exact,
     exponential_log_probabilities,
     exponential_mechanism,
     exponential_probabilities,
@@ -144,7 +145,7 @@ def _reference_log_probabilities(
             if w > 0
         ]
         top = max(a)
-        log_sum = sum((ar - top).exp() for ar in a).ln()
+        log_sum = sum(((ar - top).exp() for ar in a), decimal.Decimal(0)).ln()
         out = iter(float(ar - top - log_sum) for ar in a)
         return [next(out) if w > 0 else -math.inf for w in weights]
 
@@ -286,7 +287,7 @@ def test_float_sampler_counterexample_infinite_ratio() -> None:
 @pytest.mark.parametrize("epsilon, sensitivity", [(Fraction(1), Fraction(1)), (Fraction(3, 10), Fraction(2))])
 def test_exact_sampler_round_distribution_is_exact(
     utilities: List[Fraction],
-    weights: Optional[List[Fraction]],
+    weights: Optional[List[Exact]],
     epsilon: Fraction,
     sensitivity: Fraction,
     monkeypatch: pytest.MonkeyPatch,

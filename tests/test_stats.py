@@ -31,8 +31,8 @@ def _exact_pmfs(n: int, p: Fraction) -> List[Fraction]:
     return [math.comb(n, i) * p**i * q ** (n - i) for i in range(n + 1)]
 
 
-def _relative_error(got: float, exact: Fraction) -> float:
-    return abs(Fraction(got) - exact) / exact if exact else abs(got)
+def _relative_error(got: float, exact: Fraction) -> Fraction:
+    return abs(Fraction(got) - exact) / exact if exact else abs(Fraction(got))
 
 
 # --- binomial tails ----------------------------------------------------------
@@ -115,8 +115,10 @@ def test_clopper_pearson_published_value_and_closed_forms() -> None:
     assert (round(lo, 6), round(hi, 6)) == (0.187086, 0.812914)  # R: binom.test(5, 10)
     for n in (1, 10, 1000):
         closed = 0.025 ** (1 / n)
-        assert clopper_pearson(0, n, 0.05) == (0.0, pytest.approx(1 - closed, rel=1e-12))
-        assert clopper_pearson(n, n, 0.05) == (pytest.approx(closed, rel=1e-12), 1.0)
+        lo, hi = clopper_pearson(0, n, 0.05)
+        assert lo == 0.0 and hi == pytest.approx(1 - closed, rel=1e-12)
+        lo, hi = clopper_pearson(n, n, 0.05)
+        assert lo == pytest.approx(closed, rel=1e-12) and hi == 1.0
         assert clopper_pearson_lower(0, n, 0.05) == 0.0
         assert clopper_pearson_upper(n, n, 0.05) == 1.0
 

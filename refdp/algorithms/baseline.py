@@ -12,9 +12,11 @@ At each node, with the true class counts:
   improves the quality;
 * otherwise split on the best attribute by ``quality`` (unnormalised Gini or
   information gain, :mod:`refdp.scoring`): a categorical attribute splits
-  multiway on its public domain and is then used up; a continuous one splits
-  at the midpoint between consecutive distinct values of the node (the best
-  one) and stays available.
+  multiway on its public domain and is then used up (``split=multiway``,
+  ID3/C4.5), or value vs rest on its best value and stays available
+  (``split=binary``, CART, the shape of the thesis tree); a continuous one
+  splits at the midpoint between consecutive distinct values of the node
+  (the best one) and stays available.
 
 A child that receives no training row (a domain value absent from the node)
 gets a leaf with its parent's counts, so that it predicts the parent's
@@ -40,7 +42,7 @@ from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, 
 from refdp.data import CategoricalAttribute, Dataset
 from refdp.privacy import Relation, receipt_from_ledger
 from refdp.rng import RandomSource
-from refdp.tree import CategoricalSplit, Leaf, Node, ThresholdSplit, TreeModel
+from refdp.tree import CategoricalSplit, Leaf, Node, ThresholdSplit, TreeModel, ValueSplit
 
 __all__ = ["SPEC", "fit_tree_baseline", "LEAK"]
 
@@ -57,23 +59,33 @@ def _midpoint(interval: Interval) -> float:
 
 
 class _Builder:
-    def __init__(self, view: TrainingView, quality: str, min_samples: int) -> None:
+    def __init__(self, view: TrainingView, quality: str, min_samples: int, binary: bool) -> None:
         self.view = view
         self.schema = view.schema
         self.score = score_function(quality)
         self.min_samples = min_samples
+        self.binary = binary
 
     def _best(
         self, rows: Sequence[int], attributes: Tuple[int, ...]
     ) -> Tuple[float, int, Optional[float]]:
-        """(score, attribute, threshold or None) of the best split of ``rows``."""
+        """(score, attribute, threshold or value code, or None for multiway) of the best split."""
         best: Tuple[float, int, Optional[float]] = (float("-inf"), -1, None)
+        total = class_counts(self.view, rows)
         for a in attributes:
             attribute = self.schema.attributes[a]
             if isinstance(attribute, CategoricalAttribute):
-                candidate = self.score(value_table(self.view, rows, a, attribute.n_values))
-                if candidate > best[0]:
-                    best = (candidate, a, None)
+                table = value_table(self.view, rows, a, attribute.n_values)
+                if not self.binary:
+                    candidate = self.score(table)
+                    if candidate > best[0]:
+                        best = (candidate, a, None)
+                    continue
+                for v, row in enumerate(table):
+                    if 0 < sum(row) < len(rows):
+                        candidate = self.score([row, [t - r for t, r in zip(total, row)]])
+                        if candidate > best[0]:
+                            best = (candidate, a, v)
                 continue
             # The first and last intervals leave a side empty; only the inner ones split.
             inner = threshold_intervals(self.view, rows, a, attribute.lower, attribute.upper)
@@ -90,12 +102,21 @@ class _Builder:
             return Leaf(tuple(parent))
         if depth == 0 or not attributes or len(rows) <= self.min_samples or sum(1 for c in counts if c) <= 1:
             return Leaf(tuple(counts))
-        score, a, threshold = self._best(rows, attributes)
+        score, a, cut = self._best(rows, attributes)
         if a < 0 or score <= self.score([counts]) + _MIN_GAIN * len(rows):
             return Leaf(tuple(counts))
         column = self.view.columns[a]
         attribute = self.schema.attributes[a]
-        if threshold is None:
+        if isinstance(attribute, CategoricalAttribute) and cut is not None:
+            v = int(cut)
+            return ValueSplit(
+                a,
+                v,
+                self.build([i for i in rows if column[i] == v], attributes, depth - 1, counts),
+                self.build([i for i in rows if column[i] != v], attributes, depth - 1, counts),
+                counts=tuple(counts),
+            )
+        if cut is None:
             assert isinstance(attribute, CategoricalAttribute)
             buckets: List[List[int]] = [[] for _ in attribute.values]
             for i in rows:
@@ -106,9 +127,9 @@ class _Builder:
             )
         return ThresholdSplit(
             a,
-            threshold,
-            self.build([i for i in rows if column[i] < threshold], attributes, depth - 1, counts),
-            self.build([i for i in rows if column[i] >= threshold], attributes, depth - 1, counts),
+            cut,
+            self.build([i for i in rows if column[i] < cut], attributes, depth - 1, counts),
+            self.build([i for i in rows if column[i] >= cut], attributes, depth - 1, counts),
             counts=tuple(counts),
         )
 
@@ -125,7 +146,7 @@ def fit_tree_baseline(
     ledger = start_ledger(data, relation)
     ledger.record_leak(LEAK)
     view = TrainingView.of(data)
-    builder = _Builder(view, str(params["quality"]), int(params["min_samples"]))
+    builder = _Builder(view, str(params["quality"]), int(params["min_samples"]), params["split"] == "binary")
     counts = class_counts(view, view.rows)
     root = builder.build(list(view.rows), tuple(range(data.schema.n_attributes)), depth, counts)
     return TreeModel(
@@ -147,6 +168,11 @@ SPEC = register(
         parameters=(
             Parameter("variant", str, "non-private", "which variant to run", ("non-private",)),
             Parameter("quality", str, "gini", "split quality", ("gini", "info-gain")),
+            Parameter(
+                "split", str, "multiway",
+                "categorical splits: multiway on the domain (ID3) or value vs rest (CART)",
+                ("multiway", "binary"),
+            ),
             Parameter("max_depth", int, 5, "maximal depth (levels of splits)"),
             Parameter("min_samples", int, 5, "a node with at most this many rows becomes a leaf"),
         ),

@@ -270,7 +270,7 @@ def _kl_lower(gamma: float, beta: float) -> float:
     """A lower bound on KL(gamma || beta) for 0 < beta < gamma < 1, from floats."""
     first = gamma * math.log(gamma / beta)
     second = (1.0 - gamma) * math.log((1.0 - gamma) / (1.0 - beta))
-    return first + second - _KL_MARGIN * (abs(first) + abs(second)) - 1e-300
+    return first + second - _KL_MARGIN * (abs(first) + abs(second))
 
 
 def lqs_delta(k: int, beta: Number, epsilon: Number) -> LqsResult:

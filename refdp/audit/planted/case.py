@@ -52,7 +52,9 @@ _IMPOSSIBLE = 1e-12
 _RAREST = 0.01
 _GAP = 0.01
 # Selection runs per outcome of the planned event (numerator side).
-_SEEN = 30
+_SEEN = 10
+# Share of the planned event's numerator mass the selected event may miss.
+_MISSED = 0.05
 
 
 @dataclass(frozen=True)
@@ -173,7 +175,9 @@ class MonteCarloPlan:
     ``direction`` under the faulty mechanism's exact laws, with
     probabilities ``p1`` (numerator side) and ``p2``; ``trials`` runs per
     side give power ``power`` at false-alarm ``alpha`` for that event
-    (:func:`refdp.audit.required_trials`; ``p2 = 0`` is sized as 1e-12).
+    (:func:`refdp.audit.required_trials` with ``0.95 p1`` for ``p1``, as
+    the selected event may miss the planned one's rarest outcomes; ``p2 = 0``
+    is sized as 1e-12).
     The audit chooses its own event on a selection batch, so the plan is a
     target, not a guarantee.
     """
@@ -188,7 +192,7 @@ class MonteCarloPlan:
 
     @property
     def selection_trials(self) -> int:
-        """Selection runs per side: ``trials``, or enough to see each outcome of the event ~30 times.
+        """Selection runs per side: ``trials``, or enough to see each outcome of the event ~10 times.
 
         The audit ranks outcomes with one pseudo-count each on the
         denominator side, so an event of many rare outcomes is found only
@@ -241,7 +245,11 @@ def monte_carlo_plan(case: PlantedCase, *, power: float = 0.999, alpha: float = 
             if level in tried or p1 < _RAREST or math.log(p1 / denominator) <= eps + _GAP:
                 continue
             tried.add(level)
-            true_epsilon = math.log(p1 / denominator)
+            # Sized as if the selected event caught only 95% of the planned one's numerator mass:
+            # a selection batch misses the event's rarest outcomes.
+            true_epsilon = math.log((1 - _MISSED) * p1 / denominator)
+            if true_epsilon <= eps + _GAP:
+                continue
             # One power check first: most events cannot beat the best so far.
             if best is not None and not power_guaranteed(
                 best.trials - 1, true_epsilon, eps, denominator, power=power, alpha=alpha

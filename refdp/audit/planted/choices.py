@@ -30,10 +30,10 @@ from refdp.data import CategoricalAttribute, Dataset
 from refdp.errors import InvalidParameterError
 from refdp.mechanisms import discrete_laplace, exponential_log_probabilities, sample_index
 from refdp.rng import RandomSource
-from refdp.scoring import max_operator
 
 __all__ = [
     "attribute_table",
+    "max_score",
     "AttributeChoice",
     "ThresholdChoice",
     "ScoredChoice",
@@ -54,6 +54,15 @@ def attribute_table(data: Dataset, attribute: int, rows: Optional[Sequence[int]]
     return table
 
 
+def max_score(table: Sequence[Sequence[int]]) -> int:
+    """``q = sum_j max_c tau_{j,c}``: :func:`refdp.scoring.max_operator` of a table built here.
+
+    The same value (the tests compare them), without the input validation
+    that dominated a Monte-Carlo audit's run time.
+    """
+    return sum(max(row) for row in table)
+
+
 def _log_probabilities(scores: Sequence[float], epsilon: Fraction) -> List[float]:
     return exponential_log_probabilities(scores, epsilon=epsilon, sensitivity=_SENSITIVITY)
 
@@ -72,7 +81,7 @@ class AttributeChoice:
 
     def scores(self, data: Dataset) -> List[float]:
         """``q_a`` for each candidate, in order."""
-        return [float(max_operator(attribute_table(data, a))) for a in self.attributes]
+        return [float(max_score(attribute_table(data, a))) for a in self.attributes]
 
     def log_probabilities(self, data: Dataset) -> List[float]:
         """``ln P(a)`` for each candidate."""
@@ -122,7 +131,7 @@ class ThresholdChoice:
                 below[rows[i][1]] += 1
                 i += 1
             above = [n - b for n, b in zip(total, below)]
-            scores.append(float(max_operator([below, above])))
+            scores.append(float(max_score([below, above])))
         return _log_probabilities(scores, self.epsilon)
 
     def __call__(self, data: Dataset, rng: RandomSource) -> float:
@@ -164,7 +173,7 @@ class ScoredChoice:
     def __call__(self, data: Dataset, rng: RandomSource) -> Tuple[int, int]:
         choice = self.choice
         a = choice(data, rng)
-        score = int(max_operator(attribute_table(data, a)))
+        score = max_score(attribute_table(data, a))
         if self.noisy_score:
             score += discrete_laplace(self.score_scale, rng)
         return (a, score)
@@ -180,7 +189,7 @@ class ScoredChoiceLaw:
 
     def __call__(self, data: Dataset) -> Distribution:
         def score_law(a: object) -> Distribution:
-            score = int(max_operator(attribute_table(data, int(a))))  # type: ignore[call-overload]
+            score = max_score(attribute_table(data, int(a)))  # type: ignore[call-overload]
             if not self.mechanism.noisy_score:
                 return Distribution({clamp(score, self.lo, self.hi): 0.0})
             return clamped_discrete_laplace(score, self.mechanism.score_scale, self.lo, self.hi)

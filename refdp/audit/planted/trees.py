@@ -23,14 +23,13 @@ from typing import Dict, Hashable, List, Sequence, Tuple
 
 from refdp.audit.exact import Distribution
 from refdp.audit.neighbours import Record
-from refdp.audit.planted.choices import attribute_table
+from refdp.audit.planted.choices import attribute_table, max_score
 from refdp.audit.planted.laws import clamped_discrete_laplace, log_discrete_laplace_at_most
 from refdp.audit.planted.outcomes import LEAF
 from refdp.data import CategoricalAttribute, Dataset
 from refdp.errors import InvalidParameterError
 from refdp.mechanisms import discrete_laplace, exponential_log_probabilities, sample_index
 from refdp.rng import RandomSource
-from refdp.scoring import max_operator
 from refdp.tree import CategoricalSplit, Leaf, Node
 
 __all__ = ["BUDGETS", "STOPPING_RULES", "SmallTree", "ProbeLeafLaw"]
@@ -94,7 +93,7 @@ class SmallTree:
         return depth == self.max_depth or not candidates
 
     def _scores(self, data: Dataset, rows: Sequence[int], candidates: Sequence[int]) -> List[float]:
-        return [float(max_operator(attribute_table(data, a, rows))) for a in candidates]
+        return [float(max_score(attribute_table(data, a, rows))) for a in candidates]
 
     def _partition(self, data: Dataset, rows: Sequence[int], attribute: int) -> List[List[int]]:
         described = data.schema.attributes[attribute]
