@@ -20,7 +20,7 @@ from refdp.data import BUILTIN_NAMES, Dataset, describe_builtin, load, read_sche
 from refdp.errors import RefdpError
 from refdp.evaluation import cross_validate
 from refdp.privacy import parse_relation
-from refdp.tree import TreeModel, dumps_model, model_from_json, released_counts
+from refdp.tree import TreeModel, dumps_model, model_from_json
 
 __all__ = ["main"]
 

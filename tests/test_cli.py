@@ -85,7 +85,7 @@ def test_algorithms_lists_claims(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _ = run(capsys, "algorithms")
     assert status == 0 and "noisy-majority" in out and "claim parallel-composition" in out
     status, out, _ = run(capsys, "algorithms", "--json")
-    assert json.loads(out)[0]["name"] == "noisy-majority"
+    assert "noisy-majority" in [a["name"] for a in json.loads(out)]
 
 
 @pytest.mark.parametrize(
