@@ -21,7 +21,7 @@ def test_leaf_prediction_ties_and_probabilities() -> None:
     assert Leaf((-2, -1)).probabilities() == [0.5, 0.5]
     assert Leaf((-2, -1)).prediction == 1
     assert Leaf((1.5, 4.5)).confidence == 0.75
-    assert Leaf((-5, 2)).support == 0.0
+    assert Leaf((-5, 2)).support == 2.0 and Leaf((-5, -1)).support == 0.0
     with pytest.raises(ModelError):
         Leaf(())
 

@@ -44,8 +44,12 @@ class Leaf:
 
     @property
     def support(self) -> float:
-        """Released size of the leaf: the sum of its counts, clipped at 0."""
-        return max(0.0, float(sum(self.counts)))
+        """Released size of the leaf: the sum of its counts, each clipped at 0.
+
+        The same clipping as :meth:`probabilities`, so support and confidence
+        describe one distribution.
+        """
+        return float(sum(max(0.0, float(c)) for c in self.counts))
 
     def probabilities(self) -> List[float]:
         clipped = [max(0.0, float(c)) for c in self.counts]
