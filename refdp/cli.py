@@ -18,7 +18,7 @@ from refdp.algorithms import AlgorithmSpec, get_algorithm, train
 from refdp.claims import proofs_dir, read_claims
 from refdp.data import BUILTIN_NAMES, Dataset, describe_builtin, load, read_schema
 from refdp.errors import RefdpError
-from refdp.evaluation import cross_validate
+from refdp.evaluation import cross_validate, train_test_evaluate
 from refdp.privacy import parse_relation
 from refdp.tree import TreeModel, dumps_model, model_from_json
 
@@ -87,16 +87,20 @@ def _cmd_predict(args: argparse.Namespace) -> int:
 
 def _cmd_evaluate(args: argparse.Namespace) -> int:
     data = _load_data(args)
-    result = cross_validate(
-        args.algorithm,
-        data,
-        args.epsilon,
-        folds=args.folds,
-        repeats=args.repeats,
-        params=_params(args.param),
-        seed=args.seed,
-        relation=parse_relation(args.relation),
-    )
+    params = _params(args.param)
+    relation = parse_relation(args.relation)
+    if args.test_data:
+        schema = read_schema(args.schema) if args.schema else data.schema
+        test = load(args.test_data, label=args.label, schema=schema)
+        result = train_test_evaluate(
+            args.algorithm, data, test, args.epsilon,
+            repeats=args.repeats, params=params, seed=args.seed, relation=relation,
+        )
+    else:
+        result = cross_validate(
+            args.algorithm, data, args.epsilon, folds=args.folds,
+            repeats=args.repeats, params=params, seed=args.seed, relation=relation,
+        )
     seconds = sum(result.train_seconds)
     if args.json:
         print(
@@ -125,7 +129,9 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
     else:
         print(
             f"{result.algorithm} on {args.data}, epsilon={float(result.epsilon):g}: accuracy "
-            f"{result.mean:.4f} +- {result.std:.4f} over {result.folds} folds x {result.repeats} repeats"
+            f"{result.mean:.4f} +- {result.std:.4f} over "
+            + (f"the test set {args.test_data}" if args.test_data else f"{result.folds} folds")
+            + f" x {result.repeats} repeats"
         )
         print(
             f"receipt total per model: epsilon={float(result.receipt_epsilon):g} "
@@ -221,6 +227,11 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("--algorithm", required=True, help="algorithm name (see `algorithms`)")
     data_args(ev)
     ev.add_argument("--folds", type=int, default=10, help="folds (default 10)")
+    ev.add_argument(
+        "--test-data",
+        default=None,
+        help="train on --data and test on this data set instead of cross-validating (e.g. adult with adult-test)",
+    )
     ev.add_argument("--repeats", type=int, default=1, help="repeats (default 1)")
     ev.add_argument("--seed", type=int, default=None, help="seed for replay (default: secure randomness)")
     ev.add_argument("--json", action="store_true", help="print one JSON object")

@@ -120,3 +120,19 @@ def test_predict_rejects_non_json(tmp_path: Path, capsys: pytest.CaptureFixture[
     bad.write_text("{not json")
     status, _, err = run(capsys, "predict", "--model", str(bad), "--data", "vote")
     assert status == 2 and "not JSON" in err
+
+
+def test_evaluate_on_a_fixed_test_set(capsys: pytest.CaptureFixture[str]) -> None:
+    # monk1 and monk2 share one schema: train on one, test on the other
+    status, out, err = run(
+        capsys, "evaluate", "--algorithm", "noisy-majority", "--data", "monk1", "--test-data", "monk2",
+        "--epsilon", "1", "--repeats", "2", "--seed", "1", "--json",
+    )
+    assert status == 0, err
+    result = json.loads(out)
+    assert result["folds"] == 1 and len(result["accuracies"]) == 2
+    status, _, err = run(
+        capsys, "evaluate", "--algorithm", "noisy-majority", "--data", "monk1", "--test-data", "vote",
+        "--epsilon", "1",
+    )
+    assert status == 2 and err.startswith("refdp: error:")
