@@ -11,7 +11,7 @@ from fractions import Fraction
 from typing import Sequence, Tuple, Union
 
 from refdp.errors import InvalidParameterError
-from refdp.privacy import Partition, as_fraction
+from refdp.privacy import as_fraction
 
 Exact = Union[int, Fraction]
 """An exact rational number: an int or a :class:`fractions.Fraction` (never a float)."""
@@ -48,17 +48,6 @@ def sensitivity_value(value: SensitivityLike) -> Tuple[Union[Fraction, float], F
             f"got {value!r}"
         )
     return (value if isinstance(value, float) else exact), exact
-
-
-def as_partition(partition: Sequence[str]) -> Partition:
-    """The ledger's partition rule, checked before anything is recorded."""
-    path = tuple(partition)
-    for component in path:
-        if not isinstance(component, str) or not component:
-            raise InvalidParameterError(
-                f"partition components must be non-empty strings, got {path!r}"
-            )
-    return path
 
 
 def finite_floats(values: Sequence[float], name: str) -> Tuple[float, ...]:

@@ -17,10 +17,10 @@ from fractions import Fraction
 from typing import List, Literal, Optional, Sequence, Union, overload
 
 from refdp.errors import InvalidParameterError
-from refdp.mechanisms._params import SensitivityLike, as_partition, sensitivity_value
+from refdp.mechanisms._params import SensitivityLike, sensitivity_value
 from refdp.mechanisms.exact import discrete_laplace
 from refdp.mechanisms.laplace import laplace_noise
-from refdp.privacy import Ledger, Number, as_epsilon, cell
+from refdp.privacy import Ledger, Number, as_epsilon, cell, check_partition
 from refdp.rng import RandomSource
 
 __all__ = ["NoiseKind", "discrete_laplace_mechanism", "laplace_mechanism", "noisy_histogram"]
@@ -71,7 +71,7 @@ def discrete_laplace_mechanism(
     count = _count(value, "value")
     delta = _exact_sensitivity(sensitivity)
     eps = as_epsilon(epsilon)
-    path = as_partition(partition)
+    path = check_partition(partition)
     ledger.charge(
         label=label,
         mechanism="discrete-laplace",
@@ -109,7 +109,7 @@ def laplace_mechanism(
         raise InvalidParameterError(f"value must be finite, got {value!r}")
     recorded, delta = sensitivity_value(sensitivity)
     eps = as_epsilon(epsilon)
-    path = as_partition(partition)
+    path = check_partition(partition)
     scale = float(delta / eps)
     ledger.charge(
         label=label,
@@ -196,7 +196,7 @@ def noisy_histogram(
     if len(set(cell_names)) != len(cell_names):
         raise InvalidParameterError(f"cell names must be distinct, got {cell_names!r}")
     eps = as_epsilon(epsilon)
-    path = as_partition(partition)
+    path = check_partition(partition)
     cells = [path + (cell(key, name),) for name in cell_names]
     mechanism = "discrete-laplace" if noise == "discrete-laplace" else "laplace"
     claim = "discrete-laplace-mechanism" if noise == "discrete-laplace" else "laplace-mechanism"

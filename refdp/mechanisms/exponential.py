@@ -40,13 +40,12 @@ from refdp.errors import InvalidParameterError
 from refdp.mechanisms._params import (
     Exact,
     SensitivityLike,
-    as_partition,
     exact_fraction,
     finite_floats,
     sensitivity_value,
 )
 from refdp.mechanisms.exact import bernoulli_exp
-from refdp.privacy import Ledger, Number, as_epsilon
+from refdp.privacy import Ledger, Number, as_epsilon, check_partition
 from refdp.rng import RandomSource
 
 __all__ = [
@@ -139,7 +138,9 @@ def sample_index(probabilities: Sequence[float], rng: RandomSource) -> int:
     """Draw an index with the given probabilities, using exactly ONE ``rng.random()`` call.
 
     With U = rng.random(), the result is the smallest i with
-    U < p_0 + ... + p_i (the partial sums added left to right in floats).
+    U < p_0 + ... + p_i, the partial sums accumulated left to right one
+    float addition at a time (not ``math.fsum``, nor the compensated
+    ``sum()`` of Python 3.12+, whose last bits differ).
     If rounding leaves U at or above the full sum, the result is the last
     index of positive probability.  An index of probability 0 is never
     returned.  A faster implementation reproduces this by drawing the same
@@ -281,7 +282,7 @@ def exponential_mechanism(
     """
     eps = as_epsilon(epsilon)
     recorded_sensitivity, delta_u = sensitivity_value(sensitivity)
-    path = as_partition(partition)
+    path = check_partition(partition)
     sampler_claim = (
         "exponential-mechanism-exact-sampler" if exact else "exponential-mechanism-float-sampler"
     )

@@ -1,6 +1,6 @@
 """Neighbouring relations, the privacy ledger and receipts, and the Li-Qardaji-Su delta."""
 
-from refdp.privacy.ledger import Charge, Ledger, Partition, Sensitivity, cell, compose
+from refdp.privacy.ledger import Charge, Ledger, Partition, Sensitivity, cell, check_partition, compose
 from refdp.privacy.lqs import LqsResult, largest_beta, lqs_delta, lqs_min_epsilon, smallest_k
 from refdp.privacy.receipt import Receipt, receipt_from_ledger
 from refdp.privacy.relations import (
@@ -25,6 +25,7 @@ __all__ = [
     "as_epsilon",
     "as_fraction",
     "cell",
+    "check_partition",
     "compose",
     "largest_beta",
     "lqs_delta",

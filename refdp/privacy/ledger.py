@@ -44,6 +44,7 @@ __all__ = [
     "Sensitivity",
     "Charge",
     "Ledger",
+    "check_partition",
     "compose",
     "cell",
 ]
@@ -171,7 +172,7 @@ class Ledger:
             epsilon=eps,
             delta=as_delta(delta),
             sensitivity=sensitivity,
-            partition=_check_partition(partition),
+            partition=check_partition(partition),
             claims=tuple(claims),
             sound=sound,
             note=note,
@@ -189,7 +190,7 @@ class Ledger:
             epsilon=Fraction(0),
             delta=Fraction(0),
             sensitivity=None,
-            partition=_check_partition(partition),
+            partition=check_partition(partition),
             claims=(),
             data_independent=True,
             note=note,
@@ -206,7 +207,8 @@ class Ledger:
         return compose(self._charges, self.relation)
 
 
-def _check_partition(partition: Sequence[str]) -> Partition:
+def check_partition(partition: Sequence[str]) -> Partition:
+    """``partition`` as a tuple of non-empty strings, or InvalidParameterError."""
     path = tuple(partition)
     for component in path:
         if not isinstance(component, str) or not component:
