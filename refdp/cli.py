@@ -247,6 +247,10 @@ def _parser() -> argparse.ArgumentParser:
     from refdp import delta_command  # the `delta` subcommand lives in its own module
 
     delta_command.register(sub)
+
+    from refdp.audit.command import add_audit_parser  # the `audit` subcommand lives in refdp.audit
+
+    add_audit_parser(sub)
     return parser
 
 

@@ -275,6 +275,7 @@ def monte_carlo_check(
     selection_trials: Optional[int] = None,
     alpha: float = 1e-6,
     executor: Optional[concurrent.futures.Executor] = None,
+    chunk: int = 1000,
     progress: Optional[Callable[[int, int], None]] = None,
 ) -> AuditResult:
     """The black-box audit of ``version`` on the case's pair (claim ``empirical-epsilon-lower-bound``).
@@ -300,5 +301,6 @@ def monte_carlo_check(
         reduce=case.reduce,
         threshold_events=case.threshold_events,
         executor=executor,
+        chunk=chunk,
         progress=progress,
     )

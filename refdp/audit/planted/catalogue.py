@@ -234,6 +234,7 @@ def _stop_on_true_count() -> PlantedCase:
     # differs with certainty, whatever the noise.
     a1 = d.codes(attributes[0])
     min_size = sum(1 for code in a1 if code == a1[0]) + 1
+    a1_value = d.row(0)[attributes[0]]
     faulty = SmallTree(attributes, 2, _ONE, stopping="true-count", min_size=min_size)
     correct = SmallTree(attributes, 2, _ONE, stopping="noisy-count", min_size=min_size)
     return PlantedCase(
@@ -243,7 +244,7 @@ def _stop_on_true_count() -> PlantedCase:
         data="monk1",
         neighbour=(
             f"D = {_TREE_ROWS} rows of monk1; D' adds a copy of row 0 {_describe(d, probe)}, which "
-            f"lifts the a1 = {monk.schema.attributes[0].values[probe.values[0]]} child to min_size"  # type: ignore[union-attr]
+            f"lifts the a1 = {a1_value} child to min_size"
         ),
         epsilon=_ONE,
         delta=Fraction(0),

@@ -211,4 +211,15 @@ class HistogramLaw:
         ]
         names = tuple(name for name, _ in released)
         joint = product(*(clamped_discrete_laplace(c, self.scale, self.lo, self.hi) for _, c in released))
-        return push_forward(joint, lambda values: tuple(zip(names, values)))  # type: ignore[arg-type]
+        return push_forward(joint, _Labelled(names))
+
+
+@dataclass(frozen=True)
+class _Labelled:
+    """``(v1, v2, ...) -> ((name1, v1), (name2, v2), ...)``."""
+
+    names: Tuple[str, ...]
+
+    def __call__(self, values: Hashable) -> Hashable:
+        assert isinstance(values, tuple)
+        return tuple(zip(self.names, values))
