@@ -34,6 +34,7 @@ __all__ = [
     "DiffPID3Classifier",
     "ThesisTreeClassifier",
     "BaselineTreeClassifier",
+    "DPDFClassifier",
 ]
 
 
@@ -197,6 +198,70 @@ class BaselineTreeClassifier(TreeClassifier):
         super().__init__(
             epsilon,
             {"max_depth": max_depth, "min_samples": min_samples, "quality": quality},
+            relation=relation,
+            seed=seed,
+            rng=rng,
+        )
+
+
+class DPDFClassifier(TreeClassifier):
+    """DPDF, the forest of Fletcher & Islam (2015); see :mod:`refdp.algorithms.dpdf`.
+
+    ``epsilon`` is the total budget beta, ``n_trees`` tau, ``max_depth``
+    delta (node levels), ``min_size`` the noisy node size needed to split,
+    and ``variant`` ``"sound"`` (default) or the unsound ``"published"``.
+    """
+
+    algorithm = "dpdf"
+
+    def __init__(
+        self,
+        epsilon: Number = 1,
+        *,
+        n_trees: int = 1,
+        max_depth: int = 5,
+        min_size: int = 100,
+        variant: str = "sound",
+        relation: Union[Relation, str] = Relation.ADD_REMOVE,
+        seed: Optional[int] = None,
+        rng: Optional[RandomSource] = None,
+    ) -> None:
+        super().__init__(
+            epsilon,
+            {"n_trees": n_trees, "max_depth": max_depth, "min_size": min_size, "variant": variant},
+            relation=relation,
+            seed=seed,
+            rng=rng,
+        )
+
+
+class DPAdaBoostClassifier(TreeClassifier):
+    """CART-DPsAdaBoost (Jia and Qiu 2020); see :mod:`refdp.algorithms.adaboost`."""
+
+    algorithm = "dp-adaboost"
+
+    def __init__(
+        self,
+        epsilon: Number = 1,
+        *,
+        n_estimators: int = 10,
+        max_depth: int = 1,
+        n_features: int = 5,
+        theta: float = 3.0,
+        variant: str = "sound",
+        relation: Union[Relation, str] = Relation.ADD_REMOVE,
+        seed: Optional[int] = None,
+        rng: Optional[RandomSource] = None,
+    ) -> None:
+        super().__init__(
+            epsilon,
+            {
+                "n_estimators": n_estimators,
+                "max_depth": max_depth,
+                "n_features": n_features,
+                "theta": float(theta),
+                "variant": variant,
+            },
             relation=relation,
             seed=seed,
             rng=rng,

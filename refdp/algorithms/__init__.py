@@ -9,6 +9,8 @@ from refdp.algorithms import diffpid3
 from refdp.algorithms import thesis_tree
 from refdp.algorithms import private_rdt
 from refdp.algorithms import kanon_rdt
+from refdp.algorithms import adaboost
+from refdp.algorithms import dpdf
 from refdp.algorithms.registry import (
     AlgorithmSpec,
     Param,

@@ -73,6 +73,7 @@ _POWER = 0.999
 # ... within about this many seconds of mechanism runs (a pilot gets a third of it).
 _BUDGET_SECONDS = 30.0
 _MIN_TRIALS = 50
+_MIN_PILOT = 20
 _CANDIDATES = 6
 _PROGRESS_AFTER = 2.0  # seconds before the progress line appears
 
@@ -229,12 +230,18 @@ def _executor(workers: int) -> Optional[concurrent.futures.Executor]:
     return concurrent.futures.ProcessPoolExecutor(max_workers=workers) if workers > 1 else None
 
 
-def _seconds_per_run(mechanism: Callable[[Dataset, RandomSource], Any], data: Dataset, seed: int) -> float:
-    """Mean wall time of three runs (seeds unrelated to the audit's; the outputs are discarded)."""
-    started = time.perf_counter()
+def _time_runs(mechanism: Callable[[Dataset, RandomSource], Any], data: Dataset, seed: int) -> Tuple[float, Any]:
+    """Seconds per run (one run, or the mean of three when runs are quick) and the first output.
+
+    The timing runs use seeds unrelated to the audit's; their outputs are
+    not part of the audit.
+    """
+    outputs, started = [], time.perf_counter()
     for i in range(3):
-        mechanism(data, random.Random(f"refdp-audit-timing-{seed}-{i}"))
-    return (time.perf_counter() - started) / 3
+        outputs.append(mechanism(data, random.Random(f"refdp-audit-timing-{seed}-{i}")))
+        if time.perf_counter() - started > 0.5:
+            break
+    return (time.perf_counter() - started) / len(outputs), outputs[0]
 
 
 def _chunk(seconds: float) -> int:
@@ -293,7 +300,7 @@ def _audit_case(args: argparse.Namespace, case: PlantedCase, version: str, alpha
     else:
         trials, sizing = _default_trials(case.epsilon, case.delta, alpha)
         selection = trials
-    seconds = _seconds_per_run(case.mechanism(version), case.d, seed)
+    seconds, _ = _time_runs(case.mechanism(version), case.d, seed)
     progress = _Progress("audit")
     executor = _executor(args.workers)
     try:
@@ -501,14 +508,20 @@ def _audit_registry(args: argparse.Namespace, alpha: float, seed: int) -> Dict[s
     output = args.output or "counts"
     given = None if args.neighbour in (None, "search") else _given_neighbour(d, relation, args.neighbour)
     mechanism = RegistryMechanism(spec.name, epsilon, tuple(sorted(params.items())), relation)
-    seconds = _seconds_per_run(mechanism, d, seed)
-    receipt = mechanism(d, random.Random(seed)).receipt
+    seconds, model = _time_runs(mechanism, d, seed)
+    receipt = model.receipt
 
     if args.trials is not None:
         trials, sizing = args.trials, "given by --trials"
     else:
         trials, sizing = _default_trials(epsilon, delta, alpha)
-        affordable = max(_MIN_TRIALS, int(_BUDGET_SECONDS / (4 * max(seconds, 1e-9))))
+        affordable = int(_BUDGET_SECONDS / (4 * max(seconds, 1e-9)))
+        if affordable < _MIN_TRIALS:
+            raise InvalidParameterError(
+                f"one run of {spec.name} on {n_rows} rows takes {seconds:.2f} s, so even {_MIN_TRIALS} runs per "
+                f"side would take about {4 * _MIN_TRIALS * seconds / 60:.0f} min; pass --trials N to run it "
+                "anyway, or audit a smaller model (--rows, --param)"
+            )
         if affordable < trials:
             sizing += f"; capped from {trials} to {affordable} runs per side by the time budget (use --trials)"
             trials = affordable
@@ -562,7 +575,12 @@ def _search(
     so the final test batch is fresh and the final bound stays valid.
     """
     candidates = _candidates(data, d, rows, relation, seed)
-    per_side = max(20, min(trials // 5, int(_BUDGET_SECONDS / 3 / (4 * len(candidates) * max(seconds, 1e-9)))))
+    per_side = min(trials // 5, int(_BUDGET_SECONDS / 3 / (4 * len(candidates) * max(seconds, 1e-9))))
+    if per_side < _MIN_PILOT:
+        return candidates[0], (
+            f"the first of {len(candidates)} candidates, without a pilot: {_MIN_PILOT} pilot runs per side "
+            f"would not fit the time budget at {seconds:.2f} s per run (pass --neighbour to choose)"
+        )
     pilot_seeds = random.Random(f"refdp-audit-pilot-{seed}")
     progress = _Progress("pilot")
     best: Optional[Tuple[Tuple[float, float], _Neighbour]] = None

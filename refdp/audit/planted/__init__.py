@@ -6,7 +6,8 @@ public reduction of the output and, where it can be computed, the exact law
 of the reduced output on each side.  :data:`PLANTED` is the catalogue (see
 :mod:`refdp.audit.planted.catalogue` for the faults and why each pair
 exposes its fault); :func:`exact_check` and :func:`monte_carlo_check` are
-the two ways of checking a case.
+the two ways of checking a case, and :func:`false_alarm_rate` measures how
+often the second refutes a correct mechanism.
 """
 
 from refdp.audit.planted.case import (
@@ -21,9 +22,11 @@ from refdp.audit.planted.case import (
     monte_carlo_plan,
 )
 from refdp.audit.planted.catalogue import PLANTED, get_case, planted_names
+from refdp.audit.planted.false_alarms import FalseAlarmRate, false_alarm_rate
 
 __all__ = [
     "ExactVerdict",
+    "FalseAlarmRate",
     "Law",
     "Mechanism",
     "MonteCarloPlan",
@@ -31,6 +34,7 @@ __all__ = [
     "PlantedCase",
     "VERSIONS",
     "exact_check",
+    "false_alarm_rate",
     "get_case",
     "monte_carlo_check",
     "monte_carlo_plan",

@@ -1,0 +1,557 @@
+"""CART-DPsAdaBoost: Jia and Qiu (IEEE Access 8, 2020), Algorithms 1, 3 and 4, section IV.C.
+
+AdaBoost of CART stumps (depth d = 1 by default) with total budget eps_p
+and T rounds.  Round t builds a tree on a bootstrap sample, choosing at every
+node among k attributes drawn at random (random subspace): continuous split
+points by the exponential mechanism over the intervals of the public range,
+weighted by their length; categorical attributes by a binary partition
+(value vs rest: ``a = v`` against ``a != v``, for each value v of the public
+domain, instead of the paper's every subset).  Its leaves release class
+counts with Laplace noise; its error tau_t gives the tree's weight
+alpha_t = 1/2 ln((1 - tau_t) / tau_t) and the records' new weights; a round
+with tau_t > 1/2 stops the paper's loop.  Prediction is the alpha-weighted
+vote of the trees (Algorithm 4; ``TreeModel(voting="vote")``).  With more
+than two classes the same rule is AdaBoost.M1 (a vote for the class of the
+leaf, weight update by right or wrong).
+
+Variants:
+
+* ``sound`` (default; claim ``adaboost-sound``): budget eps_p / T per round,
+  composed sequentially; one exponential mechanism per node over every
+  (attribute, split) candidate of the node's subspace, quality the
+  unnormalised Gini of *weighted* counts, sensitivity 2 theta; weighted
+  leaf counts with Laplace(theta / eps) noise.  A record's weight is
+  unnormalised, w_{1,i} = 1, w_{t+1,i} = min(theta, w_{t,i} exp(-alpha_t y_i g_t(x_i))):
+  it depends only on the record and on released values, and never exceeds
+  theta.  (The paper's eq. 17 sets a weight above theta to 0 instead; with
+  noisy trees that drops whole classes after one bad round, so the sound
+  variant clips.)  tau_t is computed from the released noisy leaf counts.
+  The bootstrap is Poissonised with multiplicities clipped to 1: every record
+  joins round t's sample independently with probability 1 - 1/e (the chance
+  that it appears in an ordinary bootstrap sample of size n), so no record
+  counts twice.  The receipt total is eps_p exactly.
+* ``published`` (claim ``adaboost-published-unsound``): Algorithm 3 as
+  printed: per-round budget eps_c = eps_p / T - ln(alpha_{t-1}), bootstrap
+  of size n drawn with the normalised weights D_t, noiseless Gini-minimising
+  categorical partitions and choice of attribute, continuous split points by
+  the exponential mechanism with eps_c / (2 (d + 1)(n_c + 1)), exact tau_t
+  and alpha_t, weights D_t(i) > theta / n set to 0, leaf noise
+  Laplace(max_i D_t(i) T ln(alpha_t) / eps_c) (none when that is <= 0);
+  the loop also stops at alpha_t = 0, where ln(alpha_t) is undefined.  The
+  receipt states the paper's eps_p, marked unsound, with its leaks.
+
+``theta`` is in units of the initial weight: 1 in ``sound``, 1/n in
+``published`` (whose D_1(i) = 1/n).
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from fractions import Fraction
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+
+from refdp.algorithms.greedy import (
+    NodeCost,
+    TrainingView,
+    child_path,
+    close_budget,
+    non_negative_int,
+    plan_units,
+    threshold_conditions,
+)
+from refdp.algorithms.registry import (
+    AlgorithmSpec,
+    Param,
+    Parameter,
+    Variant,
+    register,
+    start_ledger,
+)
+from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset
+from refdp.errors import InvalidParameterError
+from refdp.mechanisms import exponential_mechanism, laplace_mechanism, laplace_noise, sample_index
+from refdp.privacy import Ledger, Partition, Relation, as_fraction, cell, receipt_from_ledger
+from refdp.rng import RandomSource
+from refdp.tree import Leaf, Node, ThresholdSplit, TreeModel, ValueSplit, route
+
+__all__ = [
+    "CLAIMS",
+    "SPEC",
+    "INCLUDE_PROBABILITY",
+    "TAU_FLOOR",
+    "Candidate",
+    "RoundBuilder",
+    "weighted_gini",
+    "split_candidates",
+    "published_partition",
+    "round_epsilon",
+    "query_epsilon",
+    "tree_weight",
+    "fit_adaboost",
+]
+
+CLAIMS = (
+    "adaboost-sound",
+    "adaboost-published-unsound",
+    "exponential-mechanism",
+    "continuous-split-exponential-mechanism",
+    "laplace-mechanism",
+    "sequential-composition",
+    "parallel-composition",
+    "tree-budget-plan",
+)
+
+INCLUDE_PROBABILITY = 1.0 - math.exp(-1.0)
+"""P[a record joins a round's sample]: 1 - 1/e, its chance to appear in a bootstrap of size n (n large)."""
+
+TAU_FLOOR = 1e-10
+"""tau_t is clipped to [TAU_FLOOR, 1 - TAU_FLOOR] so that alpha_t stays finite."""
+
+SOUND_INTERNAL = NodeCost(Fraction(1), Fraction(1))
+"""A node's exponential mechanism: sensitivity 2 theta holds for a substitution too."""
+
+SOUND_LEAF = NodeCost(Fraction(1), Fraction(2))
+"""A leaf's weighted class histogram: one cell per class."""
+
+Candidate = Tuple[int, int, float, float]
+"""(attribute, value code, interval start, interval end); a categorical candidate has start = end = 0."""
+
+
+def weighted_gini(table: Sequence[Sequence[float]]) -> float:
+    """q(T) = -sum_j (W_j - sum_c W_{j,c}^2 / W_j), the unnormalised Gini of weighted counts.
+
+    With unit weights this is :func:`refdp.scoring.gini_unnormalised`; with
+    every record weight in [0, theta] its sensitivity is 2 theta (claim
+    ``adaboost-sound``).
+    """
+    total = 0.0
+    for row in table:
+        size = math.fsum(row)
+        if size > 0:
+            total += size - math.fsum(c * c for c in row) / size
+    return -total
+
+
+def _weighted_class_totals(
+    view: TrainingView, rows: Sequence[int], weights: Sequence[float]
+) -> List[float]:
+    totals = [0.0] * view.n_classes
+    for i in rows:
+        totals[view.labels[i]] += weights[i]
+    return totals
+
+
+def split_candidates(
+    view: TrainingView, rows: Sequence[int], weights: Sequence[float], attributes: Sequence[int]
+) -> Tuple[List[Candidate], List[float], List[float]]:
+    """Every split of ``attributes`` at a node: (candidates, weighted Gini utilities, base weights).
+
+    Categorical attribute a: one candidate ``a = v`` vs ``a != v`` per value v
+    of the public domain, base weight 1.  Continuous attribute a with public
+    range [lower, upper]: one candidate per interval between consecutive
+    distinct values of the node (and the bounds), base weight
+    ``length / (upper - lower)``; a threshold in ``(start, end]`` makes its split.
+    ``weights[i]`` is record i's weight (0 for a record outside the sample).
+    """
+    total = _weighted_class_totals(view, rows, weights)
+    candidates: List[Candidate] = []
+    utilities: List[float] = []
+    base: List[float] = []
+    for a in attributes:
+        attribute = view.schema.attributes[a]
+        column = view.columns[a]
+        if isinstance(attribute, CategoricalAttribute):
+            table = [[0.0] * view.n_classes for _ in range(attribute.n_values)]
+            for i in rows:
+                table[int(column[i])][view.labels[i]] += weights[i]
+            for v, row in enumerate(table):
+                candidates.append((a, v, 0.0, 0.0))
+                utilities.append(weighted_gini([row, [t - r for t, r in zip(total, row)]]))
+                base.append(1.0)
+            continue
+        assert isinstance(attribute, ContinuousAttribute)
+        width = attribute.upper - attribute.lower
+        order = sorted(rows, key=column.__getitem__)
+        below = [0.0] * view.n_classes
+        previous, position = attribute.lower, 0
+        while True:
+            value = float(column[order[position]]) if position < len(order) else attribute.upper
+            if value > previous:
+                above = [t - b for t, b in zip(total, below)]
+                candidates.append((a, -1, previous, value))
+                utilities.append(weighted_gini([below, above]))
+                base.append((value - previous) / width)
+            if position >= len(order):
+                break
+            while position < len(order) and column[order[position]] == value:
+                below[view.labels[order[position]]] += weights[order[position]]
+                position += 1
+            previous = value
+    return candidates, utilities, base
+
+
+def published_partition(table: Sequence[Sequence[float]]) -> int:
+    """The paper's noiseless categorical partition: the value v whose ``a = v`` vs rest has least Gini.
+
+    ``table[v]`` is the class counts of value v; ties go to the first value.
+    A deterministic function of the data: not differentially private.
+    """
+    total = [math.fsum(column) for column in zip(*table)]
+    scores = [weighted_gini([row, [t - r for t, r in zip(total, row)]]) for row in table]
+    return max(range(len(scores)), key=lambda v: (scores[v], -v))
+
+
+def round_epsilon(epsilon: Fraction, n_estimators: int) -> Fraction:
+    """eps_p / T, the data-independent budget of one round (sound variant)."""
+    return epsilon / n_estimators
+
+
+def query_epsilon(epsilon: Fraction, n_estimators: int, depth: int, relation: Relation) -> Fraction:
+    """The budget of one node's query: eps_p / (T K), K the cost of a full tree of depth d (d + 1 under add-remove)."""
+    return round_epsilon(epsilon, n_estimators) / plan_units(SOUND_INTERNAL, SOUND_LEAF, depth, relation)
+
+
+def tree_weight(tau: float) -> float:
+    """alpha_t = 1/2 ln((1 - tau) / tau), tau clipped to [TAU_FLOOR, 1 - TAU_FLOOR]."""
+    tau = min(max(tau, TAU_FLOOR), 1.0 - TAU_FLOOR)
+    return 0.5 * math.log((1.0 - tau) / tau)
+
+
+def _subspace(n_attributes: int, k: int, rng: RandomSource) -> Tuple[int, ...]:
+    """k attribute indices uniformly without replacement (partial Fisher-Yates), in ascending order."""
+    pool = list(range(n_attributes))
+    for j in range(k):
+        swap = j + rng.randrange(n_attributes - j)
+        pool[j], pool[swap] = pool[swap], pool[j]
+    return tuple(sorted(pool[:k]))
+
+
+def _threshold_in(start: float, end: float, rng: RandomSource) -> float:
+    """A threshold uniform on (start, end] (a draw that rounds to ``start`` is redrawn)."""
+    while True:
+        t = min(start + rng.random() * (end - start), end)
+        if t > start:
+            return t
+
+
+class RoundBuilder:
+    """One sound round's tree: every node's data, weights, budget, randomness and ledger.
+
+    ``build(rows, depth, path)`` grows a full tree of ``depth`` levels on the
+    sampled ``rows``: an exponential mechanism (budget ``eps``, sensitivity
+    2 theta) per internal node, a Laplace(theta/eps) weighted class histogram
+    per leaf, charged on ``path`` and its split cells.
+    """
+
+    def __init__(
+        self,
+        view: TrainingView,
+        weights: Sequence[float],
+        k: int,
+        eps: Fraction,
+        theta: Fraction,
+        rng: RandomSource,
+        ledger: Ledger,
+    ) -> None:
+        self.view = view
+        self.weights = weights
+        self.k = k
+        self.eps = eps
+        self.theta = theta
+        self.rng = rng
+        self.ledger = ledger
+
+    def build(self, rows: List[int], depth: int, path: Partition) -> Node:
+        schema = self.view.schema
+        if depth == 0:
+            totals = _weighted_class_totals(self.view, rows, self.weights)
+            return Leaf(tuple(
+                laplace_mechanism(
+                    totals[c], sensitivity=self.theta, epsilon=self.eps, rng=self.rng, ledger=self.ledger,
+                    label="leaf weighted class count", partition=path + (cell("class", name),),
+                    claims=("laplace-mechanism", "parallel-composition", "adaboost-sound"),
+                )
+                for c, name in enumerate(schema.classes)
+            ))
+        attributes = _subspace(schema.n_attributes, self.k, self.rng)
+        self.ledger.record_data_independent(label="random subspace", partition=path, note=f"attributes {attributes}")
+        candidates, utilities, base = split_candidates(self.view, rows, self.weights, attributes)
+        continuous = any(c[1] < 0 for c in candidates)
+        choice = exponential_mechanism(
+            utilities, epsilon=self.eps, sensitivity=2 * self.theta, rng=self.rng, ledger=self.ledger,
+            label="split (attribute, partition or interval)", partition=path,
+            claims=("exponential-mechanism", "adaboost-sound")
+            + (("continuous-split-exponential-mechanism",) if continuous else ()),
+            base_weights=base,
+        )
+        a, v, start, end = candidates[choice]
+        attribute = schema.attributes[a]
+        column = self.view.columns[a]
+        if isinstance(attribute, CategoricalAttribute):
+            name, shown = attribute.name, attribute.values[v]
+            return ValueSplit(
+                a, v,
+                self.build([i for i in rows if column[i] == v], depth - 1, child_path(path, f"{name}={shown}")),
+                self.build([i for i in rows if column[i] != v], depth - 1, child_path(path, f"{name}!={shown}")),
+            )
+        assert isinstance(attribute, ContinuousAttribute)
+        threshold = _threshold_in(start, end, self.rng)
+        low, high = threshold_conditions(attribute, threshold)
+        return ThresholdSplit(
+            a, threshold,
+            self.build([i for i in rows if column[i] < threshold], depth - 1, child_path(path, low)),
+            self.build([i for i in rows if column[i] >= threshold], depth - 1, child_path(path, high)),
+        )
+
+
+def _noisy_error(tree: Node) -> float:
+    """tau from released leaf counts: clipped weight outside each leaf's predicted class over the clipped total."""
+    stack, wrong, total = [tree], 0.0, 0.0
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Leaf):
+            clipped = [max(0.0, float(c)) for c in node.counts]
+            total += sum(clipped)
+            wrong += sum(clipped) - clipped[node.prediction]
+        elif isinstance(node, ValueSplit):
+            stack.extend((node.equal, node.rest))
+        elif isinstance(node, ThresholdSplit):
+            stack.extend((node.below, node.at_or_above))
+    return wrong / total if total > 0 else 1.0
+
+
+def _fit_sound(
+    view: TrainingView, epsilon: Fraction, params: Mapping[str, Param], rng: RandomSource, ledger: Ledger,
+) -> Tuple[List[Node], List[float]]:
+    T, depth, k = int(params["n_estimators"]), int(params["max_depth"]), int(params["n_features"])
+    theta = as_fraction(float(params["theta"]), "theta")
+    cap = float(theta)
+    eps = query_epsilon(epsilon, T, depth, ledger.relation)
+    columns = view.columns
+    weights: List[float] = [0.0] * len(view.labels)
+    for i in view.rows:
+        weights[i] = 1.0
+    trees: List[Node] = []
+    alphas: List[float] = []
+    for t in range(T):
+        sample = [i for i in view.rows if rng.random() < INCLUDE_PROBABILITY]
+        ledger.record_data_independent(
+            label=f"round {t}: Poissonised bootstrap", partition=(f"round {t}",),
+            note="each record joins with probability 1 - 1/e, at most once",
+        )
+        tree = RoundBuilder(view, weights, k, eps, theta, rng, ledger).build(sample, depth, (f"round {t}",))
+        tau = _noisy_error(tree)
+        if tau > 0.5:
+            continue
+        alpha = tree_weight(tau)
+        trees.append(tree)
+        alphas.append(alpha)
+        for i in view.rows:
+            right = route(tree, columns, i).prediction == view.labels[i]
+            weights[i] = min(cap, weights[i] * math.exp(-alpha if right else alpha))
+    return trees, alphas
+
+
+def _weighted_choice(utilities: Sequence[float], base: Sequence[float], coefficient: float, rng: RandomSource) -> int:
+    """P[r] proportional to base_r exp(coefficient u_r), for any real coefficient (the paper's eps may be <= 0)."""
+    logs = [math.log(b) + coefficient * u if b > 0 else -math.inf for u, b in zip(utilities, base)]
+    top = max(logs)
+    mass = [math.exp(x - top) for x in logs]
+    total = math.fsum(mass)
+    return sample_index([m / total for m in mass], rng)
+
+
+class _PublishedRound:
+    """Algorithm 1 on one bootstrap sample, as printed (unweighted counts of the sample)."""
+
+    def __init__(self, view: TrainingView, k: int, eps_c: float, depth: int, rng: RandomSource) -> None:
+        self.view = view
+        self.k = k
+        self.eps_bar = eps_c / (depth + 1)
+        self.rng = rng
+        self.unit = [1.0] * len(view.labels)
+
+    def build(self, rows: List[int], depth: int) -> Node:
+        schema = self.view.schema
+        if depth == 0:
+            return Leaf(tuple(_weighted_class_totals(self.view, rows, self.unit)))
+        attributes = _subspace(schema.n_attributes, self.k, self.rng)
+        n_continuous = sum(1 for a in attributes if isinstance(schema.attributes[a], ContinuousAttribute))
+        coefficient = self.eps_bar / (2 * (n_continuous + 1)) / (2 * 2)
+        best: Optional[Tuple[float, Candidate]] = None
+        for a in attributes:
+            candidates, utilities, base = split_candidates(self.view, rows, self.unit, (a,))
+            if isinstance(schema.attributes[a], CategoricalAttribute):
+                table = [[0.0] * self.view.n_classes for _ in candidates]
+                for i in rows:
+                    table[int(self.view.columns[a][i])][self.view.labels[i]] += 1.0
+                position = published_partition(table)
+            else:
+                position = _weighted_choice(utilities, base, coefficient, self.rng)
+            if best is None or utilities[position] > best[0]:
+                best = (utilities[position], candidates[position])
+        assert best is not None
+        a, v, start, end = best[1]
+        column = self.view.columns[a]
+        if v >= 0:
+            return ValueSplit(
+                a, v,
+                self.build([i for i in rows if column[i] == v], depth - 1),
+                self.build([i for i in rows if column[i] != v], depth - 1),
+            )
+        threshold = _threshold_in(start, end, self.rng)
+        return ThresholdSplit(
+            a, threshold,
+            self.build([i for i in rows if column[i] < threshold], depth - 1),
+            self.build([i for i in rows if column[i] >= threshold], depth - 1),
+        )
+
+
+def _add_leaf_noise(node: Node, scale: float, rng: RandomSource) -> Node:
+    if isinstance(node, Leaf):
+        if scale <= 0:
+            return node
+        return Leaf(tuple(float(c) + laplace_noise(scale, rng) for c in node.counts))
+    if isinstance(node, ValueSplit):
+        return ValueSplit(node.attribute, node.value, _add_leaf_noise(node.equal, scale, rng),
+                          _add_leaf_noise(node.rest, scale, rng))
+    assert isinstance(node, ThresholdSplit)
+    return ThresholdSplit(node.attribute, node.threshold, _add_leaf_noise(node.below, scale, rng),
+                          _add_leaf_noise(node.at_or_above, scale, rng))
+
+
+_PUBLISHED_LEAKS = (
+    "CART-DPsAdaBoost as published: the categorical partition and the choice of attribute minimise the "
+    "Gini index without noise",
+    "CART-DPsAdaBoost as published: the per-round budget eps_p/T - ln(alpha_t) and the leaf noise scale "
+    "max(D_t(i)) T ln(alpha_t) / eps_c depend on the data (no noise at all when alpha_t <= 1)",
+    "CART-DPsAdaBoost as published: tau_t and alpha_t are computed from the exact data and released; the "
+    "normalised weights D_t(i) depend on every record",
+)
+
+
+def _fit_published(
+    view: TrainingView, epsilon: Fraction, params: Mapping[str, Param], rng: RandomSource, ledger: Ledger,
+) -> Tuple[List[Node], List[float]]:
+    T, depth, k = int(params["n_estimators"]), int(params["max_depth"]), int(params["n_features"])
+    rows = list(view.rows)
+    n = len(rows)
+    theta = float(params["theta"]) / n if n else math.inf
+    for leak in _PUBLISHED_LEAKS:
+        ledger.record_leak(leak)
+    D: Dict[int, float] = {i: 1.0 / n for i in rows}
+    trees: List[Node] = []
+    alphas: List[float] = []
+    alpha_previous = 1.0
+    for t in range(T):
+        eps_c = float(epsilon) / T - math.log(alpha_previous)
+        ledger.charge(
+            label=f"round {t} (Algorithm 1, eps_c = eps_p/T - ln alpha)", mechanism="published-round",
+            epsilon=epsilon / T, sensitivity=None, claims=("adaboost-published-unsound",),
+            partition=(f"round {t}",), sound=False,
+            note=f"the paper's eps_c was {eps_c!r}; its split, tau_t, alpha_t and leaf noise are not DP",
+        )
+        if n == 0:
+            break
+        cumulative: List[float] = []
+        running = 0.0
+        for i in rows:
+            running += D[i]
+            cumulative.append(running)
+        sample = [rows[min(bisect.bisect_right(cumulative, rng.random() * running), n - 1)] for _ in range(n)]
+        tree = _PublishedRound(view, k, eps_c, depth, rng).build(sample, depth)
+        right = {i: route(tree, view.columns, i).prediction == view.labels[i] for i in rows}
+        tau = math.fsum(D[i] for i in rows if not right[i]) / math.fsum(D.values())
+        alpha = tree_weight(tau)
+        if tau > 0.5 or alpha <= 0:
+            # The paper breaks at tau_t > 1/2; at tau_t = 1/2, ln(alpha_t) (next round's budget) is undefined.
+            break
+        scale = max(D.values()) * T * math.log(alpha) / eps_c if eps_c != 0 else 0.0
+        trees.append(_add_leaf_noise(tree, scale, rng))
+        alphas.append(alpha)
+        updated = {i: (D[i] * math.exp(-alpha if right[i] else alpha) if D[i] <= theta else 0.0) for i in rows}
+        z = math.fsum(updated.values())
+        if z <= 0:
+            break
+        D = {i: w / z for i, w in updated.items()}
+        alpha_previous = alpha
+    return trees, alphas
+
+
+def _check(params: Mapping[str, Param], n_attributes: int) -> None:
+    if non_negative_int(params, "n_estimators") < 1:
+        raise InvalidParameterError("parameter n_estimators (T) must be >= 1, got 0")
+    if non_negative_int(params, "max_depth") < 1:
+        raise InvalidParameterError("parameter max_depth must be >= 1 (a stump has depth 1), got 0")
+    k = non_negative_int(params, "n_features")
+    if not 1 <= k:
+        raise InvalidParameterError("parameter n_features (k) must be >= 1, got 0")
+    if n_attributes == 0:
+        raise InvalidParameterError("dp-adaboost needs at least one attribute; the schema has none")
+    theta = params["theta"]
+    if not isinstance(theta, float) or not math.isfinite(theta) or theta < 1.0:
+        raise InvalidParameterError(
+            f"parameter theta must be a finite float >= 1 (in units of the initial weight), got {theta!r}"
+        )
+
+
+def fit_adaboost(
+    data: Dataset, epsilon: Fraction, params: Mapping[str, Param], rng: RandomSource, relation: Relation,
+) -> TreeModel:
+    """Train CART-DPsAdaBoost with total budget ``epsilon`` (eps_p)."""
+    _check(params, data.schema.n_attributes)
+    resolved = dict(params)
+    resolved["n_features"] = min(int(params["n_features"]), data.schema.n_attributes)
+    ledger = start_ledger(data, relation)
+    view = TrainingView.of(data)
+    if str(params["variant"]) == "published":
+        trees, alphas = _fit_published(view, epsilon, resolved, rng, ledger)
+    else:
+        trees, alphas = _fit_sound(view, epsilon, resolved, rng, ledger)
+    close_budget(ledger, epsilon, ("tree-budget-plan", "adaboost-sound"))
+    if not trees:
+        # No round beat chance: the released model predicts the first class (post-processing).
+        trees, alphas = [Leaf((0.0,) * data.schema.n_classes)], [1.0]
+    return TreeModel(
+        algorithm=SPEC.name,
+        variant=str(params["variant"]),
+        params=dict(params),
+        schema=data.schema,
+        trees=tuple(trees),
+        receipt=receipt_from_ledger(ledger),
+        weights=tuple(alphas),
+        voting="vote",
+    )
+
+
+SPEC = register(
+    AlgorithmSpec(
+        name="dp-adaboost",
+        summary="AdaBoost of DP CART stumps on bootstrap samples with random subspaces "
+        "(CART-DPsAdaBoost, Jia and Qiu 2020)",
+        source="J. Jia and W. Qiu, Research on an ensemble classification algorithm based on "
+        "differential privacy, IEEE Access 8, 2020",
+        variants=(
+            Variant(
+                "sound", True,
+                "eps_p/T per round, exponential mechanism over every split of the subspace on capped "
+                "weights, noisy leaves, alpha_t from released counts, Poissonised bootstrap",
+            ),
+            Variant(
+                "published", False,
+                "Algorithm 3 as printed: noiseless categorical partition, budget eps_p/T - ln(alpha_t), "
+                "leaf noise scale max(w) T ln(alpha_t)/eps_c, exact alpha_t",
+            ),
+        ),
+        parameters=(
+            Parameter("variant", str, "sound", "which variant to run", ("sound", "published")),
+            Parameter("n_estimators", int, 10, "T, the number of boosting rounds (trees)"),
+            Parameter("max_depth", int, 1, "d, the depth of each tree (1: a stump)"),
+            Parameter("n_features", int, 5, "k, the attributes drawn at each node (random subspace)"),
+            Parameter("theta", float, 3.0, "weight cap theta, in units of the initial weight"),
+        ),
+        claims=CLAIMS,
+        fit=fit_adaboost,
+    )
+)

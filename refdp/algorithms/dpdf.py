@@ -1,0 +1,339 @@
+"""DPDF: the differentially private decision forest of Fletcher & Islam (2015), Algorithm 1.
+
+    DPDF(D, C, A, beta, tau, delta):
+        eps = beta / (tau (2 delta - 1)); A_root = {}
+        tau times: T = PRUNETREE(BUILDTREE(D, C, A, eps, delta, 1, root=True))
+
+    BUILDTREE(D, C, A, eps, delta, d, root):
+        N = {|D_c| + noise(1/eps) for every c in C}       (Q1, the noisy class histogram)
+        |D| = sum of N
+        if d < delta and |D| >= 100 and f_c / |D| < 1 for all f_c in N and |A| > 0:
+            a = SPLITTINGATTRIBUTE(D, C, A, eps, root)      (Q2, the exponential mechanism on
+                                                             the weighted Gini index G_{D,C}(a))
+            one child BUILDTREE(D_{a_v}, C, A - {a}, eps, delta, d + 1, False) per value v of a
+        return the node with its histogram N
+
+At the root, SPLITTINGATTRIBUTE leaves out A_root, the root attributes of the
+trees built before, and adds its choice to A_root: the roots of the tau trees
+are pairwise distinct.  A_root is a function of earlier outputs of the
+mechanism, so excluding it is adaptive sequential composition and costs
+nothing extra.  Because of this, ``n_trees`` (tau) may not exceed max(1, |A|).
+
+Depth: the budget eps = beta / (tau (2 delta - 1)) counts 2 delta - 1 queries
+on a root-to-leaf path, that is delta histograms and delta - 1 splits: delta
+counts node levels.  The pseudocode's test ``d <= delta`` (with d = 1 at the
+root) would allow delta splits and 2 delta + 1 queries, more than the budget;
+we split while ``d < delta``, which is the reading under which the paper's
+eps spends beta exactly (``proofs/dpdf-budget.md``).  ``max_depth`` is delta
+(>= 1; delta = 1 is a single histogram per tree).
+
+Variants (the sensitivity Delta of the weighted Gini index in Q2):
+
+* ``published``: Theorem 1's local sensitivity 1 - (n/(n+1))^2 - (1/(n+1))^2
+  at the noisy size n = |D|.  It is not eps-DP (claim
+  ``dpdf-published-unsound``): the formula is a local sensitivity at the
+  true size, which Q1 only estimates, and even at the true size it misses
+  removals; the ledger marks the charge unsound.
+* ``sound`` (default): the global sensitivity 1/2 of the weighted Gini index
+  under both relations (claim ``gini-weighted-sensitivity``).
+
+PRUNETREE and the rules read only the released histograms: post-processing
+(claim ``dpdf-budget``).  The trees vote weighted by the confidence of the
+leaf each reaches (``voting="confidence"``).  Counts use the exact discrete
+Laplace mechanism.  Under ``substitute`` a histogram costs 2 eps, so the
+per-query eps is beta / (tau K) with K the substitute cost of a full tree
+(:func:`~refdp.algorithms.greedy.plan_units`), and the receipt's total is
+beta under either relation.  Only categorical attributes are supported, as
+in the paper's experiments.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import List, Mapping, Sequence, Set, Tuple
+
+from refdp.algorithms.greedy import (
+    NodeCost,
+    TrainingView,
+    child_path,
+    class_counts,
+    close_budget,
+    plan_units,
+    score_function,
+    value_table,
+)
+from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, register, start_ledger
+from refdp.data import CategoricalAttribute, Dataset
+from refdp.errors import InvalidParameterError, SchemaError
+from refdp.mechanisms import exponential_mechanism, noisy_histogram
+from refdp.privacy import Ledger, Partition, Relation, receipt_from_ledger
+from refdp.rng import RandomSource
+from refdp.scoring import get_quality
+from refdp.tree import CategoricalSplit, Leaf, Node, TreeModel
+
+__all__ = [
+    "SPEC",
+    "fit_dpdf",
+    "per_query_epsilon",
+    "published_sensitivity",
+    "weighted_gini",
+    "splits",
+    "prune",
+    "INTERNAL",
+    "LEAF",
+]
+
+CLAIMS = (
+    "dpdf-budget",
+    "dpdf-published-unsound",
+    "tree-budget-plan",
+    "gini-weighted-sensitivity",
+    "gini-weighted-local-sensitivity",
+    "exponential-mechanism",
+    "discrete-laplace-mechanism",
+    "parallel-composition",
+    "sequential-composition",
+)
+
+INTERNAL = NodeCost(Fraction(2), Fraction(3))
+"""A split node: Q1 (1 unit; 2 for a record that changes class) and Q2 (1 unit under both relations)."""
+
+LEAF = NodeCost(Fraction(1), Fraction(2))
+"""A leaf: Q1 only."""
+
+
+def per_query_epsilon(budget: Fraction, n_trees: int, max_depth: int, relation: Relation) -> Fraction:
+    """eps = beta / (tau K), K the cost of a full tree of delta levels: 2 delta - 1 under add-remove."""
+    return budget / (n_trees * plan_units(INTERNAL, LEAF, max_depth - 1, relation))
+
+
+def published_sensitivity(noisy_size: int) -> Fraction:
+    """Theorem 1: Delta(G_D) = 1 - (n/(n+1))^2 - (1/(n+1))^2 = 2n/(n+1)^2 at n = |D|, exactly."""
+    if noisy_size < 1:
+        raise InvalidParameterError(f"Theorem 1 needs a node size n >= 1, got {noisy_size}")
+    n = Fraction(noisy_size)
+    return 1 - (n / (n + 1)) ** 2 - (1 / (n + 1)) ** 2
+
+
+_GINI = score_function("gini")
+
+
+def weighted_gini(table: Sequence[Sequence[int]]) -> float:
+    """G_{D,C}(a) = -sum_v |D_v|/|D| (1 - sum_c (|D_vc|/|D_v|)^2) as a float (0 for an empty node).
+
+    Same value, to rounding, as :func:`refdp.scoring.gini_weighted` (the
+    tests check it); floats because it runs for every attribute of every node.
+    """
+    size = sum(sum(row) for row in table)
+    return _GINI(table) / size if size else 0.0
+
+
+def splits(noisy_counts: Sequence[int], min_size: int) -> bool:
+    """The paper's data-dependent stopping test on Q1: |D| >= min_size and f_c / |D| < 1 for every class.
+
+    |D| is the sum of the noisy counts; with |D| >= min_size >= 1 > 0 the
+    confidence test is f_c < |D|, decided exactly on integers.
+    """
+    size = sum(noisy_counts)
+    return size >= min_size and size > 0 and all(f < size for f in noisy_counts)
+
+
+def _clipped(counts: Sequence[float]) -> List[float]:
+    return [max(0.0, float(c)) for c in counts]
+
+
+def _node_gini(counts: Sequence[float]) -> float:
+    clipped = _clipped(counts)
+    size = sum(clipped)
+    return -(1.0 - sum((c / size) ** 2 for c in clipped)) if size > 0 else 0.0
+
+
+def prune(node: Node) -> Node:
+    """PRUNETREE: bottom up, a split whose children are all leaves becomes a leaf when
+    sum_i |H_i|/|P| G(H_i) < G(P), all from the released histograms.
+
+    G of a node is -(1 - sum_c p_c^2) of its histogram and |H_i| the sum of a
+    child's counts, negative noisy counts clipped to 0 (the paper does not say
+    how it treats them); a split whose children sum to 0 is pruned.  It reads
+    released values only: post-processing.
+    """
+    if not isinstance(node, CategoricalSplit) or node.counts is None:
+        return node
+    children = tuple(prune(child) for child in node.children)
+    leaf_children = [child for child in children if isinstance(child, Leaf)]
+    if len(leaf_children) == len(children):
+        sizes = [sum(_clipped(leaf.counts)) for leaf in leaf_children]
+        total = sum(sizes)
+        if total <= 0 or sum(
+            size / total * _node_gini(leaf.counts) for size, leaf in zip(sizes, leaf_children)
+        ) < _node_gini(node.counts):
+            return Leaf(node.counts)
+    return CategoricalSplit(node.attribute, children, counts=node.counts)
+
+
+class _Builder:
+    def __init__(
+        self,
+        view: TrainingView,
+        epsilon: Fraction,
+        max_depth: int,
+        min_size: int,
+        published: bool,
+        rng: RandomSource,
+        ledger: Ledger,
+    ) -> None:
+        self.view = view
+        self.schema = view.schema
+        self.eps = epsilon
+        self.max_depth = max_depth
+        self.min_size = min_size
+        self.published = published
+        self.rng = rng
+        self.ledger = ledger
+        self.global_sensitivity = get_quality("gini-weighted").sensitivity(ledger.relation)
+        self.roots: Set[int] = set()
+
+    def build(self, rows: List[int], attributes: Tuple[int, ...], d: int, path: Partition) -> Node:
+        counts = noisy_histogram(
+            class_counts(self.view, rows), epsilon=self.eps, rng=self.rng, ledger=self.ledger,
+            label="class histogram Q1", partition=path, names=self.schema.classes,
+        )
+        root = d == 1
+        candidates = tuple(a for a in attributes if not (root and a in self.roots))
+        if d >= self.max_depth or not candidates or not splits(counts, self.min_size):
+            return Leaf(tuple(counts))
+        utilities = [
+            weighted_gini(value_table(self.view, rows, a, self._attribute(a).n_values))
+            for a in candidates
+        ]
+        if self.published:
+            choice = exponential_mechanism(
+                utilities, epsilon=self.eps, sensitivity=published_sensitivity(sum(counts)),
+                rng=self.rng, ledger=self.ledger, label="split attribute Q2", partition=path,
+                claims=("exponential-mechanism", "dpdf-published-unsound"), sound=False,
+                note="Theorem 1's local sensitivity at the noisy size |D|; not a bound on the "
+                "change of the weighted Gini index (proofs/dpdf-published-unsound.md)",
+            )
+        else:
+            choice = exponential_mechanism(
+                utilities, epsilon=self.eps, sensitivity=self.global_sensitivity, rng=self.rng,
+                ledger=self.ledger, label="split attribute Q2", partition=path,
+                claims=("exponential-mechanism", "gini-weighted-sensitivity"),
+            )
+        a = candidates[choice]
+        if root:
+            self.roots.add(a)
+        attribute = self._attribute(a)
+        column = self.view.columns[a]
+        buckets: List[List[int]] = [[] for _ in attribute.values]
+        for i in rows:
+            buckets[int(column[i])].append(i)
+        remaining = tuple(b for b in attributes if b != a)
+        return CategoricalSplit(
+            a,
+            tuple(
+                self.build(bucket, remaining, d + 1, child_path(path, f"{attribute.name}={value}"))
+                for bucket, value in zip(buckets, attribute.values)
+            ),
+            counts=tuple(counts),
+        )
+
+    def _attribute(self, a: int) -> CategoricalAttribute:
+        attribute = self.schema.attributes[a]
+        assert isinstance(attribute, CategoricalAttribute)
+        return attribute
+
+
+def _positive_int(params: Mapping[str, Param], name: str) -> int:
+    value = params[name]
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise InvalidParameterError(f"parameter {name} must be an integer >= 1, got {value!r}")
+    return value
+
+
+def fit_dpdf(
+    data: Dataset,
+    epsilon: Fraction,
+    params: Mapping[str, Param],
+    rng: RandomSource,
+    relation: Relation,
+) -> TreeModel:
+    """Train DPDF with total budget ``epsilon`` (beta): ``n_trees`` (tau) pruned trees, confidence vote."""
+    n_trees = _positive_int(params, "n_trees")
+    max_depth = _positive_int(params, "max_depth")
+    min_size = _positive_int(params, "min_size")
+    variant = str(params["variant"])
+    if variant not in _VARIANTS:
+        raise InvalidParameterError(
+            f"parameter variant must be one of {', '.join(_VARIANTS)}, got {variant!r}"
+        )
+    continuous = [a.name for a in data.schema.attributes if not isinstance(a, CategoricalAttribute)]
+    if continuous:
+        raise SchemaError(
+            f"DPDF splits categorical attributes only; {', '.join(continuous)} are continuous: "
+            f"discretise them with public cut points first, or use diffpid3"
+        )
+    most = max(1, data.schema.n_attributes)
+    if n_trees > most:
+        raise InvalidParameterError(
+            f"n_trees={n_trees} but the schema has {data.schema.n_attributes} attributes, and the "
+            f"roots of the trees must differ; use n_trees <= {most}"
+        )
+    ledger = start_ledger(data, relation)
+    view = TrainingView.of(data)
+    eps = per_query_epsilon(epsilon, n_trees, max_depth, relation)
+    builder = _Builder(view, eps, max_depth, min_size, variant == "published", rng, ledger)
+    attributes = tuple(range(data.schema.n_attributes))
+    trees = tuple(
+        prune(builder.build(list(view.rows), attributes, 1, (f"tree-{t}",))) for t in range(n_trees)
+    )
+    spent = ledger.total()[0]
+    if variant == "published" and max_depth > 1 and data.schema.n_attributes and spent < epsilon:
+        # The levels this run did not build are planned with Theorem 1's Q2, so their reserve is unsound too.
+        ledger.charge(
+            label="reserved: planned for tree levels this run did not build",
+            mechanism="reserved",
+            epsilon=epsilon - spent,
+            sensitivity=None,
+            claims=("tree-budget-plan", "dpdf-published-unsound"),
+            sound=False,
+            note="the plan's split levels use Theorem 1's calibration, which is not DP",
+        )
+    close_budget(ledger, epsilon, ("tree-budget-plan", "dpdf-budget"))
+    return TreeModel(
+        algorithm=SPEC.name,
+        variant=variant,
+        params=dict(params),
+        schema=data.schema,
+        trees=trees,
+        receipt=receipt_from_ledger(ledger),
+        voting="confidence",
+    )
+
+
+_VARIANTS: Tuple[str, ...] = ("sound", "published")
+
+SPEC = register(
+    AlgorithmSpec(
+        name="dpdf",
+        summary="DPDF: a forest of greedy multiway DP trees with distinct roots, noisy class "
+        "histograms at every node, weighted Gini by the exponential mechanism, pruning, "
+        "confidence voting",
+        source="S. Fletcher, M. Z. Islam, A differentially private decision forest, AusDM 2015",
+        variants=(
+            Variant("sound", True, "the weighted Gini index with its global sensitivity 1/2"),
+            Variant(
+                "published", False,
+                "Theorem 1's local sensitivity 2n/(n+1)^2 at the noisy node size (not DP)",
+            ),
+        ),
+        parameters=(
+            Parameter("variant", str, "sound", "which variant to run", _VARIANTS),
+            Parameter("n_trees", int, 1, "number of trees tau (at most the number of attributes)"),
+            Parameter("max_depth", int, 5, "maximal depth delta in node levels (delta - 1 splits)"),
+            Parameter("min_size", int, 100, "a node splits only if its noisy size |D| >= min_size"),
+        ),
+        claims=CLAIMS,
+        fit=fit_dpdf,
+    )
+)
