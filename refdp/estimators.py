@@ -35,6 +35,7 @@ __all__ = [
     "ThesisTreeClassifier",
     "BaselineTreeClassifier",
     "DPDFClassifier",
+    "DPAdaBoostClassifier",
 ]
 
 

@@ -250,6 +250,21 @@ def test_replay_is_byte_identical() -> None:
         assert first == dumps_model(train("dp-adaboost", _mixed(30), 1, params, rng=11))
 
 
+def test_a_data_set_with_repeated_rows_trains_like_its_copy() -> None:
+    base = _mixed(15)
+    repeated = base.subset([0, 1, 1, 2, 3, 3, 3] + list(range(4, 15)))
+    copy = Dataset.from_codes(
+        MIXED,
+        [[repeated.column(a)[i] for i in range(len(repeated))] for a in range(2)],
+        list(repeated.labels),
+    )
+    for variant in ("sound", "published"):
+        params: Dict[str, Param] = {"n_estimators": 6, "variant": variant}
+        assert dumps_model(train("dp-adaboost", repeated, 2, params, rng=4)) == dumps_model(
+            train("dp-adaboost", copy, 2, params, rng=4)
+        )
+
+
 def test_model_structure_and_vote() -> None:
     model = train("dp-adaboost", _mixed(40), 50, {"n_estimators": 4, "max_depth": 2}, rng=3)
     assert model.voting == "vote" and all(w > 0 for w in model.weights)

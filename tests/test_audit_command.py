@@ -53,6 +53,7 @@ def test_planted_faults_are_refuted_and_their_fixes_are_not(capsys: pytest.Captu
     assert "verdict: NOT REFUTED" in out, out
 
 
+@pytest.mark.smoke
 def test_exact_verdicts_as_json(capsys: pytest.CaptureFixture[str]) -> None:
     faulty = run_json(capsys, "--algorithm", "planted:sensitivity-understated", "--seed", "1")
     assert faulty["verdict"] == "refuted" and faulty["method"] == "exact" and faulty["runs"] == 0
@@ -134,6 +135,7 @@ def test_given_neighbours(capsys: pytest.CaptureFixture[str]) -> None:
          "under add-remove give search"),
         (["--algorithm", "noisy-majority", "--data", "vote", "--epsilon", "1", "--alpha", "2"], "--alpha must be in"),
         (["--algorithm", "noisy-majority", "--data", "vote", "--epsilon", "1", "--output", "leaves"], "invalid choice"),
+        (["--algorithm", "noisy-majority", "--data", "vote", "--epsilon", "1", "--method", "exact"], "for planted cases"),
         (["--algorithm", "planted:laplace-scale-epsilon", "--rows", "5"], "--rows does not apply to planted cases"),
         (["--algorithm", "planted:laplace-scale-epsilon", "--epsilon", "1"], "claims epsilon=1/2"),
         (["--algorithm", "planted:laplace-scale-epsilon", "--data", "vote"], "runs on 'tic-tac-toe'"),

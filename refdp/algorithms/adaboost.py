@@ -479,6 +479,22 @@ def _fit_published(
     return trees, alphas
 
 
+def _distinct_rows(view: TrainingView) -> TrainingView:
+    """``view`` itself, or a copy with one base position per row when a row position repeats.
+
+    Weights are kept per base position; a data set that is itself a sample
+    with repeats (``Dataset.subset``) must still give each of its rows its own weight.
+    """
+    if len(set(view.rows)) == len(view.rows):
+        return view
+    return TrainingView(
+        view.schema,
+        tuple(tuple(column[i] for i in view.rows) for column in view.columns),
+        tuple(view.labels[i] for i in view.rows),
+        tuple(range(len(view.rows))),
+    )
+
+
 def _check(params: Mapping[str, Param], n_attributes: int) -> None:
     if non_negative_int(params, "n_estimators") < 1:
         raise InvalidParameterError("parameter n_estimators (T) must be >= 1, got 0")
@@ -504,7 +520,7 @@ def fit_adaboost(
     resolved = dict(params)
     resolved["n_features"] = min(int(params["n_features"]), data.schema.n_attributes)
     ledger = start_ledger(data, relation)
-    view = TrainingView.of(data)
+    view = _distinct_rows(TrainingView.of(data))
     if str(params["variant"]) == "published":
         trees, alphas = _fit_published(view, epsilon, resolved, rng, ledger)
     else:

@@ -162,10 +162,9 @@ def _alpha(text: str) -> float:
     return value
 
 
-def _positive(value: Optional[int], flag: str) -> Optional[int]:
+def _positive(value: Optional[int], flag: str) -> None:
     if value is not None and value < 1:
         raise InvalidParameterError(f"{flag} must be >= 1, got {value}")
-    return value
 
 
 def _params(pairs: Sequence[str]) -> Dict[str, str]:
@@ -490,6 +489,10 @@ def _default_trials(epsilon: Fraction, delta: Fraction, alpha: float) -> Tuple[i
 
 def _audit_registry(args: argparse.Namespace, alpha: float, seed: int) -> Dict[str, Any]:
     spec = get_algorithm(args.algorithm)
+    if args.method == "exact":
+        raise InvalidParameterError(
+            "--method exact is for planted cases; a registry algorithm is audited by the Monte-Carlo audit"
+        )
     if args.data is None:
         raise InvalidParameterError("--data is required for a registry algorithm (a built-in name or a file)")
     if args.epsilon is None:
