@@ -242,14 +242,12 @@ def monte_carlo_plan(case: PlantedCase, *, power: float = 0.999, alpha: float = 
         for size, p1, p2 in _prefixes(num, den):
             level = round(10 * p1)  # at most 10 sizes per direction, spread over p1
             denominator = max(p2, _IMPOSSIBLE)
-            if level in tried or p1 < _RAREST or math.log(p1 / denominator) <= eps + _GAP:
-                continue
-            tried.add(level)
             # Sized as if the selected event caught only 95% of the planned one's numerator mass:
             # a selection batch misses the event's rarest outcomes.
             true_epsilon = math.log((1 - _MISSED) * p1 / denominator)
-            if true_epsilon <= eps + _GAP:
+            if level in tried or p1 < _RAREST or true_epsilon <= eps + _GAP:
                 continue
+            tried.add(level)
             # One power check first: most events cannot beat the best so far.
             if best is not None and not power_guaranteed(
                 best.trials - 1, true_epsilon, eps, denominator, power=power, alpha=alpha
