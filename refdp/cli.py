@@ -1,6 +1,6 @@
 """The command line: ``python3 -m refdp SUBCOMMAND``.
 
-Subcommands: ``demo``, ``train``, ``predict``, ``evaluate``, ``algorithms`` and
+Subcommands: ``demo``, ``train``, ``predict``, ``evaluate``, ``algorithms``, ``audit``, ``delta`` and
 ``datasets``.  Errors in the input print one line on stderr and exit with
 status 2, never a traceback.
 """

@@ -271,14 +271,14 @@ def _threshold_from_data() -> PlantedCase:
     # threshold, hence a possible output; on D it is not.
     row = _first(adult, lambda i: adult.values(age)[i] not in seen)
     record = record_of(adult, row)
-    # Public candidates: midpoints of the integers in age's public bounds [0, 100].
-    grid = tuple(k + 0.5 for k in range(100))
+    # Public candidates: every five years across age's public bounds [0, 100].
+    grid = tuple(5 * k + 2.5 for k in range(20))
     faulty = ThresholdChoice(age, _ONE, grid=None)
     correct = ThresholdChoice(age, _ONE, grid=grid)
     return PlantedCase(
         name="threshold-from-data",
         description="the split threshold on age is chosen among the ages in the data, so it is a data value",
-        correction="choose among public grid points (k + 0.5 for k in 0..99)",
+        correction="choose among public grid points (2.5, 7.5, ..., 97.5)",
         data="adult",
         neighbour=f"D = 20 rows of adult; D' adds adult row {row}, whose age {record.values[age]!r} no row of D has",
         epsilon=_ONE,
