@@ -210,6 +210,7 @@ class DPDFClassifier(TreeClassifier):
 
     ``epsilon`` is the total budget beta, ``n_trees`` tau, ``max_depth``
     delta (node levels), ``min_size`` the noisy node size needed to split,
+    ``bins`` the public equal-width intervals of each continuous attribute,
     and ``variant`` ``"sound"`` (default) or the unsound ``"published"``.
     """
 
@@ -222,6 +223,7 @@ class DPDFClassifier(TreeClassifier):
         n_trees: int = 1,
         max_depth: int = 5,
         min_size: int = 100,
+        bins: int = 5,
         variant: str = "sound",
         relation: Union[Relation, str] = Relation.ADD_REMOVE,
         seed: Optional[int] = None,
@@ -229,7 +231,7 @@ class DPDFClassifier(TreeClassifier):
     ) -> None:
         super().__init__(
             epsilon,
-            {"n_trees": n_trees, "max_depth": max_depth, "min_size": min_size, "variant": variant},
+            {"n_trees": n_trees, "max_depth": max_depth, "min_size": min_size, "bins": bins, "variant": variant},
             relation=relation,
             seed=seed,
             rng=rng,

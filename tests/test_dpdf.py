@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from refdp.algorithms import Param, train
 from refdp.algorithms.dpdf import (
+    equal_width_thresholds,
     per_query_epsilon,
     prune,
     published_sensitivity,
@@ -34,7 +35,7 @@ from refdp.errors import InvalidParameterError, SchemaError
 from refdp.estimators import DPDFClassifier
 from refdp.privacy import Relation
 from refdp.scoring import gini_weighted
-from refdp.tree import CategoricalSplit, Leaf, Node, dumps_model
+from refdp.tree import CategoricalSplit, IntervalSplit, Leaf, Node, children_of, dumps_model, model_from_json
 from strategies import datasets, schemas
 
 TWO = Schema(
@@ -226,8 +227,13 @@ def test_bad_input_is_refused_and_left_unchanged() -> None:
     with pytest.raises(InvalidParameterError):
         train("dpdf", vote, 1, {"variant": "other"}, rng=0)
     mixed = Schema((ContinuousAttribute("x", 0.0, 1.0), CategoricalAttribute("k", ("a", "b"))), "c", ("p", "q"))
-    with pytest.raises(SchemaError, match="discretise"):
-        train("dpdf", Dataset.from_rows(mixed, [("0.5", "a")], ["p"]), 1, {}, rng=0)
+    rows = Dataset.from_rows(mixed, [("0.5", "a")], ["p"])
+    for bins in (0, 1, True, -3):
+        with pytest.raises(InvalidParameterError, match="bins"):
+            train("dpdf", rows, 1, {"bins": bins}, rng=0)
+    narrow = Schema((ContinuousAttribute("x", 1.0, 1.0 + 2**-52),), "c", ("p", "q"))
+    with pytest.raises(SchemaError, match="fewer bins"):
+        train("dpdf", Dataset.from_rows(narrow, [("1.0",)], ["p"]), 1, {"bins": 3}, rng=0)
     assert dumps_model(train("dpdf", vote, 1, {}, rng=0)) == before
 
 
@@ -262,3 +268,64 @@ def test_cli_train_and_evaluate(variant: str, tmp_path: Path, capsys: pytest.Cap
     result = json.loads(out)
     assert result["algorithm"] == "dpdf" and result["receipt_epsilon"] == "1"
     assert result["sound"] == (variant == "sound")
+
+
+def _adult_sample(n: int) -> Dataset:
+    """Every (|adult| // n)-th row of adult, about ``n`` rows: a fixed, spread-out subset."""
+    adult = load_builtin("adult")
+    return adult.subset(range(0, len(adult), len(adult) // n))
+
+
+def _interval_nodes(node: Node) -> List[IntervalSplit]:
+    own = [node] if isinstance(node, IntervalSplit) else []
+    return own + [s for child in children_of(node) for s in _interval_nodes(child)]
+
+
+def _once_per_path(node: Node, used: Tuple[int, ...]) -> bool:
+    """Whether no root-to-leaf path below ``node`` splits twice on one attribute (``used`` above it)."""
+    if isinstance(node, Leaf):
+        return True
+    assert isinstance(node, (CategoricalSplit, IntervalSplit))
+    return node.attribute not in used and all(_once_per_path(c, used + (node.attribute,)) for c in node.children)
+
+
+def test_equal_width_thresholds_are_the_public_grid() -> None:
+    assert equal_width_thresholds(ContinuousAttribute("age", 0.0, 100.0), 5) == (20.0, 40.0, 60.0, 80.0)
+    assert equal_width_thresholds(ContinuousAttribute("x", 1.0, 16.0), 3) == (6.0, 11.0)
+    assert equal_width_thresholds(ContinuousAttribute("x", -1.0, 1.0), 2) == (0.0,)
+
+
+@pytest.mark.claim("dpdf-budget", "gini-weighted-sensitivity")
+@pytest.mark.parametrize("relation", list(Relation))
+def test_fits_adult_with_public_equal_width_intervals(relation: Relation) -> None:
+    data = _adult_sample(1000)
+    schema = data.schema
+    for bins in (2, 5):
+        params: Dict[str, Param] = {"n_trees": 3, "max_depth": 3, "min_size": 10, "bins": bins}
+        model = train("dpdf", data, 20, params, rng=3, relation=relation)
+        assert model.receipt.epsilon == 20 and model.receipt.sound, (bins, model.receipt)
+        nodes = [n for tree in model.trees for n in _interval_nodes(tree)]
+        assert nodes, f"no continuous split with bins={bins} at eps=20 (seed 3)"
+        for node in nodes:
+            attribute = schema.attributes[node.attribute]
+            assert isinstance(attribute, ContinuousAttribute)
+            assert node.thresholds == equal_width_thresholds(attribute, bins)
+            assert len(node.children) == bins
+        # the same public grid, whatever the data: the thresholds of a fit on other rows agree
+        other = train("dpdf", _adult_sample(700), 20, params, rng=4, relation=relation)
+        for node in (n for tree in other.trees for n in _interval_nodes(tree)):
+            attribute = schema.attributes[node.attribute]
+            assert isinstance(attribute, ContinuousAttribute)
+            assert node.thresholds == equal_width_thresholds(attribute, bins)
+        assert len(model.predict(data)) == len(data)
+        assert all(_once_per_path(tree, ()) for tree in model.trees)
+
+
+def test_adult_replay_is_byte_identical_and_survives_json() -> None:
+    data = _adult_sample(500)
+    params: Dict[str, Param] = {"n_trees": 2, "max_depth": 3, "min_size": 10, "bins": 4}
+    first = dumps_model(train("dpdf", data, 5, params, rng=8))
+    second = dumps_model(train("dpdf", data, 5, params, rng=8))
+    assert first == second
+    again = model_from_json(json.loads(first))
+    assert dumps_model(again) == first and again.receipt.epsilon == 5

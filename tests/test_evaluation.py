@@ -59,3 +59,13 @@ def test_cross_validate_receipt_and_replay() -> None:
     assert first.receipt_epsilon == Fraction(1, 2) and first.sound
     with pytest.raises(InvalidParameterError):
         cross_validate("noisy-majority", data, 1, folds=3, repeats=0)
+
+
+@pytest.mark.parametrize("value", [2.5, True, "2.5", "x"])
+def test_int_parameters_refuse_what_they_would_truncate(value: object) -> None:
+    from refdp.algorithms import get_algorithm
+
+    spec = get_algorithm("thesis-tree")
+    with pytest.raises(InvalidParameterError, match="max_depth"):
+        spec.resolve({"max_depth": value})  # type: ignore[dict-item]
+    assert spec.resolve({"max_depth": "3"})["max_depth"] == 3

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import List, Tuple
 
 import pytest
 
@@ -11,15 +12,18 @@ from refdp.errors import ModelError
 from refdp.privacy import Ledger, receipt_from_ledger
 from refdp.tree import (
     CategoricalSplit,
+    IntervalSplit,
     Leaf,
     ThresholdSplit,
     TreeModel,
     ValueSplit,
+    children_of,
     depth,
     dumps_model,
     model_from_json,
     n_nodes,
     released_counts,
+    route,
 )
 
 SCHEMA = Schema(
@@ -130,3 +134,65 @@ def test_malformed_nodes(edit: object, fragment: str) -> None:
     edit(obj["trees"][0])  # type: ignore[operator]
     with pytest.raises(ModelError, match=fragment):
         model_from_json(obj)
+
+
+def _intervals() -> IntervalSplit:
+    return IntervalSplit(1, (25.0, 50.0, 75.0), (Leaf((4, 0)), Leaf((3, 1)), Leaf((1, 3)), Leaf((0, 4))), counts=(8, 8))
+
+
+def _interval_model() -> TreeModel:
+    return TreeModel(
+        algorithm="hand", variant="sound", params={}, schema=SCHEMA, trees=(_intervals(),),
+        receipt=receipt_from_ledger(Ledger()),
+    )
+
+
+def test_interval_split_routes_half_open_intervals() -> None:
+    node = _intervals()
+    columns: List[List[float]] = [[0, 0, 0, 0, 0, 0, 0], [0.0, 24.999, 25.0, 49.0, 50.0, 75.0, 100.0]]
+    reached = [route(node, columns, row) for row in range(7)]
+    assert reached == [node.children[i] for i in (0, 0, 1, 1, 2, 3, 3)]
+    assert children_of(node) == node.children and depth(node) == 1 and n_nodes(node) == 5
+    assert _interval_model().predict(DATA) == ["yes", "no", "no", "no"]  # ages 10, 50, 70, 90
+
+
+def test_interval_split_rules_and_json() -> None:
+    model = _interval_model()
+    conditions = [r.conditions for r in model.rules()]
+    assert conditions == [(), ("age < 25.0",), ("25.0 <= age < 50.0",), ("50.0 <= age < 75.0",), ("age >= 75.0",)]
+    text = dumps_model(model)
+    obj = json.loads(text)
+    assert obj["trees"][0]["type"] == "intervals" and obj["trees"][0]["thresholds"] == [25.0, 50.0, 75.0]
+    again = model_from_json(obj)
+    assert again == model and dumps_model(again) == text
+
+
+@pytest.mark.parametrize(
+    "thresholds, n_children",
+    [((), 1), ((2.0, 1.0), 3), ((1.0, 1.0), 3), ((float("nan"),), 2), ((1.0,), 3)],
+)
+def test_interval_split_rejects_bad_shapes(thresholds: Tuple[float, ...], n_children: int) -> None:
+    with pytest.raises(ModelError, match="interval split"):
+        IntervalSplit(1, thresholds, tuple(Leaf((1, 1)) for _ in range(n_children)))
+
+
+@pytest.mark.parametrize(
+    "edit, fragment",
+    [
+        (lambda t: t.update(attribute="colour"), "continuous attribute"),
+        (lambda t: t.update(thresholds="25"), "numeric thresholds"),
+        (lambda t: t.update(thresholds=[25.0, True]), "numeric thresholds"),
+        (lambda t: t.update(thresholds=[50.0, 25.0, 75.0]), "strictly increasing"),
+        (lambda t: t.update(thresholds=[25.0, 50.0]), "needs 3 children"),
+        (lambda t: t.update(children={}), "list of children"),
+        (lambda t: t["children"][0].update(counts=[1]), "classes"),
+    ],
+)
+def test_malformed_interval_nodes(edit: object, fragment: str) -> None:
+    obj = _interval_model().to_json()
+    before = json.dumps(obj)
+    edit(obj["trees"][0])  # type: ignore[operator]
+    edited = json.dumps(obj)
+    with pytest.raises(ModelError, match=fragment):
+        model_from_json(obj)
+    assert json.dumps(obj) == edited != before

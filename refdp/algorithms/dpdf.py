@@ -43,14 +43,24 @@ leaf each reaches (``voting="confidence"``).  Counts use the exact discrete
 Laplace mechanism.  Under ``substitute`` a histogram costs 2 eps, so the
 per-query eps is beta / (tau K) with K the substitute cost of a full tree
 (:func:`~refdp.algorithms.greedy.plan_units`), and the receipt's total is
-beta under either relation.  Only categorical attributes are supported, as
-in the paper's experiments.
+beta under either relation.
+
+Continuous attributes (the paper's experiments use categorical ones only):
+each is cut into ``bins`` equal-width intervals of its public bounds
+[lower, upper] (:func:`equal_width_thresholds`, a function of the schema
+alone).  A continuous attribute is then a candidate of Q2 exactly like a
+categorical one with ``bins`` values: its G_{D,C}(a) is the weighted Gini of
+the binned table, with the same sensitivity, it is used at most once per
+path, and its node is an :class:`~refdp.tree.IntervalSplit`.  The partition
+is fixed before any data is read, so the privacy argument is unchanged.
 """
 
 from __future__ import annotations
 
+import dataclasses
+from bisect import bisect_right
 from fractions import Fraction
-from typing import List, Mapping, Sequence, Set, Tuple
+from typing import List, Mapping, Sequence, Set, Tuple, Union
 
 from refdp.algorithms.greedy import (
     NodeCost,
@@ -63,17 +73,18 @@ from refdp.algorithms.greedy import (
     value_table,
 )
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, register, start_ledger
-from refdp.data import CategoricalAttribute, Dataset
+from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset
 from refdp.errors import InvalidParameterError, SchemaError
 from refdp.mechanisms import exponential_mechanism, noisy_histogram
 from refdp.privacy import Ledger, Partition, Relation, receipt_from_ledger
 from refdp.rng import RandomSource
 from refdp.scoring import get_quality
-from refdp.tree import CategoricalSplit, Leaf, Node, TreeModel
+from refdp.tree import CategoricalSplit, IntervalSplit, Leaf, Node, TreeModel
 
 __all__ = [
     "SPEC",
     "fit_dpdf",
+    "equal_width_thresholds",
     "per_query_epsilon",
     "published_sensitivity",
     "weighted_gini",
@@ -105,6 +116,23 @@ LEAF = NodeCost(Fraction(1), Fraction(2))
 def per_query_epsilon(budget: Fraction, n_trees: int, max_depth: int, relation: Relation) -> Fraction:
     """eps = beta / (tau K), K the cost of a full tree of delta levels: 2 delta - 1 under add-remove."""
     return budget / (n_trees * plan_units(INTERNAL, LEAF, max_depth - 1, relation))
+
+
+def equal_width_thresholds(attribute: ContinuousAttribute, bins: int) -> Tuple[float, ...]:
+    """The bins - 1 inner cut points lower + i (upper - lower) / bins, i = 1 .. bins - 1, of the public bounds.
+
+    Raises :class:`~refdp.errors.SchemaError` when the bounds are so close
+    that rounding makes two cut points equal.
+    """
+    lower, width = attribute.lower, attribute.upper - attribute.lower
+    thresholds = tuple(lower + width * i / bins for i in range(1, bins))
+    points = (lower,) + thresholds + (attribute.upper,)
+    if any(a >= b for a, b in zip(points, points[1:])):
+        raise SchemaError(
+            f"attribute {attribute.name!r} has bounds [{attribute.lower!r}, {attribute.upper!r}], too "
+            f"close to cut into {bins} distinct float intervals; use fewer bins or wider bounds"
+        )
+    return thresholds
 
 
 def published_sensitivity(noisy_size: int) -> Fraction:
@@ -157,7 +185,7 @@ def prune(node: Node) -> Node:
     how it treats them); a split whose children sum to 0 is pruned.  It reads
     released values only: post-processing.
     """
-    if not isinstance(node, CategoricalSplit) or node.counts is None:
+    if not isinstance(node, (CategoricalSplit, IntervalSplit)) or node.counts is None:
         return node
     children = tuple(prune(child) for child in node.children)
     leaf_children = [child for child in children if isinstance(child, Leaf)]
@@ -168,7 +196,7 @@ def prune(node: Node) -> Node:
             size / total * _node_gini(leaf.counts) for size, leaf in zip(sizes, leaf_children)
         ) < _node_gini(node.counts):
             return Leaf(node.counts)
-    return CategoricalSplit(node.attribute, children, counts=node.counts)
+    return dataclasses.replace(node, children=children)
 
 
 class _Builder:
@@ -179,11 +207,27 @@ class _Builder:
         max_depth: int,
         min_size: int,
         published: bool,
+        bins: int,
         rng: RandomSource,
         ledger: Ledger,
     ) -> None:
+        self.thresholds = {
+            a: equal_width_thresholds(attribute, bins)
+            for a, attribute in enumerate(view.schema.attributes)
+            if isinstance(attribute, ContinuousAttribute)
+        }
+        # A continuous column is replaced by its bin codes, a public per-record map, so
+        # the binned attribute is a categorical one with ``bins`` values.
+        view = dataclasses.replace(
+            view,
+            columns=tuple(
+                _bin_codes(column, self.thresholds[a]) if a in self.thresholds else column
+                for a, column in enumerate(view.columns)
+            ),
+        )
         self.view = view
         self.schema = view.schema
+        self.conditions = tuple(self._cell_conditions(a) for a in range(self.schema.n_attributes))
         self.eps = epsilon
         self.max_depth = max_depth
         self.min_size = min_size
@@ -203,7 +247,7 @@ class _Builder:
         if d >= self.max_depth or not candidates or not splits(counts, self.min_size):
             return Leaf(tuple(counts))
         utilities = [
-            weighted_gini(value_table(self.view, rows, a, self._attribute(a).n_values))
+            weighted_gini(value_table(self.view, rows, a, len(self.conditions[a])))
             for a in candidates
         ]
         if self.published:
@@ -223,25 +267,33 @@ class _Builder:
         a = candidates[choice]
         if root:
             self.roots.add(a)
-        attribute = self._attribute(a)
+        conditions = self.conditions[a]
         column = self.view.columns[a]
-        buckets: List[List[int]] = [[] for _ in attribute.values]
+        buckets: List[List[int]] = [[] for _ in conditions]
         for i in rows:
             buckets[int(column[i])].append(i)
         remaining = tuple(b for b in attributes if b != a)
-        return CategoricalSplit(
-            a,
-            tuple(
-                self.build(bucket, remaining, d + 1, child_path(path, f"{attribute.name}={value}"))
-                for bucket, value in zip(buckets, attribute.values)
-            ),
-            counts=tuple(counts),
+        children = tuple(
+            self.build(bucket, remaining, d + 1, child_path(path, condition))
+            for bucket, condition in zip(buckets, conditions)
         )
+        if a in self.thresholds:
+            return IntervalSplit(a, self.thresholds[a], children, counts=tuple(counts))
+        return CategoricalSplit(a, children, counts=tuple(counts))
 
-    def _attribute(self, a: int) -> CategoricalAttribute:
+    def _cell_conditions(self, a: int) -> Tuple[str, ...]:
+        """The ledger conditions of the cells of a split on ``a``, in child order."""
         attribute = self.schema.attributes[a]
-        assert isinstance(attribute, CategoricalAttribute)
-        return attribute
+        if isinstance(attribute, CategoricalAttribute):
+            return tuple(f"{attribute.name}={value}" for value in attribute.values)
+        name, t = attribute.name, self.thresholds[a]
+        middle = tuple(f"{lo!r}<={name}<{hi!r}" for lo, hi in zip(t, t[1:]))
+        return (f"{name}<{t[0]!r}",) + middle + (f"{name}>={t[-1]!r}",)
+
+
+def _bin_codes(column: Sequence[Union[int, float]], thresholds: Tuple[float, ...]) -> List[int]:
+    """The interval index of every value: the number of thresholds <= x, as IntervalSplit routes it."""
+    return [bisect_right(thresholds, x) for x in column]
 
 
 def _positive_int(params: Mapping[str, Param], name: str) -> int:
@@ -267,11 +319,10 @@ def fit_dpdf(
         raise InvalidParameterError(
             f"parameter variant must be one of {', '.join(_VARIANTS)}, got {variant!r}"
         )
-    continuous = [a.name for a in data.schema.attributes if not isinstance(a, CategoricalAttribute)]
-    if continuous:
-        raise SchemaError(
-            f"DPDF splits categorical attributes only; {', '.join(continuous)} are continuous: "
-            f"discretise them with public cut points first, or use diffpid3"
+    bins = _positive_int(params, "bins")
+    if bins < 2:
+        raise InvalidParameterError(
+            f"parameter bins must be >= 2 (one interval cannot split a continuous attribute), got {bins}"
         )
     most = max(1, data.schema.n_attributes)
     if n_trees > most:
@@ -282,7 +333,7 @@ def fit_dpdf(
     ledger = start_ledger(data, relation)
     view = TrainingView.of(data)
     eps = per_query_epsilon(epsilon, n_trees, max_depth, relation)
-    builder = _Builder(view, eps, max_depth, min_size, variant == "published", rng, ledger)
+    builder = _Builder(view, eps, max_depth, min_size, variant == "published", bins, rng, ledger)
     attributes = tuple(range(data.schema.n_attributes))
     trees = tuple(
         prune(builder.build(list(view.rows), attributes, 1, (f"tree-{t}",))) for t in range(n_trees)
@@ -332,6 +383,10 @@ SPEC = register(
             Parameter("n_trees", int, 1, "number of trees tau (at most the number of attributes)"),
             Parameter("max_depth", int, 5, "maximal depth delta in node levels (delta - 1 splits)"),
             Parameter("min_size", int, 100, "a node splits only if its noisy size |D| >= min_size"),
+            Parameter(
+                "bins", int, 5,
+                "equal-width intervals of each continuous attribute's public bounds (>= 2)",
+            ),
         ),
         claims=CLAIMS,
         fit=fit_dpdf,

@@ -9,6 +9,7 @@ random source and the neighbouring relation.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable, Dict, Mapping, Optional, Tuple, Union
@@ -47,17 +48,23 @@ class Parameter:
 
     def parse(self, value: Union[str, Param]) -> Param:
         """Convert and validate ``value`` (a CLI string or an already typed value)."""
+        wrong = InvalidParameterError(
+            f"parameter {self.name} must be of type {self.kind.__name__}, got {value!r}"
+        )
+        if isinstance(value, bool) or (self.kind is int and isinstance(value, float)):
+            # int(2.5) would silently truncate and True would pass as 1
+            raise wrong
         try:
             if self.kind is int:
                 result: Param = int(value)
             elif self.kind is float:
                 result = float(value)
+                if not math.isfinite(result):
+                    raise wrong
             else:
                 result = str(value)
         except ValueError:
-            raise InvalidParameterError(
-                f"parameter {self.name} must be of type {self.kind.__name__}, got {value!r}"
-            ) from None
+            raise wrong from None
         if self.choices and result not in self.choices:
             raise InvalidParameterError(
                 f"parameter {self.name} must be one of {', '.join(self.choices)}; got {value!r}"

@@ -5,6 +5,7 @@ from refdp.tree.leaf import Count, Leaf
 from refdp.tree.model import FORMAT, VERSION, VOTING, TreeModel, dumps_model, model_from_json
 from refdp.tree.nodes import (
     CategoricalSplit,
+    IntervalSplit,
     Node,
     Split,
     ThresholdSplit,
@@ -22,6 +23,7 @@ __all__ = [
     "CategoricalSplit",
     "Count",
     "FORMAT",
+    "IntervalSplit",
     "Leaf",
     "Node",
     "Rule",

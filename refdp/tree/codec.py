@@ -8,7 +8,7 @@ from typing import Any, Dict, Mapping
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Schema
 from refdp.errors import ModelError
 from refdp.tree.leaf import Leaf
-from refdp.tree.nodes import CategoricalSplit, Node, ThresholdSplit, ValueSplit
+from refdp.tree.nodes import CategoricalSplit, IntervalSplit, Node, ThresholdSplit, ValueSplit
 
 __all__ = ["node_to_json", "node_from_json"]
 
@@ -32,6 +32,13 @@ def node_to_json(node: Node, schema: Schema) -> Dict[str, Any]:
             "value": attribute.values[node.value],
             "equal": node_to_json(node.equal, schema),
             "rest": node_to_json(node.rest, schema),
+        }
+    elif isinstance(node, IntervalSplit):
+        out = {
+            "type": "intervals",
+            "attribute": attribute.name,
+            "thresholds": list(node.thresholds),
+            "children": [node_to_json(c, schema) for c in node.children],
         }
     else:
         out = {
@@ -67,7 +74,7 @@ def node_from_json(obj: Mapping[str, Any], schema: Schema) -> Node:
                 f"a leaf has {len(leaf.counts)} counts but the schema has {schema.n_classes} classes"
             )
         return leaf
-    if kind not in ("categorical", "value", "threshold"):
+    if kind not in ("categorical", "value", "threshold", "intervals"):
         raise ModelError(f"unknown node type {kind!r}")
     name = obj.get("attribute")
     if not isinstance(name, str) or name not in [a.name for a in schema.attributes]:
@@ -82,6 +89,8 @@ def node_from_json(obj: Mapping[str, Any], schema: Schema) -> Node:
         return ThresholdSplit(
             index, float(threshold), node_from_json(obj["below"], schema), node_from_json(obj["at_or_above"], schema), counts
         )
+    if kind == "intervals":
+        return _intervals_from_json(obj, schema, index, counts)
     if not isinstance(attribute, CategoricalAttribute):
         raise ModelError(f"a {kind} split needs a categorical attribute; {name!r} is continuous")
     if kind == "value":
@@ -95,3 +104,23 @@ def node_from_json(obj: Mapping[str, Any], schema: Schema) -> Node:
     if not isinstance(children, list) or len(children) != attribute.n_values:
         raise ModelError(f"a categorical split on {name!r} needs one child per value ({attribute.n_values})")
     return CategoricalSplit(index, tuple(node_from_json(c, schema) for c in children), counts)
+
+
+def _intervals_from_json(obj: Mapping[str, Any], schema: Schema, index: int, counts: Any) -> Node:
+    name = schema.attributes[index].name
+    thresholds = obj.get("thresholds")
+    if (
+        not isinstance(schema.attributes[index], ContinuousAttribute)
+        or not isinstance(thresholds, list)
+        or not all(isinstance(t, (int, float)) and not isinstance(t, bool) for t in thresholds)
+    ):
+        raise ModelError(
+            f"an interval split needs a continuous attribute and a list of numeric thresholds ({name!r})"
+        )
+    children = obj.get("children")
+    if not isinstance(children, list):
+        raise ModelError(f"an interval split on {name!r} needs a list of children")
+    # IntervalSplit checks that the thresholds are finite and increasing and that the children fit them.
+    return IntervalSplit(
+        index, tuple(float(t) for t in thresholds), tuple(node_from_json(c, schema) for c in children), counts
+    )

@@ -7,7 +7,9 @@ Three kinds of decision node, as in the papers:
 * :class:`ValueSplit`: binary, value-vs-rest on a categorical attribute
   (the thesis tree, CART stumps);
 * :class:`ThresholdSplit`: binary, ``x < threshold`` vs ``x >= threshold`` on a
-  continuous attribute.
+  continuous attribute;
+* :class:`IntervalSplit`: multiway on a continuous attribute, one child per
+  interval between increasing public thresholds (DPDF on a public grid).
 
 A node may carry the counts released at it (``counts``); rules for inner
 nodes use them, or else the sum of their children's released counts (a
@@ -22,6 +24,8 @@ read, with a clear error that says to declare the value or map it to one.
 
 from __future__ import annotations
 
+import math
+from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Iterator, List, Optional, Sequence, Tuple, Union
 
@@ -32,6 +36,7 @@ __all__ = [
     "CategoricalSplit",
     "ValueSplit",
     "ThresholdSplit",
+    "IntervalSplit",
     "Node",
     "Split",
     "children_of",
@@ -74,15 +79,46 @@ class ThresholdSplit:
     counts: Optional[Tuple[Count, ...]] = None
 
 
-Split = Union[CategoricalSplit, ValueSplit, ThresholdSplit]
-Node = Union[Leaf, CategoricalSplit, ValueSplit, ThresholdSplit]
+@dataclass(frozen=True)
+class IntervalSplit:
+    """Multiway split on a continuous attribute at increasing ``thresholds`` t_1 < ... < t_k.
+
+    Child i (0-based) takes t_i <= x < t_{i+1} with t_0 = -inf and
+    t_{k+1} = +inf, so there are k + 1 children: ``x < t_1`` goes to the first
+    and ``x >= t_k`` to the last.
+    """
+
+    attribute: int
+    thresholds: Tuple[float, ...]
+    children: Tuple["Node", ...]
+    counts: Optional[Tuple[Count, ...]] = None
+
+    def __post_init__(self) -> None:
+        t = self.thresholds
+        if not t or not all(math.isfinite(x) for x in t) or any(a >= b for a, b in zip(t, t[1:])):
+            raise ModelError(
+                f"an interval split needs one or more finite, strictly increasing thresholds, got {t!r}"
+            )
+        if len(self.children) != len(self.thresholds) + 1:
+            raise ModelError(
+                f"an interval split with {len(self.thresholds)} thresholds needs "
+                f"{len(self.thresholds) + 1} children, got {len(self.children)}"
+            )
+
+    def child_index(self, value: float) -> int:
+        """The index of the child that takes ``value``: the number of thresholds <= value."""
+        return bisect_right(self.thresholds, value)
+
+
+Split = Union[CategoricalSplit, ValueSplit, ThresholdSplit, IntervalSplit]
+Node = Union[Leaf, CategoricalSplit, ValueSplit, ThresholdSplit, IntervalSplit]
 
 
 def children_of(node: Node) -> Tuple[Node, ...]:
     """The children of ``node`` in a fixed order (none for a leaf)."""
     if isinstance(node, Leaf):
         return ()
-    if isinstance(node, CategoricalSplit):
+    if isinstance(node, (CategoricalSplit, IntervalSplit)):
         return node.children
     if isinstance(node, ValueSplit):
         return (node.equal, node.rest)
@@ -97,6 +133,8 @@ def route(node: Node, columns: Sequence[Sequence[Union[int, float]]], row: int) 
             node = node.children[int(value)]
         elif isinstance(node, ValueSplit):
             node = node.equal if value == node.value else node.rest
+        elif isinstance(node, IntervalSplit):
+            node = node.children[node.child_index(value)]
         else:
             node = node.below if value < node.threshold else node.at_or_above
     return node

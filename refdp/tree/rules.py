@@ -13,7 +13,7 @@ from typing import Iterator, List, Tuple
 
 from refdp.data import CategoricalAttribute, Schema
 from refdp.tree.leaf import Leaf
-from refdp.tree.nodes import CategoricalSplit, Node, ValueSplit, children_of, released_counts
+from refdp.tree.nodes import CategoricalSplit, IntervalSplit, Node, ValueSplit, children_of, released_counts
 
 __all__ = ["Rule", "rules", "conditions_of"]
 
@@ -45,6 +45,10 @@ def conditions_of(node: Node, schema: Schema) -> List[str]:
         assert isinstance(attribute, CategoricalAttribute)
         value = attribute.values[node.value]
         return [f"{name} = {value}", f"{name} != {value}"]
+    if isinstance(node, IntervalSplit):
+        t = node.thresholds
+        middle = [f"{a!r} <= {name} < {b!r}" for a, b in zip(t, t[1:])]
+        return [f"{name} < {t[0]!r}"] + middle + [f"{name} >= {t[-1]!r}"]
     return [f"{name} < {node.threshold!r}", f"{name} >= {node.threshold!r}"]
 
 

@@ -19,7 +19,7 @@ from typing import Hashable, Sequence, Tuple, Union
 
 from refdp.audit.neighbours import Record
 from refdp.audit.planted.laws import bin_index
-from refdp.tree import CategoricalSplit, Leaf, Node, ThresholdSplit, TreeModel, ValueSplit, leaves, route
+from refdp.tree import CategoricalSplit, IntervalSplit, Leaf, Node, ThresholdSplit, TreeModel, ValueSplit, leaves, route
 
 __all__ = [
     "LEAF",
@@ -51,7 +51,8 @@ def structure_of(node: Node) -> Hashable:
     """The tree's shape with its split attributes, values and thresholds; no counts.
 
     ``"leaf"``; ``("categorical", a, children)``; ``("value", a, v, equal,
-    rest)``; ``("threshold", a, t, below, at_or_above)``.
+    rest)``; ``("threshold", a, t, below, at_or_above)``; ``("intervals", a,
+    thresholds, children)``.
     """
     if isinstance(node, Leaf):
         return LEAF
@@ -59,6 +60,8 @@ def structure_of(node: Node) -> Hashable:
         return ("categorical", node.attribute, tuple(structure_of(c) for c in node.children))
     if isinstance(node, ValueSplit):
         return ("value", node.attribute, node.value, structure_of(node.equal), structure_of(node.rest))
+    if isinstance(node, IntervalSplit):
+        return ("intervals", node.attribute, node.thresholds, tuple(structure_of(c) for c in node.children))
     assert isinstance(node, ThresholdSplit)
     return (
         "threshold",
