@@ -12,9 +12,9 @@ import math
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
-from refdp.algorithms import Param, get_algorithm
+from refdp.algorithms import AlgorithmSpec, Param, get_algorithm
 from refdp.data import Dataset
 from refdp.errors import InvalidParameterError
 from refdp.privacy import Number, Relation, as_epsilon
@@ -125,40 +125,17 @@ def cross_validate(
     spec = get_algorithm(algorithm)
     eps = as_epsilon(epsilon)
     resolved = spec.resolve(params or {})
-    if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
-        raise InvalidParameterError(f"repeats must be an integer >= 1, got {repeats!r}")
+    _check_repeats(repeats)
     source = as_rng(seed if seed is not None else rng)
-    labels = data.labels
-    names = data.schema.classes
-    accuracies: List[float] = []
-    seconds: List[float] = []
-    totals: List[Tuple[Fraction, Fraction]] = []
-    sound = True
-    for _ in range(repeats):
-        for test in stratified_folds(labels, folds, source):
-            held = set(test)
-            train_rows = [i for i in range(len(data)) if i not in held]
-            start = time.perf_counter()
-            model = spec.fit(data.subset(train_rows), eps, resolved, source, relation)
-            seconds.append(time.perf_counter() - start)
-            test_data = data.subset(test)
-            actual = [names[c] for c in test_data.labels]
-            accuracies.append(accuracy(model.predict(test_data), actual))
-            totals.append((model.receipt.epsilon, model.receipt.delta))
-            sound = sound and model.receipt.sound
-    return CVResult(
-        algorithm=algorithm,
-        params=resolved,
-        epsilon=eps,
-        folds=folds,
-        repeats=repeats,
-        seed=seed,
-        accuracies=tuple(accuracies),
-        receipt_epsilon=max(t[0] for t in totals),
-        receipt_delta=max(t[1] for t in totals),
-        sound=sound,
-        train_seconds=tuple(seconds),
-    )
+
+    def splits() -> Iterator[Tuple[Dataset, Dataset]]:
+        for _ in range(repeats):
+            for test in stratified_folds(data.labels, folds, source):
+                held = set(test)
+                yield data.subset([i for i in range(len(data)) if i not in held]), data.subset(test)
+
+    runs = _run(spec, splits(), eps, resolved, source, relation)
+    return _result(algorithm, resolved, eps, folds, repeats, seed, runs)
 
 
 def train_test_evaluate(
@@ -186,8 +163,7 @@ def train_test_evaluate(
     spec = get_algorithm(algorithm)
     eps = as_epsilon(epsilon)
     resolved = spec.resolve(params or {})
-    if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
-        raise InvalidParameterError(f"repeats must be an integer >= 1, got {repeats!r}")
+    _check_repeats(repeats)
     if (
         train.schema.attributes != test.schema.attributes
         or train.schema.classes != test.schema.classes
@@ -197,29 +173,63 @@ def train_test_evaluate(
             "one schema (for example adult and adult-test)"
         )
     source = as_rng(seed if seed is not None else rng)
-    names = test.schema.classes
-    actual = [names[c] for c in test.labels]
-    accuracies: List[float] = []
-    seconds: List[float] = []
-    totals: List[Tuple[Fraction, Fraction]] = []
-    sound = True
-    for _ in range(repeats):
+    runs = _run(spec, ((train, test) for _ in range(repeats)), eps, resolved, source, relation)
+    return _result(algorithm, resolved, eps, 1, repeats, seed, runs)
+
+
+def _check_repeats(repeats: int) -> None:
+    if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
+        raise InvalidParameterError(f"repeats must be an integer >= 1, got {repeats!r}")
+
+
+@dataclass(frozen=True)
+class _Run:
+    accuracy: float
+    seconds: float
+    epsilon: Fraction
+    delta: Fraction
+    sound: bool
+
+
+def _run(
+    spec: AlgorithmSpec,
+    splits: Iterable[Tuple[Dataset, Dataset]],
+    epsilon: Fraction,
+    params: Mapping[str, Param],
+    rng: RandomSource,
+    relation: Relation,
+) -> List[_Run]:
+    """Train on each split's first part with the full budget, score on its second."""
+    runs = []
+    for train, test in splits:
         start = time.perf_counter()
-        model = spec.fit(train, eps, resolved, source, relation)
-        seconds.append(time.perf_counter() - start)
-        accuracies.append(accuracy(model.predict(test), actual))
-        totals.append((model.receipt.epsilon, model.receipt.delta))
-        sound = sound and model.receipt.sound
+        model = spec.fit(train, epsilon, params, rng, relation)
+        seconds = time.perf_counter() - start
+        actual = [test.schema.classes[c] for c in test.labels]
+        receipt = model.receipt
+        runs.append(_Run(accuracy(model.predict(test), actual), seconds, receipt.epsilon, receipt.delta, receipt.sound))
+    return runs
+
+
+def _result(
+    algorithm: str,
+    params: Mapping[str, Param],
+    epsilon: Fraction,
+    folds: int,
+    repeats: int,
+    seed: Optional[int],
+    runs: Sequence[_Run],
+) -> CVResult:
     return CVResult(
         algorithm=algorithm,
-        params=resolved,
-        epsilon=eps,
-        folds=1,
+        params=params,
+        epsilon=epsilon,
+        folds=folds,
         repeats=repeats,
         seed=seed,
-        accuracies=tuple(accuracies),
-        receipt_epsilon=max(t[0] for t in totals),
-        receipt_delta=max(t[1] for t in totals),
-        sound=sound,
-        train_seconds=tuple(seconds),
+        accuracies=tuple(r.accuracy for r in runs),
+        receipt_epsilon=max(r.epsilon for r in runs),
+        receipt_delta=max(r.delta for r in runs),
+        sound=all(r.sound for r in runs),
+        train_seconds=tuple(r.seconds for r in runs),
     )
