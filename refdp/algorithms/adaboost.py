@@ -65,13 +65,14 @@ from refdp.algorithms.registry import (
     Param,
     Parameter,
     Variant,
+    finish_model,
     register,
     start_ledger,
 )
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset
 from refdp.errors import InvalidParameterError
 from refdp.mechanisms import exponential_mechanism, laplace_mechanism, laplace_noise, sample_index
-from refdp.privacy import Ledger, Partition, Relation, as_fraction, cell, receipt_from_ledger
+from refdp.privacy import Ledger, Partition, Relation, as_fraction, cell
 from refdp.rng import RandomSource
 from refdp.tree import Leaf, Node, ThresholdSplit, TreeModel, ValueSplit, route
 
@@ -529,16 +530,7 @@ def fit_adaboost(
     if not trees:
         # No round beat chance: the released model predicts the first class (post-processing).
         trees, alphas = [Leaf((0.0,) * data.schema.n_classes)], [1.0]
-    return TreeModel(
-        algorithm=SPEC.name,
-        variant=str(params["variant"]),
-        params=dict(params),
-        schema=data.schema,
-        trees=tuple(trees),
-        receipt=receipt_from_ledger(ledger),
-        weights=tuple(alphas),
-        voting="vote",
-    )
+    return finish_model(SPEC.name, data, params, trees, ledger, weights=tuple(alphas))
 
 
 SPEC = register(

@@ -38,9 +38,9 @@ from refdp.algorithms.greedy import (
     threshold_intervals,
     value_table,
 )
-from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, register, start_ledger
+from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
 from refdp.data import CategoricalAttribute, Dataset
-from refdp.privacy import Relation, receipt_from_ledger
+from refdp.privacy import Relation
 from refdp.rng import RandomSource
 from refdp.tree import CategoricalSplit, Leaf, Node, ThresholdSplit, TreeModel, ValueSplit
 
@@ -149,14 +149,7 @@ def fit_tree_baseline(
     builder = _Builder(view, str(params["quality"]), int(params["min_samples"]), params["split"] == "binary")
     counts = class_counts(view, view.rows)
     root = builder.build(list(view.rows), tuple(range(data.schema.n_attributes)), depth, counts)
-    return TreeModel(
-        algorithm=SPEC.name,
-        variant=str(params["variant"]),
-        params=dict(params),
-        schema=data.schema,
-        trees=(root,),
-        receipt=receipt_from_ledger(ledger),
-    )
+    return finish_model(SPEC.name, data, params, [root], ledger)
 
 
 SPEC = register(

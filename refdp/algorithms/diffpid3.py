@@ -64,11 +64,11 @@ from refdp.algorithms.greedy import (
     threshold_intervals,
     value_table,
 )
-from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, register, start_ledger
+from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset, Schema
 from refdp.errors import InvalidParameterError
 from refdp.mechanisms import discrete_laplace_mechanism, exponential_mechanism, noisy_histogram
-from refdp.privacy import Ledger, Partition, Relation, receipt_from_ledger
+from refdp.privacy import Ledger, Partition, Relation
 from refdp.rng import RandomSource
 from refdp.scoring import get_quality
 from refdp.tree import CategoricalSplit, Leaf, Node, ThresholdSplit, TreeModel
@@ -261,14 +261,7 @@ def fit_diffpid3(
     builder = _Builder(view, str(params["quality"]), bound, eps, rng, ledger)
     root = builder.build(list(view.rows), tuple(range(data.schema.n_attributes)), depth, ())
     close_budget(ledger, epsilon, ("tree-budget-plan", "diffpid3-budget"))
-    return TreeModel(
-        algorithm=SPEC.name,
-        variant=str(params["variant"]),
-        params=dict(params),
-        schema=data.schema,
-        trees=(root,),
-        receipt=receipt_from_ledger(ledger),
-    )
+    return finish_model(SPEC.name, data, params, [root], ledger)
 
 
 _QUALITIES: Tuple[str, ...] = ("info-gain", "gini", "max")

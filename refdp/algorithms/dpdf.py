@@ -72,11 +72,11 @@ from refdp.algorithms.greedy import (
     score_function,
     value_table,
 )
-from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, register, start_ledger
+from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset
 from refdp.errors import InvalidParameterError, SchemaError
 from refdp.mechanisms import exponential_mechanism, noisy_histogram
-from refdp.privacy import Ledger, Partition, Relation, receipt_from_ledger
+from refdp.privacy import Ledger, Partition, Relation
 from refdp.rng import RandomSource
 from refdp.scoring import get_quality
 from refdp.tree import CategoricalSplit, IntervalSplit, Leaf, Node, TreeModel
@@ -351,15 +351,7 @@ def fit_dpdf(
             note="the plan's split levels use Theorem 1's calibration, which is not DP",
         )
     close_budget(ledger, epsilon, ("tree-budget-plan", "dpdf-budget"))
-    return TreeModel(
-        algorithm=SPEC.name,
-        variant=variant,
-        params=dict(params),
-        schema=data.schema,
-        trees=trees,
-        receipt=receipt_from_ledger(ledger),
-        voting="confidence",
-    )
+    return finish_model(SPEC.name, data, params, trees, ledger, voting="confidence")
 
 
 _VARIANTS: Tuple[str, ...] = ("sound", "published")

@@ -59,11 +59,11 @@ from refdp.algorithms.rdt import (
     int_param,
     resolve_max_depth,
 )
-from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, register, start_ledger
+from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
 from refdp.data import Dataset
 from refdp.errors import InvalidParameterError
 from refdp.mechanisms import bernoulli
-from refdp.privacy import Relation, as_fraction, receipt_from_ledger
+from refdp.privacy import Relation, as_fraction
 from refdp.privacy.lqs import LqsResult, exp_bounds, float_up, lqs_delta, lqs_min_epsilon
 from refdp.rng import RandomSource
 from refdp.tree import Count, Node, TreeModel
@@ -175,15 +175,7 @@ def fit_kanon_rdt(
             ),
         )
         trees.append(builder.build(lambda leaf: released.get(leaf, zeros), collapse_zeros=True))
-    return TreeModel(
-        algorithm=SPEC.name,
-        variant=variant,
-        params=dict(params),
-        schema=schema,
-        trees=tuple(trees),
-        receipt=receipt_from_ledger(ledger),
-        voting="sum-counts",
-    )
+    return finish_model(SPEC.name, data, params, trees, ledger, voting="sum-counts")
 
 
 SPEC = register(

@@ -18,10 +18,10 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Mapping, Sequence
 
-from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, register, start_ledger
+from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
 from refdp.data import Dataset
 from refdp.mechanisms import noisy_histogram
-from refdp.privacy import Relation, receipt_from_ledger
+from refdp.privacy import Relation
 from refdp.rng import RandomSource
 from refdp.tree import Count, Leaf, TreeModel
 
@@ -52,14 +52,7 @@ def fit_noisy_majority(
             data.class_counts(), epsilon=per_cell, rng=rng, ledger=ledger,
             label="class histogram", names=classes,
         )
-    return TreeModel(
-        algorithm=SPEC.name,
-        variant=str(params["variant"]),
-        params=dict(params),
-        schema=data.schema,
-        trees=(Leaf(tuple(counts)),),
-        receipt=receipt_from_ledger(ledger),
-    )
+    return finish_model(SPEC.name, data, params, [Leaf(tuple(counts))], ledger)
 
 
 SPEC = register(

@@ -39,11 +39,11 @@ from refdp.algorithms.rdt import (
     resolve_max_depth,
     worst_case_leaves,
 )
-from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, register, start_ledger
+from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
 from refdp.data import Dataset
 from refdp.errors import InvalidParameterError
 from refdp.mechanisms import noisy_histogram
-from refdp.privacy import Relation, cell, receipt_from_ledger
+from refdp.privacy import Relation, cell
 from refdp.rng import RandomSource
 from refdp.tree import Count, Node, TreeModel
 
@@ -113,15 +113,7 @@ def fit_private_rdt(
                 )
             released.append(tuple(noisy))
         trees.append(builder.build(released.__getitem__, collapse_zeros=False))
-    return TreeModel(
-        algorithm=SPEC.name,
-        variant=str(params["variant"]),
-        params=dict(params),
-        schema=schema,
-        trees=tuple(trees),
-        receipt=receipt_from_ledger(ledger),
-        voting="sum-counts",
-    )
+    return finish_model(SPEC.name, data, params, trees, ledger, voting="sum-counts")
 
 
 SPEC = register(

@@ -12,13 +12,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable, Dict, Mapping, Optional, Tuple, Union
+from typing import Callable, Dict, Mapping, Optional, Sequence, Tuple, Union
 
 from refdp.data import Dataset
 from refdp.errors import InvalidParameterError
-from refdp.privacy import Ledger, Number, Relation, as_epsilon
+from refdp.privacy import Ledger, Number, Relation, as_epsilon, receipt_from_ledger
 from refdp.rng import RandomSource, RngLike, as_rng
-from refdp.tree import TreeModel
+from refdp.tree import Node, TreeModel
 
 __all__ = [
     "Param",
@@ -29,6 +29,7 @@ __all__ = [
     "get_algorithm",
     "algorithm_names",
     "start_ledger",
+    "finish_model",
     "train",
 ]
 
@@ -138,6 +139,29 @@ def start_ledger(data: Dataset, relation: Relation) -> Ledger:
     for leak in data.schema.leaks:
         ledger.record_leak(leak)
     return ledger
+
+
+def finish_model(
+    name: str,
+    data: Dataset,
+    params: Mapping[str, Param],
+    trees: Sequence[Node],
+    ledger: Ledger,
+    *,
+    weights: Sequence[float] = (),
+    voting: str = "vote",
+) -> TreeModel:
+    """The model an algorithm returns: its trees, with the receipt frozen from ``ledger``."""
+    return TreeModel(
+        algorithm=name,
+        variant=str(params["variant"]),
+        params=dict(params),
+        schema=data.schema,
+        trees=tuple(trees),
+        receipt=receipt_from_ledger(ledger),
+        weights=tuple(weights),
+        voting=voting,
+    )
 
 
 def train(

@@ -75,10 +75,10 @@ from refdp.algorithms.greedy import (
     threshold_intervals,
     value_table,
 )
-from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, register, start_ledger
+from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset
 from refdp.mechanisms import exponential_mechanism, laplace_mechanism, noisy_histogram
-from refdp.privacy import Ledger, Partition, Relation, cell, receipt_from_ledger
+from refdp.privacy import Ledger, Partition, Relation, cell
 from refdp.rng import RandomSource
 from refdp.scoring import get_quality
 from refdp.tree import Leaf, Node, ThresholdSplit, TreeModel, ValueSplit
@@ -449,14 +449,7 @@ def fit_thesis_tree(
     else:
         root = _SoundBuilder(view, params, eps, rng, ledger).build(list(view.rows), attributes, depth, ())
     close_budget(ledger, _planned_total(epsilon, depth, relation, variant), ("tree-budget-plan", "thesis-tree-budget"))
-    return TreeModel(
-        algorithm=SPEC.name,
-        variant=variant,
-        params=dict(params),
-        schema=data.schema,
-        trees=(root,),
-        receipt=receipt_from_ledger(ledger),
-    )
+    return finish_model(SPEC.name, data, params, [root], ledger)
 
 
 SPEC = register(
