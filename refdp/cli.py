@@ -63,6 +63,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
         params=_params(args.param),
         rng=args.seed,
         relation=parse_relation(args.relation),
+        engine=args.engine,
     )
     Path(args.out).write_text(dumps_model(model), encoding="utf-8")
     print(f"trained {model.algorithm} ({model.variant}) on {len(data)} rows; wrote {args.out}")
@@ -94,12 +95,12 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
         test = load(args.test_data, label=args.label, schema=schema)
         result = train_test_evaluate(
             args.algorithm, data, test, args.epsilon,
-            repeats=args.repeats, params=params, seed=args.seed, relation=relation,
+            repeats=args.repeats, params=params, seed=args.seed, relation=relation, engine=args.engine,
         )
     else:
         result = cross_validate(
             args.algorithm, data, args.epsilon, folds=args.folds,
-            repeats=args.repeats, params=params, seed=args.seed, relation=relation,
+            repeats=args.repeats, params=params, seed=args.seed, relation=relation, engine=args.engine,
         )
     seconds = sum(result.train_seconds)
     if args.json:
@@ -209,6 +210,7 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--epsilon", required=True, help="total privacy budget, e.g. 1 or 0.5 or 1/3")
         p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="algorithm parameter (repeatable)")
         p.add_argument("--relation", default="add-remove", help="neighbouring relation: add-remove (default) or substitute")
+        p.add_argument("--engine", default="reference", help="reference (default) or array: same model, faster")
 
     tr = sub.add_parser("train", help="train a model and write it as JSON")
     tr.add_argument("--algorithm", required=True, help="algorithm name (see `algorithms`)")

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
-from refdp.algorithms import AlgorithmSpec, Param, get_algorithm
+from refdp.algorithms import Param, get_algorithm
+from refdp.algorithms.registry import Fit
 from refdp.data import Dataset
 from refdp.errors import InvalidParameterError
 from refdp.privacy import Number, Relation, as_epsilon
@@ -116,13 +117,16 @@ def cross_validate(
     seed: Optional[int] = None,
     rng: RngLike = None,
     relation: Relation = Relation.ADD_REMOVE,
+    engine: str = "reference",
 ) -> CVResult:
     """Repeated stratified k-fold cross-validation of ``algorithm`` on ``data``.
 
     ``seed`` (an int) makes the folds and the noise replayable; otherwise
-    ``rng`` is used (a secure source when it is None too).
+    ``rng`` is used (a secure source when it is None too).  ``engine`` picks
+    the implementation (same results on both).
     """
     spec = get_algorithm(algorithm)
+    fit = spec.fitter(engine)
     eps = as_epsilon(epsilon)
     resolved = spec.resolve(params or {})
     _check_repeats(repeats)
@@ -134,7 +138,7 @@ def cross_validate(
                 held = set(test)
                 yield data.subset([i for i in range(len(data)) if i not in held]), data.subset(test)
 
-    runs = _run(spec, splits(), eps, resolved, source, relation)
+    runs = _run(fit, splits(), eps, resolved, source, relation)
     return _result(algorithm, resolved, eps, folds, repeats, seed, runs)
 
 
@@ -149,6 +153,7 @@ def train_test_evaluate(
     seed: Optional[int] = None,
     rng: RngLike = None,
     relation: Relation = Relation.ADD_REMOVE,
+    engine: str = "reference",
 ) -> CVResult:
     """Train on ``train`` and measure accuracy on ``test``, ``repeats`` times.
 
@@ -158,9 +163,11 @@ def train_test_evaluate(
     row of ``test``.  The result is a :class:`CVResult` with ``folds=1``.
     ``train`` and ``test`` must share the attributes and classes of one
     schema.  ``seed`` (an int) makes the noise replayable; otherwise ``rng``
-    is used (a secure source when it is None too).
+    is used (a secure source when it is None too).  ``engine`` picks the
+    implementation (same results on both).
     """
     spec = get_algorithm(algorithm)
+    fit = spec.fitter(engine)
     eps = as_epsilon(epsilon)
     resolved = spec.resolve(params or {})
     _check_repeats(repeats)
@@ -173,7 +180,7 @@ def train_test_evaluate(
             "one schema (for example adult and adult-test)"
         )
     source = as_rng(seed if seed is not None else rng)
-    runs = _run(spec, ((train, test) for _ in range(repeats)), eps, resolved, source, relation)
+    runs = _run(fit, ((train, test) for _ in range(repeats)), eps, resolved, source, relation)
     return _result(algorithm, resolved, eps, 1, repeats, seed, runs)
 
 
@@ -192,7 +199,7 @@ class _Run:
 
 
 def _run(
-    spec: AlgorithmSpec,
+    fit: Fit,
     splits: Iterable[Tuple[Dataset, Dataset]],
     epsilon: Fraction,
     params: Mapping[str, Param],
@@ -203,7 +210,7 @@ def _run(
     runs = []
     for train, test in splits:
         start = time.perf_counter()
-        model = spec.fit(train, epsilon, params, rng, relation)
+        model = fit(train, epsilon, params, rng, relation)
         seconds = time.perf_counter() - start
         actual = [test.schema.classes[c] for c in test.labels]
         receipt = model.receipt

@@ -31,10 +31,16 @@ __all__ = [
     "start_ledger",
     "finish_model",
     "train",
+    "ENGINES",
 ]
 
 Param = Union[int, float, str]
 Fit = Callable[[Dataset, Fraction, Mapping[str, Param], RandomSource, Relation], TreeModel]
+
+#: The engines a model can be trained with.  "reference" is the plain code that
+#: follows the paper; "array" (where an algorithm has it) counts through
+#: :mod:`refdp.fast` and must give the same model, byte for byte, for a seed.
+ENGINES = ("reference", "array")
 
 
 @dataclass(frozen=True)
@@ -93,6 +99,19 @@ class AlgorithmSpec:
     parameters: Tuple[Parameter, ...]
     claims: Tuple[str, ...]
     fit: Fit
+    array_fit: Optional[Fit] = None
+
+    def fitter(self, engine: str = "reference") -> Fit:
+        """The fit function of ``engine`` ("reference" or "array")."""
+        if engine not in ENGINES:
+            raise InvalidParameterError(f"engine must be one of {', '.join(ENGINES)}; got {engine!r}")
+        if engine == "reference":
+            return self.fit
+        if self.array_fit is None:
+            raise InvalidParameterError(
+                f"{self.name} has no array engine yet; use engine=reference"
+            )
+        return self.array_fit
 
     def resolve(self, given: Mapping[str, Union[str, Param]]) -> Dict[str, Param]:
         """Defaults overridden by ``given``; unknown names are an error."""
@@ -171,7 +190,13 @@ def train(
     params: Optional[Mapping[str, Union[str, Param]]] = None,
     rng: RngLike = None,
     relation: Relation = Relation.ADD_REMOVE,
+    engine: str = "reference",
 ) -> TreeModel:
-    """Train the algorithm ``name`` on ``data`` with total budget ``epsilon``."""
+    """Train the algorithm ``name`` on ``data`` with total budget ``epsilon``.
+
+    ``engine`` picks the implementation (see :data:`ENGINES`); both give the
+    same model for the same random source.
+    """
     spec = get_algorithm(name)
-    return spec.fit(data, as_epsilon(epsilon), spec.resolve(params or {}), as_rng(rng), relation)
+    fit = spec.fitter(engine)
+    return fit(data, as_epsilon(epsilon), spec.resolve(params or {}), as_rng(rng), relation)
