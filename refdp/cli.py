@@ -250,9 +250,17 @@ def _parser() -> argparse.ArgumentParser:
 
     delta_command.register(sub)
 
+    from refdp import vectors  # the `vectors` subcommand lives with the vectors
+
+    vectors.register(sub)
+
     from refdp.audit.command import add_audit_parser  # the `audit` subcommand lives in refdp.audit
 
     add_audit_parser(sub)
+
+    from refdp.audit.external_command import add_audit_cmd_parser  # `audit-cmd`: external programs
+
+    add_audit_cmd_parser(sub)
     return parser
 
 

@@ -3,7 +3,9 @@
 Each class is a thin wrapper: its constructor takes the paper's parameters
 (``epsilon``, ``max_depth``, ...), the neighbouring ``relation`` and the
 randomness (``seed`` for replay, or an ``rng`` object; neither means a
-secure source), and :meth:`fit` calls the registered algorithm.  After
+secure source) and the ``engine`` ("reference", the default, or "array",
+:mod:`refdp.fast`; both give the same model for a seed), and :meth:`fit`
+calls the registered algorithm.  After
 fitting, ``model_`` is the :class:`~refdp.tree.TreeModel`, ``receipt_`` its
 privacy receipt and ``classes_`` the schema's classes.
 
@@ -58,6 +60,7 @@ class TreeClassifier:
         relation: Union[Relation, str] = Relation.ADD_REMOVE,
         seed: Optional[int] = None,
         rng: Optional[RandomSource] = None,
+        engine: str = "reference",
     ) -> None:
         if seed is not None and rng is not None:
             raise InvalidParameterError("give a seed or an rng, not both")
@@ -66,6 +69,8 @@ class TreeClassifier:
         self.epsilon = as_epsilon(epsilon)
         self.relation = parse_relation(relation)
         self._spec = get_algorithm(self.algorithm)
+        self._spec.fitter(engine)  # an unknown engine, or one the algorithm lacks, fails here
+        self.engine = engine
         self.params = self._spec.resolve(params)
         self.seed = seed
         self._rng = None if rng is None else as_rng(rng)
@@ -73,7 +78,9 @@ class TreeClassifier:
 
     def get_params(self) -> Dict[str, object]:
         """The constructor's settings: budget, relation, seed and the algorithm's parameters."""
-        return {"epsilon": self.epsilon, "relation": self.relation, "seed": self.seed, **self.params}
+        return {
+            "epsilon": self.epsilon, "relation": self.relation, "seed": self.seed, "engine": self.engine, **self.params
+        }
 
     def fit(self, data: Dataset) -> "TreeClassifier":
         """Train on ``data`` (a :class:`~refdp.data.Dataset` with its public schema); returns self."""
@@ -82,7 +89,7 @@ class TreeClassifier:
                 f"fit takes a refdp Dataset (see refdp.data.load), got {type(data).__name__}"
             )
         rng = self._rng if self._rng is not None else as_rng(self.seed)
-        self._model = self._spec.fit(data, self.epsilon, self.params, rng, self.relation)
+        self._model = self._spec.fitter(self.engine)(data, self.epsilon, self.params, rng, self.relation)
         return self
 
     @property
@@ -136,6 +143,7 @@ class DiffPID3Classifier(TreeClassifier):
         relation: Union[Relation, str] = Relation.ADD_REMOVE,
         seed: Optional[int] = None,
         rng: Optional[RandomSource] = None,
+        engine: str = "reference",
     ) -> None:
         super().__init__(
             epsilon,
@@ -143,6 +151,7 @@ class DiffPID3Classifier(TreeClassifier):
             relation=relation,
             seed=seed,
             rng=rng,
+            engine=engine,
         )
 
 
@@ -167,6 +176,7 @@ class ThesisTreeClassifier(TreeClassifier):
         relation: Union[Relation, str] = Relation.ADD_REMOVE,
         seed: Optional[int] = None,
         rng: Optional[RandomSource] = None,
+        engine: str = "reference",
     ) -> None:
         super().__init__(
             epsilon,
@@ -174,6 +184,7 @@ class ThesisTreeClassifier(TreeClassifier):
             relation=relation,
             seed=seed,
             rng=rng,
+            engine=engine,
         )
 
 
@@ -195,6 +206,7 @@ class BaselineTreeClassifier(TreeClassifier):
         relation: Union[Relation, str] = Relation.ADD_REMOVE,
         seed: Optional[int] = None,
         rng: Optional[RandomSource] = None,
+        engine: str = "reference",
     ) -> None:
         super().__init__(
             epsilon,
@@ -202,6 +214,7 @@ class BaselineTreeClassifier(TreeClassifier):
             relation=relation,
             seed=seed,
             rng=rng,
+            engine=engine,
         )
 
 
@@ -228,6 +241,7 @@ class DPDFClassifier(TreeClassifier):
         relation: Union[Relation, str] = Relation.ADD_REMOVE,
         seed: Optional[int] = None,
         rng: Optional[RandomSource] = None,
+        engine: str = "reference",
     ) -> None:
         super().__init__(
             epsilon,
@@ -235,6 +249,7 @@ class DPDFClassifier(TreeClassifier):
             relation=relation,
             seed=seed,
             rng=rng,
+            engine=engine,
         )
 
 
@@ -255,6 +270,7 @@ class DPAdaBoostClassifier(TreeClassifier):
         relation: Union[Relation, str] = Relation.ADD_REMOVE,
         seed: Optional[int] = None,
         rng: Optional[RandomSource] = None,
+        engine: str = "reference",
     ) -> None:
         super().__init__(
             epsilon,
@@ -268,4 +284,5 @@ class DPAdaBoostClassifier(TreeClassifier):
             relation=relation,
             seed=seed,
             rng=rng,
+            engine=engine,
         )

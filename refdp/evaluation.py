@@ -4,6 +4,10 @@ Stratified k-fold: the rows of each class are shuffled and dealt to the folds
 in turn, so each fold keeps the class distribution of the whole data set as
 closely as integers allow.  Every fold's model is trained with the full
 budget on the other k-1 folds (each trained model is a separate release).
+:func:`stratified_split` is the one-split version (a 70/30 or 80/20 hold-out
+that keeps the class proportions).  Results report the mean, the sample
+standard deviation and a Student t confidence interval for the mean
+(:func:`refdp.metrics.mean_confidence_interval`).
 """
 
 from __future__ import annotations
@@ -18,12 +22,14 @@ from refdp.algorithms import Param, get_algorithm
 from refdp.algorithms.registry import Fit
 from refdp.data import Dataset
 from refdp.errors import InvalidParameterError
+from refdp.metrics import mean_confidence_interval
 from refdp.privacy import Number, Relation, as_epsilon
 from refdp.rng import RandomSource, RngLike, as_rng
 
 __all__ = [
     "shuffle",
     "stratified_folds",
+    "stratified_split",
     "accuracy",
     "mean_std",
     "CVResult",
@@ -59,6 +65,35 @@ def stratified_folds(labels: Sequence[int], k: int, rng: RandomSource) -> List[L
             folds[position % k].append(index)
             position += 1
     return [sorted(fold) for fold in folds]
+
+
+def stratified_split(
+    labels: Sequence[int], test_fraction: float, rng: RandomSource
+) -> Tuple[List[int], List[int]]:
+    """Split row indices into (train, test) with ``round(test_fraction * n_c)`` test rows per class c.
+
+    Each class's rows are shuffled and the first ones go to the test part, so
+    both parts keep the class proportions as closely as integers allow.  Both
+    parts must be non-empty.
+    """
+    if isinstance(test_fraction, bool) or not isinstance(test_fraction, (int, float)) or not 0 < test_fraction < 1:
+        raise InvalidParameterError(f"test_fraction must be strictly between 0 and 1, got {test_fraction!r}")
+    by_class: Dict[int, List[int]] = {}
+    for index, label in enumerate(labels):
+        by_class.setdefault(label, []).append(index)
+    train: List[int] = []
+    test: List[int] = []
+    for label in sorted(by_class):
+        rows = shuffle(by_class[label], rng)
+        cut = int(round(test_fraction * len(rows)))
+        test.extend(rows[:cut])
+        train.extend(rows[cut:])
+    if not train or not test:
+        raise InvalidParameterError(
+            f"a test fraction of {test_fraction} leaves {len(train)} training and {len(test)} test rows "
+            f"of {len(labels)}; both must be non-empty"
+        )
+    return sorted(train), sorted(test)
 
 
 def accuracy(predicted: Sequence[str], actual: Sequence[str]) -> float:
@@ -104,6 +139,10 @@ class CVResult:
     @property
     def std(self) -> float:
         return mean_std(self.accuracies)[1]
+
+    def confidence_interval(self, level: float = 0.95) -> Tuple[float, float]:
+        """The Student t interval for the mean accuracy (needs at least two runs)."""
+        return mean_confidence_interval(self.accuracies, level)
 
 
 def cross_validate(

@@ -12,7 +12,15 @@ from hypothesis import strategies as st
 
 from refdp.data import load
 from refdp.errors import InvalidParameterError
-from refdp.evaluation import accuracy, cross_validate, mean_std, shuffle, stratified_folds
+from refdp.evaluation import (
+    accuracy,
+    cross_validate,
+    mean_std,
+    shuffle,
+    stratified_folds,
+    stratified_split,
+    train_test_evaluate,
+)
 
 
 @given(st.lists(st.integers(0, 3), min_size=2, max_size=200), st.integers(2, 10), st.integers(0, 2**32))
@@ -69,3 +77,33 @@ def test_int_parameters_refuse_what_they_would_truncate(value: object) -> None:
     with pytest.raises(InvalidParameterError, match="max_depth"):
         spec.resolve({"max_depth": value})  # type: ignore[dict-item]
     assert spec.resolve({"max_depth": "3"})["max_depth"] == 3
+
+
+@given(st.lists(st.integers(0, 2), min_size=4, max_size=200), st.integers(0, 2**32))
+def test_stratified_split_partitions_and_keeps_proportions(labels: List[int], seed: int) -> None:
+    counts = {c: labels.count(c) for c in set(labels)}
+    try:
+        train, test = stratified_split(labels, 0.3, random.Random(seed))
+    except InvalidParameterError:
+        assert all(round(0.3 * n) == 0 for n in counts.values()) or all(
+            round(0.3 * n) == n for n in counts.values()
+        )
+        return
+    assert sorted(train + test) == list(range(len(labels)))
+    for c, n in counts.items():
+        assert sum(labels[i] == c for i in test) == round(0.3 * n)
+
+
+def test_stratified_split_refuses_bad_fractions() -> None:
+    for fraction in [0, 1, 1.5, True]:
+        with pytest.raises(InvalidParameterError):
+            stratified_split([0, 1, 0, 1], fraction, random.Random(0))
+
+
+def test_cv_result_confidence_interval() -> None:
+    result = cross_validate("noisy-majority", load("monk1"), 1, folds=4, repeats=1, seed=2)
+    low, high = result.confidence_interval()
+    assert low <= result.mean <= high
+    single = train_test_evaluate("noisy-majority", load("monk1"), load("monk1"), 1, seed=2)
+    with pytest.raises(InvalidParameterError):
+        single.confidence_interval()

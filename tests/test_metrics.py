@@ -3,12 +3,23 @@
 from __future__ import annotations
 
 import itertools
-from typing import List
+import math
+from typing import Callable, List
 
 import pytest
 
 from refdp.errors import InvalidParameterError
-from refdp.metrics import confusion, f1_score, precision, recall, roc_auc
+from refdp.metrics import (
+    confusion,
+    f1_score,
+    mean_confidence_interval,
+    precision,
+    recall,
+    regularized_incomplete_beta,
+    roc_auc,
+    student_t_cdf,
+    student_t_quantile,
+)
 
 
 def test_binary_metrics_on_a_hand_computed_case() -> None:
@@ -64,3 +75,68 @@ def test_bad_input_is_rejected_and_left_unchanged() -> None:
     with pytest.raises(InvalidParameterError, match="non-empty"):
         recall([], [], "p")
     assert scores == [0.1, 0.2] and actual == ["p", "p"]
+
+
+# Two-sided 95%, 99% and 99.9% points of Student's t from printed tables
+# (e.g. NIST/SEMATECH e-Handbook 1.3.6.7.2), to the digits printed there.
+T_TABLE = [
+    (0.975, 1, 12.706),
+    (0.975, 2, 4.303),
+    (0.975, 4, 2.776),
+    (0.975, 9, 2.262),
+    (0.975, 24, 2.064),
+    (0.975, 99, 1.984),
+    (0.995, 1, 63.657),
+    (0.995, 9, 3.250),
+    (0.95, 5, 2.015),
+    (0.999, 30, 3.385),
+    (0.9995, 1, 636.619),
+]
+
+
+@pytest.mark.parametrize("p, df, expected", T_TABLE)
+def test_student_t_quantile_matches_the_printed_table(p: float, df: int, expected: float) -> None:
+    value = student_t_quantile(p, df)
+    assert abs(value - expected) <= 0.0005 + 1e-9 * expected, (p, df, value, expected)
+    assert student_t_quantile(1 - p, df) == -value
+    assert student_t_cdf(value, df) == pytest.approx(p, abs=1e-12)
+
+
+def test_student_t_closed_forms() -> None:
+    # df = 1 is Cauchy: F(t) = 1/2 + atan(t)/pi; df = 2: F(t) = 1/2 + t / (2 sqrt(2 + t^2)).
+    for t in [-30.0, -2.5, -0.1, 0.0, 0.3, 1.0, 7.0, 1e4]:
+        assert student_t_cdf(t, 1) == pytest.approx(0.5 + math.atan(t) / math.pi, abs=1e-14)
+        assert student_t_cdf(t, 2) == pytest.approx(0.5 + t / (2 * math.sqrt(2 + t * t)), abs=1e-14)
+    # Large df tends to the normal quantile 1.959963984540054.
+    assert student_t_quantile(0.975, 10**9) == pytest.approx(1.959963984540054, abs=1e-6)
+    assert regularized_incomplete_beta(0.3, 1, 1) == pytest.approx(0.3)
+    assert regularized_incomplete_beta(0.3, 2, 1) == pytest.approx(0.09)
+
+
+def test_mean_confidence_interval() -> None:
+    values = [1.0, 2.0, 3.0, 4.0]
+    low, high = mean_confidence_interval(values)
+    half = 3.182446305284263 * math.sqrt(5 / 3) / 2  # t_{0.975,3} s / sqrt(n)
+    assert low == pytest.approx(2.5 - half) and high == pytest.approx(2.5 + half)
+    assert mean_confidence_interval([0.5, 0.5]) == (0.5, 0.5)
+    wider = mean_confidence_interval(values, 0.99)
+    assert wider[0] < low and wider[1] > high
+    assert values == [1.0, 2.0, 3.0, 4.0]
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: mean_confidence_interval([1.0]),
+        lambda: mean_confidence_interval([1.0, float("nan")]),
+        lambda: mean_confidence_interval([1.0, 2.0], 1.0),
+        lambda: student_t_quantile(0.0, 3),
+        lambda: student_t_quantile(0.5, 0),
+        lambda: student_t_quantile(0.9, float("inf")),
+        lambda: regularized_incomplete_beta(1.5, 1, 1),
+        lambda: regularized_incomplete_beta(0.5, 0, 1),
+    ],
+)
+def test_confidence_interval_refuses_bad_input(call: Callable[[], object]) -> None:
+    with pytest.raises(InvalidParameterError):
+        call()

@@ -11,6 +11,7 @@ from refdp.algorithms import private_rdt
 from refdp.algorithms import kanon_rdt
 from refdp.algorithms import adaboost
 from refdp.algorithms import dpdf
+from refdp.algorithms import dpea
 from refdp.algorithms.registry import (
     AlgorithmSpec,
     Param,

@@ -26,25 +26,26 @@ schema order.  The random source is not used.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from fractions import Fraction
 from typing import List, Mapping, Optional, Sequence, Tuple
 
 from refdp.algorithms.greedy import (
+    REFERENCE,
+    Engine,
     Interval,
-    TrainingView,
-    class_counts,
+    NodeCounts,
+    Rows,
     non_negative_int,
     score_function,
-    threshold_intervals,
-    value_table,
 )
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
-from refdp.data import CategoricalAttribute, Dataset
+from refdp.data import CategoricalAttribute, Dataset, Schema
 from refdp.privacy import Relation
 from refdp.rng import RandomSource
 from refdp.tree import CategoricalSplit, Leaf, Node, ThresholdSplit, TreeModel, ValueSplit
 
-__all__ = ["SPEC", "fit_tree_baseline", "LEAK"]
+__all__ = ["SPEC", "fit_tree_baseline", "fit_tree_baseline_array", "LEAK"]
 
 LEAK = "non-private baseline: reads the data directly"
 
@@ -59,23 +60,22 @@ def _midpoint(interval: Interval) -> float:
 
 
 class _Builder:
-    def __init__(self, view: TrainingView, quality: str, min_samples: int, binary: bool) -> None:
-        self.view = view
-        self.schema = view.schema
+    def __init__(self, counts: NodeCounts, schema: Schema, quality: str, min_samples: int, binary: bool) -> None:
+        self.counts = counts
+        self.schema = schema
+        self.quality = quality
         self.score = score_function(quality)
         self.min_samples = min_samples
         self.binary = binary
 
-    def _best(
-        self, rows: Sequence[int], attributes: Tuple[int, ...]
-    ) -> Tuple[float, int, Optional[float]]:
+    def _best(self, rows: Rows, attributes: Tuple[int, ...]) -> Tuple[float, int, Optional[float]]:
         """(score, attribute, threshold or value code, or None for multiway) of the best split."""
         best: Tuple[float, int, Optional[float]] = (float("-inf"), -1, None)
-        total = class_counts(self.view, rows)
+        total = self.counts.class_counts(rows)
         for a in attributes:
             attribute = self.schema.attributes[a]
             if isinstance(attribute, CategoricalAttribute):
-                table = value_table(self.view, rows, a, attribute.n_values)
+                table = self.counts.value_table(rows, a, attribute.n_values)
                 if not self.binary:
                     candidate = self.score(table)
                     if candidate > best[0]:
@@ -87,17 +87,20 @@ class _Builder:
                         if candidate > best[0]:
                             best = (candidate, a, v)
                 continue
-            # The first and last intervals leave a side empty; only the inner ones split.
-            inner = threshold_intervals(self.view, rows, a, attribute.lower, attribute.upper)
-            for interval in inner:
-                if sum(interval.table[0]) and sum(interval.table[1]):
-                    candidate = self.score(interval.table)
-                    if candidate > best[0]:
-                        best = (candidate, a, _midpoint(interval))
+            # Only intervals with rows on both sides split; the rows below grow from interval
+            # to interval, so those are the ones from `first` to `last` - 1.
+            intervals = self.counts.thresholds(rows, a, attribute.lower, attribute.upper)
+            below = intervals.below_sizes()
+            first, last = bisect_right(below, 0), bisect_left(below, len(rows))
+            if first < last:
+                scores = intervals.scores(self.quality)
+                i = max(range(first, last), key=scores.__getitem__)  # the first of the best
+                if scores[i] > best[0]:
+                    best = (scores[i], a, _midpoint(intervals.interval(i)))
         return best
 
-    def build(self, rows: List[int], attributes: Tuple[int, ...], depth: int, parent: Sequence[int]) -> Node:
-        counts = class_counts(self.view, rows)
+    def build(self, rows: Rows, attributes: Tuple[int, ...], depth: int, parent: Sequence[int]) -> Node:
+        counts = self.counts.class_counts(rows)
         if not rows:
             return Leaf(tuple(parent))
         if depth == 0 or not attributes or len(rows) <= self.min_samples or sum(1 for c in counts if c) <= 1:
@@ -105,33 +108,49 @@ class _Builder:
         score, a, cut = self._best(rows, attributes)
         if a < 0 or score <= self.score([counts]) + _MIN_GAIN * len(rows):
             return Leaf(tuple(counts))
-        column = self.view.columns[a]
         attribute = self.schema.attributes[a]
         if isinstance(attribute, CategoricalAttribute) and cut is not None:
-            v = int(cut)
+            equal, rest = self.counts.split_value(rows, a, int(cut))
             return ValueSplit(
                 a,
-                v,
-                self.build([i for i in rows if column[i] == v], attributes, depth - 1, counts),
-                self.build([i for i in rows if column[i] != v], attributes, depth - 1, counts),
+                int(cut),
+                self.build(equal, attributes, depth - 1, counts),
+                self.build(rest, attributes, depth - 1, counts),
                 counts=tuple(counts),
             )
         if cut is None:
             assert isinstance(attribute, CategoricalAttribute)
-            buckets: List[List[int]] = [[] for _ in attribute.values]
-            for i in rows:
-                buckets[int(column[i])].append(i)
             remaining = tuple(b for b in attributes if b != a)
+            buckets = self.counts.split_values(rows, a, attribute.n_values)
             return CategoricalSplit(
                 a, tuple(self.build(b, remaining, depth - 1, counts) for b in buckets), counts=tuple(counts)
             )
+        below_rows, above_rows = self.counts.split_threshold(rows, a, cut)
         return ThresholdSplit(
             a,
             cut,
-            self.build([i for i in rows if column[i] < cut], attributes, depth - 1, counts),
-            self.build([i for i in rows if column[i] >= cut], attributes, depth - 1, counts),
+            self.build(below_rows, attributes, depth - 1, counts),
+            self.build(above_rows, attributes, depth - 1, counts),
             counts=tuple(counts),
         )
+
+
+def _fit(
+    data: Dataset,
+    params: Mapping[str, Param],
+    relation: Relation,
+    engine: Engine,
+) -> TreeModel:
+    depth = non_negative_int(params, "max_depth")
+    ledger = start_ledger(data, relation)
+    ledger.record_leak(LEAK)
+    counts = engine.counts(data)
+    builder = _Builder(
+        counts, data.schema, str(params["quality"]), int(params["min_samples"]), params["split"] == "binary"
+    )
+    rows = counts.root()
+    root = builder.build(rows, tuple(range(data.schema.n_attributes)), depth, counts.class_counts(rows))
+    return finish_model(SPEC.name, data, params, [root], ledger)
 
 
 def fit_tree_baseline(
@@ -142,14 +161,20 @@ def fit_tree_baseline(
     relation: Relation,
 ) -> TreeModel:
     """Grow the non-private tree; ``epsilon`` and ``rng`` are ignored (nothing is randomised)."""
-    depth = non_negative_int(params, "max_depth")
-    ledger = start_ledger(data, relation)
-    ledger.record_leak(LEAK)
-    view = TrainingView.of(data)
-    builder = _Builder(view, str(params["quality"]), int(params["min_samples"]), params["split"] == "binary")
-    counts = class_counts(view, view.rows)
-    root = builder.build(list(view.rows), tuple(range(data.schema.n_attributes)), depth, counts)
-    return finish_model(SPEC.name, data, params, [root], ledger)
+    return _fit(data, params, relation, REFERENCE)
+
+
+def fit_tree_baseline_array(
+    data: Dataset,
+    epsilon: Fraction,
+    params: Mapping[str, Param],
+    rng: RandomSource,
+    relation: Relation,
+) -> TreeModel:
+    """:func:`fit_tree_baseline` on the array engine (:mod:`refdp.fast`): the same model, faster."""
+    from refdp.fast import ARRAY  # here, not at the top: refdp.fast builds on this package
+
+    return _fit(data, params, relation, ARRAY)
 
 
 SPEC = register(
@@ -171,5 +196,6 @@ SPEC = register(
         ),
         claims=(),
         fit=fit_tree_baseline,
+        array_fit=fit_tree_baseline_array,
     )
 )

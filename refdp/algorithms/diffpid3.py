@@ -51,23 +51,23 @@ from fractions import Fraction
 from typing import List, Mapping, Optional, Tuple
 
 from refdp.algorithms.greedy import (
+    REFERENCE,
+    Engine,
     NodeCost,
-    TrainingView,
+    NodeCounts,
+    Rows,
     child_path,
-    class_counts,
     close_budget,
     non_negative_int,
     plan_units,
     sample_threshold,
     score_function,
     threshold_conditions,
-    threshold_intervals,
-    value_table,
 )
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset, Schema
 from refdp.errors import InvalidParameterError
-from refdp.mechanisms import discrete_laplace_mechanism, exponential_mechanism, noisy_histogram
+from refdp.mechanisms import discrete_laplace_mechanism
 from refdp.privacy import Ledger, Partition, Relation
 from refdp.rng import RandomSource
 from refdp.scoring import get_quality
@@ -76,6 +76,7 @@ from refdp.tree import CategoricalSplit, Leaf, Node, ThresholdSplit, TreeModel
 __all__ = [
     "SPEC",
     "fit_diffpid3",
+    "fit_diffpid3_array",
     "per_query_epsilon",
     "stops",
     "size_bound",
@@ -162,33 +163,38 @@ def _domain_size(schema: Schema, a: int) -> int:
 class _Builder:
     def __init__(
         self,
-        view: TrainingView,
+        counts: NodeCounts,
+        engine: Engine,
+        schema: Schema,
         quality: str,
         bound: Optional[int],
         epsilon: Fraction,
         rng: RandomSource,
         ledger: Ledger,
     ) -> None:
-        self.view = view
-        self.schema = view.schema
+        self.counts = counts
+        self.exponential = engine.exponential
+        self.histogram = engine.histogram
+        self.schema = schema
         self.eps = epsilon
         self.rng = rng
         self.ledger = ledger
         scoring = get_quality(quality)
+        self.quality = quality
         self.sensitivity = scoring.sensitivity(ledger.relation, max_size=bound)
         self.claims = ("exponential-mechanism", scoring.claim)
         self.note = "" if bound is None else f"information gain with the public size bound N={bound}"
         self.score = score_function(quality)
 
-    def build(self, rows: List[int], attributes: Tuple[int, ...], depth: int, path: Partition) -> Node:
+    def build(self, rows: Rows, attributes: Tuple[int, ...], depth: int, path: Partition) -> Node:
         n_t = discrete_laplace_mechanism(
             len(rows), epsilon=self.eps, rng=self.rng, ledger=self.ledger,
             label="node size N_T", partition=path,
         )
         largest = max((_domain_size(self.schema, a) for a in attributes), default=0)
         if not attributes or depth == 0 or stops(n_t, largest, self.schema.n_classes, self.eps):
-            counts = noisy_histogram(
-                class_counts(self.view, rows), epsilon=self.eps, rng=self.rng, ledger=self.ledger,
+            counts = self.histogram(
+                self.counts.class_counts(rows), epsilon=self.eps, rng=self.rng, ledger=self.ledger,
                 label="class counts N_c", partition=path, names=self.schema.classes,
             )
             return Leaf(tuple(counts))
@@ -199,50 +205,65 @@ class _Builder:
         for a in attributes:
             attribute = self.schema.attributes[a]
             if isinstance(attribute, CategoricalAttribute):
-                utilities.append(self.score(value_table(self.view, rows, a, attribute.n_values)))
+                utilities.append(self.score(self.counts.value_table(rows, a, attribute.n_values)))
                 thresholds.append(None)
                 continue
-            intervals = threshold_intervals(self.view, rows, a, attribute.lower, attribute.upper)
-            chosen = intervals[
-                exponential_mechanism(
-                    [self.score(interval.table) for interval in intervals],
-                    epsilon=share, sensitivity=self.sensitivity, rng=self.rng, ledger=self.ledger,
-                    label=f"threshold of {attribute.name}", partition=path,
-                    claims=self.claims + ("continuous-split-exponential-mechanism",),
-                    base_weights=[interval.length for interval in intervals], note=self.note,
-                )
-            ]
-            utilities.append(self.score(chosen.table))
-            thresholds.append(sample_threshold(chosen, self.rng))
-        choice = exponential_mechanism(
+            intervals = self.counts.thresholds(rows, a, attribute.lower, attribute.upper)
+            scores = intervals.scores(self.quality)
+            chosen = self.exponential(
+                scores,
+                epsilon=share, sensitivity=self.sensitivity, rng=self.rng, ledger=self.ledger,
+                label=f"threshold of {attribute.name}", partition=path,
+                claims=self.claims + ("continuous-split-exponential-mechanism",),
+                base_weights=intervals.lengths(), note=self.note,
+            )
+            utilities.append(scores[chosen])
+            thresholds.append(sample_threshold(intervals.interval(chosen), self.rng))
+        choice = self.exponential(
             utilities, epsilon=share, sensitivity=self.sensitivity, rng=self.rng, ledger=self.ledger,
             label="split attribute A_bar", partition=path, claims=self.claims, note=self.note,
         )
         a = attributes[choice]
         threshold = thresholds[choice]
         attribute = self.schema.attributes[a]
-        column = self.view.columns[a]
         if threshold is None:
             assert isinstance(attribute, CategoricalAttribute)
-            buckets: List[List[int]] = [[] for _ in attribute.values]
-            for i in rows:
-                buckets[int(column[i])].append(i)
             remaining = tuple(b for b in attributes if b != a)
             return CategoricalSplit(
                 a,
                 tuple(
                     self.build(bucket, remaining, depth - 1, child_path(path, f"{attribute.name}={value}"))
-                    for bucket, value in zip(buckets, attribute.values)
+                    for bucket, value in zip(self.counts.split_values(rows, a, attribute.n_values), attribute.values)
                 ),
             )
         assert isinstance(attribute, ContinuousAttribute)
         low, high = threshold_conditions(attribute, threshold)
+        below, above = self.counts.split_threshold(rows, a, threshold)
         return ThresholdSplit(
             a,
             threshold,
-            self.build([i for i in rows if column[i] < threshold], attributes, depth - 1, child_path(path, low)),
-            self.build([i for i in rows if column[i] >= threshold], attributes, depth - 1, child_path(path, high)),
+            self.build(below, attributes, depth - 1, child_path(path, low)),
+            self.build(above, attributes, depth - 1, child_path(path, high)),
         )
+
+
+def _fit(
+    data: Dataset,
+    epsilon: Fraction,
+    params: Mapping[str, Param],
+    rng: RandomSource,
+    relation: Relation,
+    engine: Engine,
+) -> TreeModel:
+    depth = non_negative_int(params, "max_depth")
+    bound = size_bound(params, data, relation)
+    ledger = start_ledger(data, relation)
+    counts = engine.counts(data)
+    eps = per_query_epsilon(epsilon, depth, relation)
+    builder = _Builder(counts, engine, data.schema, str(params["quality"]), bound, eps, rng, ledger)
+    root = builder.build(counts.root(), tuple(range(data.schema.n_attributes)), depth, ())
+    close_budget(ledger, epsilon, ("tree-budget-plan", "diffpid3-budget"))
+    return finish_model(SPEC.name, data, params, [root], ledger)
 
 
 def fit_diffpid3(
@@ -253,15 +274,20 @@ def fit_diffpid3(
     relation: Relation,
 ) -> TreeModel:
     """Train DiffP-ID3 (DiffP-C4.5 on continuous attributes) with total budget ``epsilon`` (B)."""
-    depth = non_negative_int(params, "max_depth")
-    bound = size_bound(params, data, relation)
-    ledger = start_ledger(data, relation)
-    view = TrainingView.of(data)
-    eps = per_query_epsilon(epsilon, depth, relation)
-    builder = _Builder(view, str(params["quality"]), bound, eps, rng, ledger)
-    root = builder.build(list(view.rows), tuple(range(data.schema.n_attributes)), depth, ())
-    close_budget(ledger, epsilon, ("tree-budget-plan", "diffpid3-budget"))
-    return finish_model(SPEC.name, data, params, [root], ledger)
+    return _fit(data, epsilon, params, rng, relation, REFERENCE)
+
+
+def fit_diffpid3_array(
+    data: Dataset,
+    epsilon: Fraction,
+    params: Mapping[str, Param],
+    rng: RandomSource,
+    relation: Relation,
+) -> TreeModel:
+    """:func:`fit_diffpid3` on the array engine (:mod:`refdp.fast`): the same model, faster."""
+    from refdp.fast import ARRAY  # here, not at the top: refdp.fast builds on this package
+
+    return _fit(data, epsilon, params, rng, relation, ARRAY)
 
 
 _QUALITIES: Tuple[str, ...] = ("info-gain", "gini", "max")
@@ -291,5 +317,6 @@ SPEC = register(
         ),
         claims=CLAIMS,
         fit=fit_diffpid3,
+        array_fit=fit_diffpid3_array,
     )
 )

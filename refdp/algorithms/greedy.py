@@ -28,12 +28,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable, Dict, List, Mapping, Sequence, Tuple, Union
+from typing import Callable, Dict, List, Mapping, Optional, Protocol, Sequence, Tuple, Union
 
 from refdp.algorithms.registry import Param
 from refdp.data import ColumnView, ContinuousAttribute, Dataset, Schema
 from refdp.errors import InvalidParameterError, PrivacyError
-from refdp.privacy import Ledger, Partition, Relation, cell
+from refdp.mechanisms import SensitivityLike, exponential_mechanism, noisy_histogram
+from refdp.privacy import Ledger, Number, Partition, Relation, cell
 from refdp.rng import RandomSource
 
 __all__ = [
@@ -53,6 +54,15 @@ __all__ = [
     "threshold_conditions",
     "non_negative_int",
     "SPLIT_KEY",
+    "NodeCounts",
+    "ThresholdCandidates",
+    "ExponentialMechanism",
+    "NoisyHistogram",
+    "reference_histogram",
+    "ReferenceCounts",
+    "ReferenceThresholds",
+    "Engine",
+    "REFERENCE",
 ]
 
 Rows = List[int]
@@ -157,7 +167,8 @@ def threshold_intervals(
     previous = lower
     position, n = 0, len(order)
     while True:
-        value = float(column[order[position]]) if position < n else upper
+        # + 0.0 turns -0.0 into 0.0: the cut point must not depend on which of two equal values comes first.
+        value = float(column[order[position]]) + 0.0 if position < n else upper
         if value > previous:
             above = tuple(t - b for t, b in zip(total, below))
             intervals.append(Interval(previous, value, (tuple(below), above)))
@@ -306,3 +317,193 @@ def non_negative_int(params: Mapping[str, Param], name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise InvalidParameterError(f"parameter {name} must be an integer >= 0, got {value!r}")
     return value
+
+
+class ThresholdCandidates(Protocol):
+    """The intervals of :func:`threshold_intervals` of one (node, attribute), in order.
+
+    An engine may keep them as columns rather than :class:`Interval` objects;
+    every float it returns must equal what the reference computes from the
+    intervals (same operations, same order).
+    """
+
+    def __len__(self) -> int:
+        """The number of intervals."""
+
+    def interval(self, index: int) -> Interval:
+        """Interval ``index``."""
+
+    def lengths(self) -> List[float]:
+        """``end - start`` of every interval."""
+
+    def scores(self, quality: str) -> List[float]:
+        """``score_function(quality)(interval.table)`` of every interval."""
+
+    def below_sizes(self) -> List[int]:
+        """The number of the node's rows below each interval (``sum(interval.table[0])``)."""
+
+
+class NodeCounts(Protocol):
+    """The counting and partitioning a tree learner does at a node: the engine interface.
+
+    A node is a list of row positions (:data:`Rows`) that only the engine
+    that made it interprets; children keep their parent's row order, so a
+    learner that walks rows in order sees the same order on every engine.
+    """
+
+    def root(self) -> Rows:
+        """The rows of the whole training set, in data order."""
+
+    def class_counts(self, rows: Rows) -> List[int]:
+        """As :func:`class_counts`."""
+
+    def value_table(self, rows: Rows, attribute: int, n_values: int) -> Table:
+        """As :func:`value_table`."""
+
+    def thresholds(self, rows: Rows, attribute: int, lower: float, upper: float) -> ThresholdCandidates:
+        """As :func:`threshold_intervals`."""
+
+    def split_values(self, rows: Rows, attribute: int, n_values: int) -> List[Rows]:
+        """The rows with each value code ``0 .. n_values - 1`` of a categorical attribute."""
+
+    def split_value(self, rows: Rows, attribute: int, value: int) -> Tuple[Rows, Rows]:
+        """(rows whose code is ``value``, the others) of a categorical attribute."""
+
+    def split_threshold(self, rows: Rows, attribute: int, threshold: float) -> Tuple[Rows, Rows]:
+        """(rows with ``x < threshold``, rows with ``x >= threshold``) of a continuous attribute."""
+
+
+class ExponentialMechanism(Protocol):
+    """The signature of :func:`refdp.mechanisms.exponential_mechanism` that the learners use."""
+
+    def __call__(
+        self,
+        utilities: Sequence[float],
+        *,
+        epsilon: Number,
+        sensitivity: SensitivityLike,
+        rng: RandomSource,
+        ledger: Ledger,
+        label: str,
+        partition: Sequence[str] = (),
+        claims: Sequence[str] = ("exponential-mechanism",),
+        base_weights: Optional[Sequence[float]] = None,
+        sound: bool = True,
+        note: str = "",
+    ) -> int:
+        """Charge ``epsilon`` on ``partition`` and return the chosen candidate's index."""
+
+
+class NoisyHistogram(Protocol):
+    """The signature of :func:`refdp.mechanisms.noisy_histogram` (cells keyed ``class``) that the learners use."""
+
+    def __call__(
+        self,
+        counts: Sequence[int],
+        *,
+        epsilon: Number,
+        rng: RandomSource,
+        ledger: Ledger,
+        label: str,
+        partition: Sequence[str] = (),
+        noise: str = "discrete-laplace",
+        names: Optional[Sequence[str]] = None,
+    ) -> Union[List[int], List[float]]:
+        """Charge ``epsilon`` on every cell and return the noisy counts."""
+
+
+def reference_histogram(
+    counts: Sequence[int],
+    *,
+    epsilon: Number,
+    rng: RandomSource,
+    ledger: Ledger,
+    label: str,
+    partition: Sequence[str] = (),
+    noise: str = "discrete-laplace",
+    names: Optional[Sequence[str]] = None,
+) -> Union[List[int], List[float]]:
+    """:func:`refdp.mechanisms.noisy_histogram` with ``noise`` as a plain string."""
+    if noise == "laplace":
+        return noisy_histogram(
+            counts, epsilon=epsilon, rng=rng, ledger=ledger, label=label, partition=partition,
+            noise="laplace", names=names,
+        )
+    if noise != "discrete-laplace":
+        raise InvalidParameterError(f"noise must be discrete-laplace or laplace, got {noise!r}")
+    return noisy_histogram(
+        counts, epsilon=epsilon, rng=rng, ledger=ledger, label=label, partition=partition, names=names
+    )
+
+
+class ReferenceThresholds:
+    """:class:`ThresholdCandidates` as a list of :class:`Interval` objects."""
+
+    def __init__(self, intervals: List[Interval]) -> None:
+        self._intervals = intervals
+
+    def __len__(self) -> int:
+        return len(self._intervals)
+
+    def interval(self, index: int) -> Interval:
+        return self._intervals[index]
+
+    def lengths(self) -> List[float]:
+        return [interval.length for interval in self._intervals]
+
+    def scores(self, quality: str) -> List[float]:
+        score = score_function(quality)
+        return [score(interval.table) for interval in self._intervals]
+
+    def below_sizes(self) -> List[int]:
+        return [sum(interval.table[0]) for interval in self._intervals]
+
+
+class ReferenceCounts:
+    """:class:`NodeCounts` by the plain loops of this module, one row at a time."""
+
+    def __init__(self, data: Dataset) -> None:
+        self.view = TrainingView.of(data)
+
+    def root(self) -> Rows:
+        return list(self.view.rows)
+
+    def class_counts(self, rows: Rows) -> List[int]:
+        return class_counts(self.view, rows)
+
+    def value_table(self, rows: Rows, attribute: int, n_values: int) -> Table:
+        return value_table(self.view, rows, attribute, n_values)
+
+    def thresholds(self, rows: Rows, attribute: int, lower: float, upper: float) -> ThresholdCandidates:
+        return ReferenceThresholds(threshold_intervals(self.view, rows, attribute, lower, upper))
+
+    def split_values(self, rows: Rows, attribute: int, n_values: int) -> List[Rows]:
+        buckets: List[Rows] = [[] for _ in range(n_values)]
+        column = self.view.columns[attribute]
+        for i in rows:
+            buckets[int(column[i])].append(i)
+        return buckets
+
+    def split_value(self, rows: Rows, attribute: int, value: int) -> Tuple[Rows, Rows]:
+        column = self.view.columns[attribute]
+        return [i for i in rows if column[i] == value], [i for i in rows if column[i] != value]
+
+    def split_threshold(self, rows: Rows, attribute: int, threshold: float) -> Tuple[Rows, Rows]:
+        column = self.view.columns[attribute]
+        return [i for i in rows if column[i] < threshold], [i for i in rows if column[i] >= threshold]
+
+
+@dataclass(frozen=True)
+class Engine:
+    """An engine: how nodes are counted (``counts(data)``), the exponential mechanism's sampler,
+    and the noisy histogram's."""
+
+    name: str
+    counts: Callable[[Dataset], NodeCounts]
+    exponential: ExponentialMechanism
+    histogram: NoisyHistogram
+
+
+REFERENCE = Engine("reference", ReferenceCounts, exponential_mechanism, reference_histogram)
+"""The plain engine: :class:`ReferenceCounts`, :func:`refdp.mechanisms.exponential_mechanism`
+and :func:`refdp.mechanisms.noisy_histogram`."""

@@ -50,8 +50,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Dict, List, Mapping, Tuple
+from typing import Callable, Dict, List, Mapping, Tuple
 
+from refdp.algorithms.greedy import REFERENCE, Engine
 from refdp.algorithms.rdt import (
     CATEGORICAL_SPLITS,
     RandomTreeBuilder,
@@ -68,7 +69,7 @@ from refdp.privacy.lqs import LqsResult, exp_bounds, float_up, lqs_delta, lqs_mi
 from refdp.rng import RandomSource
 from refdp.tree import Count, Node, TreeModel
 
-__all__ = ["TreeGuarantee", "tree_guarantee", "fit_kanon_rdt", "SPEC"]
+__all__ = ["TreeGuarantee", "tree_guarantee", "fit_kanon_rdt", "fit_kanon_rdt_array", "SPEC"]
 
 SOUND_CLAIMS = ("lqs-sampling-suppression", "lqs-delta-certified", "kanon-rdt-privacy", "sequential-composition")
 CLAIMS = SOUND_CLAIMS + ("leaf-total-suppression-not-private",)
@@ -116,14 +117,27 @@ def _suppress(counts: List[int], k: int, leaf_total: bool) -> Tuple[Count, ...]:
     return tuple(c if c >= k else 0 for c in counts)
 
 
-def fit_kanon_rdt(
+def _sampler(beta: Fraction, rng: RandomSource, engine: Engine) -> Callable[[], bool]:
+    """One Bernoulli(beta) draw per call: :func:`~refdp.mechanisms.bernoulli` on the reference engine.
+
+    The array engine makes the very draw ``bernoulli`` makes,
+    ``rng.randrange(denominator) < numerator`` of beta in lowest terms, with
+    beta checked once rather than once per row.
+    """
+    if engine is REFERENCE:
+        return lambda: bernoulli(beta, rng)
+    numerator, denominator, randrange = beta.numerator, beta.denominator, rng.randrange
+    return lambda: randrange(denominator) < numerator
+
+
+def _fit(
     data: Dataset,
     epsilon: Fraction,
     params: Mapping[str, Param],
     rng: RandomSource,
     relation: Relation,
+    engine: Engine,
 ) -> TreeModel:
-    """Train N_t random decision trees, each on its own Bernoulli(beta) sample, with counts below k suppressed."""
     schema = data.schema
     variant = str(params["variant"])
     if variant not in VARIANTS:
@@ -151,8 +165,9 @@ def fit_kanon_rdt(
             note="Fan et al. structure from the public schema; nodes drawn when first reached",
         )
         counts: Dict[int, List[int]] = {}
+        keep = _sampler(beta, rng, engine)
         for row in rows:
-            if bernoulli(beta, rng):
+            if keep():
                 leaf = builder.leaf_index(columns, row)
                 tally = counts.get(leaf)
                 if tally is None:
@@ -178,6 +193,34 @@ def fit_kanon_rdt(
     return finish_model(SPEC.name, data, params, trees, ledger, voting="sum-counts")
 
 
+def fit_kanon_rdt(
+    data: Dataset,
+    epsilon: Fraction,
+    params: Mapping[str, Param],
+    rng: RandomSource,
+    relation: Relation,
+) -> TreeModel:
+    """Train N_t random decision trees, each on its own Bernoulli(beta) sample, with counts below k suppressed."""
+    return _fit(data, epsilon, params, rng, relation, REFERENCE)
+
+
+def fit_kanon_rdt_array(
+    data: Dataset,
+    epsilon: Fraction,
+    params: Mapping[str, Param],
+    rng: RandomSource,
+    relation: Relation,
+) -> TreeModel:
+    """:func:`fit_kanon_rdt` on the array engine: the same model; the sampling draws are made directly.
+
+    The rows are drawn and routed one by one on both engines, because a
+    node of the lazily drawn structure is drawn between two rows' samples.
+    """
+    from refdp.fast import ARRAY  # here, not at the top: refdp.fast builds on this package
+
+    return _fit(data, epsilon, params, rng, relation, ARRAY)
+
+
 SPEC = register(
     AlgorithmSpec(
         name="kanon-rdt",
@@ -201,5 +244,6 @@ SPEC = register(
         ),
         claims=CLAIMS,
         fit=fit_kanon_rdt,
+        array_fit=fit_kanon_rdt_array,
     )
 )

@@ -16,18 +16,38 @@ default, continuous Laplace on request.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Mapping, Sequence
+from typing import Mapping
 
+from refdp.algorithms.greedy import REFERENCE, Engine
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
 from refdp.data import Dataset
-from refdp.mechanisms import noisy_histogram
 from refdp.privacy import Relation
 from refdp.rng import RandomSource
-from refdp.tree import Count, Leaf, TreeModel
+from refdp.tree import Leaf, TreeModel
 
-__all__ = ["fit_noisy_majority", "SPEC"]
+__all__ = ["fit_noisy_majority", "fit_noisy_majority_array", "SPEC"]
 
 CLAIMS = ("discrete-laplace-mechanism", "laplace-mechanism", "parallel-composition")
+
+
+def _fit(
+    data: Dataset,
+    epsilon: Fraction,
+    params: Mapping[str, Param],
+    rng: RandomSource,
+    relation: Relation,
+    engine: Engine,
+) -> TreeModel:
+    ledger = start_ledger(data, relation)
+    node = engine.counts(data)
+    histogram = node.class_counts(node.root())
+    per_cell = epsilon if relation is Relation.ADD_REMOVE else epsilon / 2
+    classes = data.schema.classes
+    counts = engine.histogram(
+        histogram, epsilon=per_cell, rng=rng, ledger=ledger, label="class histogram",
+        noise=str(params["noise"]), names=classes,
+    )
+    return finish_model(SPEC.name, data, params, [Leaf(tuple(counts))], ledger)
 
 
 def fit_noisy_majority(
@@ -38,21 +58,20 @@ def fit_noisy_majority(
     relation: Relation,
 ) -> TreeModel:
     """Release the noisy class histogram of ``data`` and predict its argmax."""
-    ledger = start_ledger(data, relation)
-    per_cell = epsilon if relation is Relation.ADD_REMOVE else epsilon / 2
-    classes = data.schema.classes
-    counts: Sequence[Count]
-    if params["noise"] == "laplace":
-        counts = noisy_histogram(
-            data.class_counts(), epsilon=per_cell, rng=rng, ledger=ledger,
-            label="class histogram", noise="laplace", names=classes,
-        )
-    else:
-        counts = noisy_histogram(
-            data.class_counts(), epsilon=per_cell, rng=rng, ledger=ledger,
-            label="class histogram", names=classes,
-        )
-    return finish_model(SPEC.name, data, params, [Leaf(tuple(counts))], ledger)
+    return _fit(data, epsilon, params, rng, relation, REFERENCE)
+
+
+def fit_noisy_majority_array(
+    data: Dataset,
+    epsilon: Fraction,
+    params: Mapping[str, Param],
+    rng: RandomSource,
+    relation: Relation,
+) -> TreeModel:
+    """:func:`fit_noisy_majority` on the array engine (:mod:`refdp.fast`)."""
+    from refdp.fast import ARRAY  # here, not at the top: refdp.fast builds on this package
+
+    return _fit(data, epsilon, params, rng, relation, ARRAY)
 
 
 SPEC = register(
@@ -73,5 +92,6 @@ SPEC = register(
         ),
         claims=CLAIMS,
         fit=fit_noisy_majority,
+        array_fit=fit_noisy_majority_array,
     )
 )

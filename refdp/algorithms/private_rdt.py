@@ -2,7 +2,8 @@
 
 Each of the N_t trees gets a structure drawn from the public schema alone
 (:mod:`refdp.algorithms.rdt`, Fan et al. 2003), drawn in full *before* any
-row is read; then every training row is routed once to its leaf, and the
+row is read; then the training rows are split down the tree so that each reaches its
+leaf (:meth:`~refdp.algorithms.rdt.RandomTreeBuilder.leaf_class_counts`), and the
 class count n_i(leaf(y)) of every (leaf, class) cell -- empty leaves and
 zero classes included -- is released with noise.  Prediction adds the
 released counts of the leaves a row reaches over all trees ("sum-counts",
@@ -29,12 +30,12 @@ domain sizes; ``categorical=binary`` keeps a tree at 2^depth leaves).
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import List, Mapping, Sequence, Tuple
+from typing import List, Mapping, Tuple
 
+from refdp.algorithms.greedy import REFERENCE, Engine
 from refdp.algorithms.rdt import (
     CATEGORICAL_SPLITS,
     RandomTreeBuilder,
-    base_columns,
     int_param,
     resolve_max_depth,
     worst_case_leaves,
@@ -42,12 +43,11 @@ from refdp.algorithms.rdt import (
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
 from refdp.data import Dataset
 from refdp.errors import InvalidParameterError
-from refdp.mechanisms import noisy_histogram
 from refdp.privacy import Relation, cell
 from refdp.rng import RandomSource
 from refdp.tree import Count, Node, TreeModel
 
-__all__ = ["fit_private_rdt", "SPEC"]
+__all__ = ["fit_private_rdt", "fit_private_rdt_array", "SPEC"]
 
 CLAIMS = (
     "private-rdt-budget",
@@ -58,14 +58,14 @@ CLAIMS = (
 )
 
 
-def fit_private_rdt(
+def _fit(
     data: Dataset,
     epsilon: Fraction,
     params: Mapping[str, Param],
     rng: RandomSource,
     relation: Relation,
+    engine: Engine,
 ) -> TreeModel:
-    """Train N_t random decision trees and release every leaf's class counts with noise."""
     schema = data.schema
     n_trees = int_param(params, "n_trees", 1)
     max_leaves = int_param(params, "max_leaves", 1)
@@ -81,7 +81,8 @@ def fit_private_rdt(
         )
     per_cell = epsilon / n_trees if relation is Relation.ADD_REMOVE else epsilon / (2 * n_trees)
     ledger = start_ledger(data, relation)
-    columns, labels, rows = base_columns(data)
+    counts = engine.counts(data)
+    rows = counts.root()
     classes = schema.classes
     trees: List[Node] = []
     for t in range(n_trees):
@@ -93,27 +94,40 @@ def fit_private_rdt(
             partition=(scope,),
             note="Fan et al. structure drawn from the public schema before reading any row",
         )
-        counts = [[0] * len(classes) for _ in range(n_leaves)]
-        for row in rows:
-            counts[builder.leaf_index(columns, row)][labels[row]] += 1
         released: List[Tuple[Count, ...]] = []
-        for leaf, histogram in enumerate(counts):
-            noisy: Sequence[Count]
-            if noise == "laplace":
-                noisy = noisy_histogram(
-                    histogram, epsilon=per_cell, rng=rng, ledger=ledger,
-                    label=f"tree {t} leaf {leaf} class counts", partition=(scope, cell("leaf", leaf)),
-                    names=classes, noise="laplace",
-                )
-            else:
-                noisy = noisy_histogram(
-                    histogram, epsilon=per_cell, rng=rng, ledger=ledger,
-                    label=f"tree {t} leaf {leaf} class counts", partition=(scope, cell("leaf", leaf)),
-                    names=classes,
-                )
+        for leaf, histogram in enumerate(builder.leaf_class_counts(counts, rows)):
+            noisy = engine.histogram(
+                histogram, epsilon=per_cell, rng=rng, ledger=ledger,
+                label=f"tree {t} leaf {leaf} class counts", partition=(scope, cell("leaf", leaf)),
+                names=classes, noise=noise,
+            )
             released.append(tuple(noisy))
         trees.append(builder.build(released.__getitem__, collapse_zeros=False))
     return finish_model(SPEC.name, data, params, trees, ledger, voting="sum-counts")
+
+
+def fit_private_rdt(
+    data: Dataset,
+    epsilon: Fraction,
+    params: Mapping[str, Param],
+    rng: RandomSource,
+    relation: Relation,
+) -> TreeModel:
+    """Train N_t random decision trees and release every leaf's class counts with noise."""
+    return _fit(data, epsilon, params, rng, relation, REFERENCE)
+
+
+def fit_private_rdt_array(
+    data: Dataset,
+    epsilon: Fraction,
+    params: Mapping[str, Param],
+    rng: RandomSource,
+    relation: Relation,
+) -> TreeModel:
+    """:func:`fit_private_rdt` on the array engine (:mod:`refdp.fast`): the same model, faster."""
+    from refdp.fast import ARRAY  # here, not at the top: refdp.fast builds on this package
+
+    return _fit(data, epsilon, params, rng, relation, ARRAY)
 
 
 SPEC = register(
@@ -142,5 +156,6 @@ SPEC = register(
         ),
         claims=CLAIMS,
         fit=fit_private_rdt,
+        array_fit=fit_private_rdt_array,
     )
 )

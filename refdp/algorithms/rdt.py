@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from typing import Callable, List, Mapping, Optional, Sequence, Tuple, Union
 
+from refdp.algorithms.greedy import NodeCounts, Rows
 from refdp.algorithms.registry import Param
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset, Schema
 from refdp.data.dataset import ColumnView
@@ -254,6 +255,36 @@ class RandomTreeBuilder:
             kids = [self._child(slot, index) for index in range(len(slot.children))]
             stack.extend(reversed(kids))
         return self._n_leaves
+
+    def leaf_class_counts(self, counts: NodeCounts, rows: Rows) -> List[List[int]]:
+        """The class histogram of the rows of ``rows`` that reach each leaf, by leaf number.
+
+        For a structure drawn in full (:meth:`expand`): the rows are split
+        node by node with ``counts`` (each row ends in the leaf that
+        :meth:`leaf_index` gives it), and each leaf's rows are counted once.
+        Nothing is drawn.
+        """
+        result = [[0] * self._schema.n_classes for _ in range(self._n_leaves)]
+        stack: List[Tuple[_Slot, Rows]] = [(self._root, rows)]
+        while stack:
+            slot, reached = stack.pop()
+            if not reached:
+                continue
+            if slot.kind == _LEAF:
+                result[slot.leaf] = counts.class_counts(reached)
+                continue
+            parts: Sequence[Rows]
+            if slot.kind == _MULTIWAY:
+                parts = counts.split_values(reached, slot.attribute, len(slot.children))
+            elif slot.kind == _VALUE:
+                parts = counts.split_value(reached, slot.attribute, int(slot.cut))
+            else:
+                parts = counts.split_threshold(reached, slot.attribute, slot.cut)
+            for child, part in zip(slot.children, parts):
+                if child is None:
+                    raise InvalidParameterError("leaf_class_counts needs a structure drawn in full; call expand() first")
+                stack.append((child, part))
+        return result
 
     def build(self, counts: Callable[[int], Tuple[Count, ...]], *, collapse_zeros: bool) -> Node:
         """The immutable tree, with ``counts(leaf)`` at every drawn leaf.

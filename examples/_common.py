@@ -1,0 +1,337 @@
+"""Shared plumbing of the example scripts: options, one evaluation, the report.
+
+Every example reproduces one paper's experiment through refdp's public API
+(:func:`refdp.evaluation.cross_validate`, :func:`refdp.evaluation.train_test_evaluate`
+or :func:`refdp.algorithms.train`) with algorithms named as in the registry,
+and writes ``<name>.md`` (a Markdown table) and ``<name>.json`` (every number,
+the command line and the seed) into ``--out``.  ``--plot`` adds SVG
+accuracy-privacy curves: with matplotlib when it is installed, otherwise with
+the standard-library writer in ``_svg.py`` (and a message saying so).
+
+Seeds: evaluation ``i`` of a run (in the order the grid is walked) uses
+``seed + i``, so ``--seed S`` replays every number exactly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # run as `python3 examples/NAME.py` from a clone, no install needed
+    sys.path.insert(0, str(ROOT))
+
+from refdp.data import Dataset  # noqa: E402
+from refdp.evaluation import CVResult, cross_validate, stratified_split, train_test_evaluate  # noqa: E402
+from refdp.rng import as_rng  # noqa: E402
+
+import _svg  # noqa: E402
+
+__all__ = ["BASELINE", "Setting", "Row", "options", "cv_row", "split_row", "holdout_row", "markdown_table", "write_report", "plot"]
+
+BASELINE = "tree-baseline"
+"""The non-private tree: it ignores epsilon, so its rows say ``-`` and plots draw it flat."""
+BASELINE_EPSILON = "-"
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One curve of a figure: an algorithm (registry name) with fixed parameters."""
+
+    label: str
+    algorithm: str
+    params: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Row:
+    """One measured cell: a setting on a data set at one epsilon.
+
+    ``paper`` is the paper's number for the same cell, when it prints one
+    (``paper_source`` says where: table or figure).  ``extra`` holds other
+    metrics (precision, recall, F1, AUC) as means over the runs.
+    """
+
+    dataset: str
+    setting: str
+    algorithm: str
+    params: Mapping[str, str]
+    epsilon: str
+    accuracies: Tuple[float, ...]
+    receipt_epsilon: str
+    receipt_delta: str
+    sound: bool
+    seconds: float
+    paper: Optional[float] = None
+    paper_source: str = ""
+    extra: Mapping[str, float] = field(default_factory=dict)
+
+    @property
+    def mean(self) -> float:
+        return math.fsum(self.accuracies) / len(self.accuracies)
+
+    @property
+    def std(self) -> float:
+        if len(self.accuracies) < 2:
+            return 0.0
+        m = self.mean
+        return math.sqrt(math.fsum((a - m) ** 2 for a in self.accuracies) / (len(self.accuracies) - 1))
+
+    def interval(self) -> Optional[Tuple[float, float]]:
+        from refdp.metrics import mean_confidence_interval
+
+        if len(self.accuracies) < 2:
+            return None
+        return mean_confidence_interval(self.accuracies, 0.95)
+
+    def to_json(self) -> Dict[str, Any]:
+        interval = self.interval()
+        return {
+            "dataset": self.dataset,
+            "setting": self.setting,
+            "algorithm": self.algorithm,
+            "params": dict(self.params),
+            "epsilon": self.epsilon,
+            "accuracy_mean": self.mean,
+            "accuracy_std": self.std,
+            "accuracy_ci95": list(interval) if interval else None,
+            "accuracies": list(self.accuracies),
+            "runs": len(self.accuracies),
+            "receipt_epsilon": self.receipt_epsilon,
+            "receipt_delta": self.receipt_delta,
+            "sound": self.sound,
+            "train_seconds": self.seconds,
+            "paper": self.paper,
+            "paper_source": self.paper_source,
+            "extra": dict(self.extra),
+        }
+
+
+def options(name: str, description: str, argv: Optional[Sequence[str]]) -> argparse.Namespace:
+    """The options every example takes."""
+    parser = argparse.ArgumentParser(prog=f"python3 examples/{name}.py", description=description)
+    parser.add_argument("--seed", type=int, default=1, help="base seed; evaluation i uses seed + i (default 1)")
+    parser.add_argument("--quick", action="store_true", help="a reduced grid that runs in well under a minute")
+    parser.add_argument("--out", default=str(ROOT / "examples" / "out"), help="output directory (default examples/out)")
+    parser.add_argument("--plot", action="store_true", help="also write SVG accuracy-privacy curves")
+    return parser.parse_args(argv)
+
+
+def _result_row(dataset: str, setting: Setting, result: CVResult, paper: Optional[float], source: str) -> Row:
+    return Row(
+        dataset=dataset,
+        setting=setting.label,
+        algorithm=setting.algorithm,
+        params=dict(setting.params),
+        epsilon=BASELINE_EPSILON if setting.algorithm == BASELINE else str(result.epsilon),
+        accuracies=result.accuracies,
+        receipt_epsilon=str(result.receipt_epsilon),
+        receipt_delta=f"{float(result.receipt_delta):.4g}",
+        sound=result.sound,
+        seconds=sum(result.train_seconds),
+        paper=paper,
+        paper_source=source,
+    )
+
+
+def cv_row(
+    dataset: str,
+    data: Dataset,
+    setting: Setting,
+    epsilon: str,
+    *,
+    folds: int,
+    repeats: int,
+    seed: int,
+    paper: Optional[float] = None,
+    source: str = "",
+) -> Row:
+    """Repeated stratified k-fold cross-validation of one setting at one epsilon."""
+    result = cross_validate(
+        setting.algorithm, data, epsilon, folds=folds, repeats=repeats, params=setting.params, seed=seed
+    )
+    return _result_row(dataset, setting, result, paper, source)
+
+
+def split_row(
+    dataset: str,
+    train: Dataset,
+    test: Dataset,
+    setting: Setting,
+    epsilon: str,
+    *,
+    repeats: int,
+    seed: int,
+    paper: Optional[float] = None,
+    source: str = "",
+) -> Row:
+    """``repeats`` models trained on ``train`` and scored on ``test``."""
+    result = train_test_evaluate(
+        setting.algorithm, train, test, epsilon, repeats=repeats, params=setting.params, seed=seed
+    )
+    return _result_row(dataset, setting, result, paper, source)
+
+
+def holdout_row(
+    dataset: str,
+    data: Dataset,
+    setting: Setting,
+    epsilon: str,
+    *,
+    test_fraction: float,
+    repeats: int,
+    seed: int,
+    paper: Optional[float] = None,
+    source: str = "",
+) -> Row:
+    """``repeats`` fresh stratified hold-out splits, one model trained on each."""
+    rng = as_rng(seed)
+    results = []
+    for _ in range(repeats):
+        train_rows, test_rows = stratified_split(data.labels, test_fraction, rng)
+        results.append(
+            train_test_evaluate(
+                setting.algorithm, data.subset(train_rows), data.subset(test_rows), epsilon,
+                params=setting.params, rng=rng,
+            )
+        )
+    first = results[0]
+    merged = CVResult(
+        algorithm=first.algorithm,
+        params=first.params,
+        epsilon=first.epsilon,
+        folds=1,
+        repeats=repeats,
+        seed=seed,
+        accuracies=tuple(a for r in results for a in r.accuracies),
+        receipt_epsilon=max(r.receipt_epsilon for r in results),
+        receipt_delta=max(r.receipt_delta for r in results),
+        sound=all(r.sound for r in results),
+        train_seconds=tuple(t for r in results for t in r.train_seconds),
+    )
+    return _result_row(dataset, setting, merged, paper, source)
+
+
+def _fmt_paper(row: Row) -> str:
+    return f"{row.paper:.3f} ({row.paper_source})" if row.paper is not None else ""
+
+
+def markdown_table(rows: Sequence[Row], extra_columns: Sequence[str] = ()) -> str:
+    """The rows as a Markdown table (accuracy mean +- sd, 95% t interval, receipt)."""
+    head = ["data set", "setting", "epsilon", "accuracy", "95% CI", "runs"]
+    head += list(extra_columns)
+    head += ["receipt epsilon", "receipt delta", "sound", "paper"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for row in rows:
+        interval = row.interval()
+        cells = [
+            row.dataset,
+            row.setting,
+            row.epsilon,
+            f"{row.mean:.3f} +- {row.std:.3f}",
+            f"[{interval[0]:.3f}, {interval[1]:.3f}]" if interval else "",
+            str(len(row.accuracies)),
+        ]
+        cells += [f"{row.extra[c]:.3f}" if c in row.extra else "" for c in extra_columns]
+        cells += [row.receipt_epsilon, row.receipt_delta, "yes" if row.sound else "NO", _fmt_paper(row)]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def write_report(
+    out: Path,
+    name: str,
+    title: str,
+    notes: Sequence[str],
+    rows: Sequence[Row],
+    args: argparse.Namespace,
+    *,
+    extra_columns: Sequence[str] = (),
+    extra_json: Optional[Mapping[str, Any]] = None,
+    extra_markdown: str = "",
+) -> Tuple[Path, Path]:
+    """Write ``<name>.md`` and ``<name>.json`` into ``out`` and return their paths."""
+    out.mkdir(parents=True, exist_ok=True)
+    command = f"python3 examples/{name}.py --seed {args.seed}" + (" --quick" if args.quick else "")
+    body = [f"# {title}", "", f"Command: `{command}`", ""]
+    body += [f"- {note}" for note in notes]
+    body += ["", markdown_table(rows, extra_columns)]
+    if extra_markdown:
+        body += [extra_markdown]
+    md = out / f"{name}.md"
+    md.write_text("\n".join(body), encoding="utf-8")
+    document: Dict[str, Any] = {
+        "example": name,
+        "title": title,
+        "command": command,
+        "seed": args.seed,
+        "quick": bool(args.quick),
+        "notes": list(notes),
+        "rows": [r.to_json() for r in rows],
+    }
+    if extra_json:
+        document.update(extra_json)
+    js = out / f"{name}.json"
+    js.write_text(json.dumps(document, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    return md, js
+
+
+def plot(out: Path, name: str, rows: Sequence[Row], x_label: str = "epsilon") -> List[Path]:
+    """One SVG per data set: mean accuracy against epsilon, one line per setting.
+
+    The non-private baseline is a flat dashed line; the paper's numbers are
+    dashed too.
+    """
+    out.mkdir(parents=True, exist_ok=True)
+    written: List[Path] = []
+    try:
+        import matplotlib  # type: ignore[import-not-found, unused-ignore]
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt  # type: ignore[import-not-found, unused-ignore]
+    except ImportError:
+        plt = None
+        print("--plot: matplotlib is not installed; writing plain SVG with examples/_svg.py instead")
+    for dataset in sorted({r.dataset for r in rows}):
+        series: List[_svg.Series] = []
+        private = [r for r in rows if r.dataset == dataset and r.epsilon != BASELINE_EPSILON]
+        if not private:
+            continue
+        span = (min(_eps(r.epsilon) for r in private), max(_eps(r.epsilon) for r in private))
+        for label in dict.fromkeys(r.setting for r in rows if r.dataset == dataset):
+            cell = [r for r in rows if r.dataset == dataset and r.setting == label]
+            if cell[0].epsilon == BASELINE_EPSILON:
+                series.append(_svg.Series(label, ((span[0], cell[0].mean), (span[1], cell[0].mean)), True))
+                continue
+            series.append(_svg.Series(label, tuple((_eps(r.epsilon), r.mean) for r in cell)))
+            reported = tuple((float(_eps(r.epsilon)), r.paper) for r in cell if r.paper is not None)
+            if reported:
+                series.append(_svg.Series(f"paper: {label}", reported, True))
+        path = out / f"{name}-{dataset}.svg"
+        title = f"{name}: {dataset}"
+        if plt is None:
+            _svg.line_plot(path, title, series, x_label, "accuracy")
+        else:
+            fig, ax = plt.subplots(figsize=(7.2, 4.4))
+            for s in series:
+                xs, ys = zip(*sorted(s.points))
+                ax.plot(xs, ys, "--" if s.dashed else "-", marker="o", label=s.label)
+            ax.set_xscale("log")
+            ax.set_xlabel(x_label)
+            ax.set_ylabel("accuracy")
+            ax.set_title(title)
+            ax.legend(fontsize=8)
+            fig.savefig(path, format="svg", bbox_inches="tight")
+            plt.close(fig)
+        written.append(path)
+    return written
+
+
+def _eps(text: str) -> float:
+    return float(Fraction(text))

@@ -1,0 +1,357 @@
+"""DPEA: Bai, Yao, Yuan, Deng, Xie & Guan, "Embedding differential privacy in decision tree
+algorithm with different depths", Sci China Inf Sci 60(8) 082104, 2017.
+
+Algorithm 1, with total budget eps, maximal depth D (levels of splits on a
+root-to-leaf path; depth 0 is a single leaf) and embedding depth d:
+
+    eps' = eps / (ceil(D/d) + 1)
+    innerNodes = {root}
+    while innerNodes is not empty:
+        n = pop(innerNodes);  k = min(d, D - depth(n))
+        st = a subtree of k split levels under n, chosen by the exponential
+             mechanism with quality q' (eq. 2, Delta q' = 2) and budget eps'
+             (Algorithm 2: over the explicit list; Algorithm 3: by MCMC)
+        for each leaf l of st:
+            if l meets the stopping condition: label l from noisy class counts (eps')
+            else: innerNodes += {l}
+
+A root-to-leaf path meets at most ceil(D/d) selections and one leaf
+release, hence eps' (claim ``dpea-budget``).  The paper's "(d+1)-layer
+subtree" has d levels of splits; ``embed_depth="whole"`` is d = D, one
+selection of the whole tree and eps' = eps/2 (the paper's section 3.5).
+
+Variants:
+
+* ``sound`` (default): the stopping condition reads public information only
+  (depth D reached, no attribute left), so every path has the same number
+  of selections; every leaf releases noisy counts of every class (discrete
+  Laplace, exact).  Under ``substitute`` eps' = eps / K with K the
+  substitute cost of the plan (2 ceil(D/d) + 1), and the receipt totals eps
+  under either relation; a tree that runs out of attributes before depth D
+  reserves the unspent part (claim ``tree-budget-plan``).
+* ``published`` (unsound): also stops on TRUE counts -- a subtree leaf with
+  fewer than ``min_size`` rows, or with a single class, becomes a leaf
+  (section 4.1) -- which releases those counts through the tree's shape
+  (claim ``dpea-structure-leak``); its MCMC has no Hastings correction and
+  stops when the scores' variance falls below ``threshold``.
+
+Searches (``search``):
+
+* ``exact`` (default): the factorised perfect sampler of the exponential
+  mechanism (:class:`~refdp.algorithms.dpea_subtrees.FactorisedSampler`,
+  claim ``dpea-factorised-sampler``), practical for whole trees because
+  empty and pure nodes have a closed form;
+* ``exhaustive``: Algorithm 2 over the explicit list (at most
+  ``max_subtrees`` subtrees), one draw of the float exponential mechanism;
+* ``mcmc``: Algorithm 3.  In ``published``, as published; in ``sound``, the
+  Hastings-corrected chain for exactly ``steps`` steps -- its charge is
+  recorded as unsound, because a finite chain has no proved distance from
+  the mechanism (claim ``dpea-mcmc``);
+* ``paper``: Algorithm 1's rule, exhaustive for subtrees of at most 2
+  levels and MCMC for deeper ones.
+
+Every choice uses the float sampler ``sample_index`` (claim
+``exponential-mechanism-float-sampler``): one ``rng.random()`` per draw, so a
+seed replays the model byte for byte.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import List, Mapping, Sequence, Tuple
+
+from refdp.algorithms.dpea_mcmc import run_chain
+from refdp.algorithms.dpea_subtrees import (
+    QUALITY_SENSITIVITY,
+    FactorisedSampler,
+    Shape,
+    domain_sizes,
+    exhaustive_subtrees,
+    split_rows,
+)
+from refdp.algorithms.greedy import (
+    NodeCost,
+    TrainingView,
+    child_path,
+    class_counts,
+    close_budget,
+    non_negative_int,
+    plan_units,
+)
+from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
+from refdp.data import CategoricalAttribute, Dataset
+from refdp.errors import InvalidParameterError
+from refdp.mechanisms import exponential_mechanism, noisy_histogram
+from refdp.privacy import Ledger, Partition, Relation
+from refdp.rng import RandomSource
+from refdp.tree import CategoricalSplit, Leaf, Node, TreeModel
+
+__all__ = [
+    "SPEC",
+    "SELECTION",
+    "LEAF",
+    "SEARCHES",
+    "fit_dpea",
+    "embedding_depth",
+    "selections",
+    "per_query_epsilon",
+    "DEFAULT_MAX_SUBTREES",
+]
+
+CLAIMS = (
+    "dpea-budget",
+    "dpea-subtree-quality-sensitivity",
+    "dpea-factorised-sampler",
+    "dpea-mcmc",
+    "dpea-structure-leak",
+    "tree-budget-plan",
+    "exponential-mechanism",
+    "exponential-mechanism-float-sampler",
+    "discrete-laplace-mechanism",
+    "parallel-composition",
+    "sequential-composition",
+)
+
+SELECTION = NodeCost(Fraction(1), Fraction(1))
+"""A subtree selection: one exponential mechanism (Delta q' = 2 covers a replaced record too)."""
+
+LEAF = NodeCost(Fraction(1), Fraction(2))
+"""A leaf: noisy counts of every class (2 units for a record that changes class)."""
+
+SEARCHES: Tuple[str, ...] = ("exact", "exhaustive", "mcmc", "paper")
+
+DEFAULT_MAX_SUBTREES = 1_000_000
+"""The largest list exhaustive search builds unless told otherwise."""
+
+
+def embedding_depth(value: Param, max_depth: int) -> int:
+    """d from the ``embed_depth`` parameter: a positive integer, or "whole" for d = D (at least 1)."""
+    text = str(value).strip()
+    if text == "whole":
+        return max(1, max_depth)
+    if isinstance(value, bool) or not text.isdigit() or int(text) < 1:
+        raise InvalidParameterError(
+            f"parameter embed_depth must be a positive integer (1, 2, 3, ...: split levels per "
+            f"selection) or 'whole' (one selection of the whole tree), got {value!r}"
+        )
+    return int(text)
+
+
+def selections(max_depth: int, embed: int) -> int:
+    """ceil(D/d): the selections on a root-to-leaf path of a tree of depth D."""
+    return -(-max_depth // embed)
+
+
+def per_query_epsilon(budget: Fraction, max_depth: int, embed: int, relation: Relation) -> Fraction:
+    """eps' = eps / K, K = ceil(D/d) + 1 under add-remove and 2 ceil(D/d) + 1 (2 for D = 0) under substitute."""
+    return budget / plan_units(SELECTION, LEAF, selections(max_depth, embed), relation)
+
+
+def _positive(params: Mapping[str, Param], name: str) -> int:
+    value = params[name]
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise InvalidParameterError(f"parameter {name} must be an integer >= 1, got {value!r}")
+    return value
+
+
+class _Builder:
+    """Algorithm 1: grow the tree one selected subtree at a time (depth first)."""
+
+    def __init__(
+        self,
+        view: TrainingView,
+        params: Mapping[str, Param],
+        epsilon: Fraction,
+        max_depth: int,
+        embed: int,
+        rng: RandomSource,
+        ledger: Ledger,
+    ) -> None:
+        self.view = view
+        self.schema = view.schema
+        self.sizes = domain_sizes(view.schema)
+        self.eps = epsilon
+        self.c = float(epsilon / (2 * QUALITY_SENSITIVITY))
+        self.max_depth = max_depth
+        self.embed = embed
+        self.rng = rng
+        self.ledger = ledger
+        self.published = params["variant"] == "published"
+        self.search = str(params["search"])
+        self.steps = non_negative_int(params, "steps")
+        self.buffer = _positive(params, "buffer")
+        self.threshold = float(params["threshold"])
+        self.min_size = non_negative_int(params, "min_size")
+        self.max_subtrees = _positive(params, "max_subtrees")
+        if self.search in ("mcmc", "paper") and self.published and self.buffer < 2:
+            raise InvalidParameterError(f"parameter buffer must be >= 2 to have a variance, got {self.buffer}")
+
+    def grow(self, rows: List[int], attributes: Tuple[int, ...], depth: int, path: Partition) -> Node:
+        """The tree below an element of innerNodes at ``depth`` (Algorithm 1, lines 5-25)."""
+        levels = min(self.embed, self.max_depth - depth)
+        if levels == 0 or not attributes:
+            return self._leaf(rows, path)
+        shape = self._select(rows, attributes, levels, path)
+        return self._attach(shape, rows, attributes, depth, path)
+
+    def _attach(self, shape: Shape, rows: List[int], attributes: Tuple[int, ...], depth: int, path: Partition) -> Node:
+        if shape is None:
+            if self._stops(rows, attributes, depth):
+                return self._leaf(rows, path)
+            return self.grow(rows, attributes, depth, path)
+        a = shape.attribute
+        attribute = self.schema.attributes[a]
+        assert isinstance(attribute, CategoricalAttribute)
+        rest = tuple(b for b in attributes if b != a)
+        buckets = split_rows(self.view, rows, a, attribute.n_values)
+        return CategoricalSplit(
+            a,
+            tuple(
+                self._attach(child, bucket, rest, depth + 1, child_path(path, f"{attribute.name}={value}"))
+                for child, bucket, value in zip(shape.children, buckets, attribute.values)
+            ),
+        )
+
+    def _stops(self, rows: Sequence[int], attributes: Tuple[int, ...], depth: int) -> bool:
+        """The stopping condition of a subtree's leaf (Algorithm 2, line 13)."""
+        if depth >= self.max_depth or not attributes:
+            return True
+        if not self.published:
+            return False
+        counts = class_counts(self.view, rows)
+        return len(rows) < self.min_size or sum(1 for n in counts if n) <= 1
+
+    def _leaf(self, rows: Sequence[int], path: Partition) -> Leaf:
+        counts = noisy_histogram(
+            class_counts(self.view, rows), epsilon=self.eps, rng=self.rng, ledger=self.ledger,
+            label="NoiseCount N_c (leaf)", partition=path, names=self.schema.classes,
+        )
+        return Leaf(tuple(counts))
+
+    def _select(self, rows: List[int], attributes: Tuple[int, ...], levels: int, path: Partition) -> Shape:
+        search = self.search
+        if search == "paper":
+            search = "exhaustive" if levels <= 2 else "mcmc"
+        label = f"subtree of {levels} level(s), exponential mechanism on q'"
+        claims = ("exponential-mechanism", "dpea-subtree-quality-sensitivity")
+        if search == "exhaustive":
+            candidates = exhaustive_subtrees(self.view, rows, attributes, levels, self.max_subtrees)
+            index = exponential_mechanism(
+                [score for _, score in candidates], epsilon=self.eps, sensitivity=QUALITY_SENSITIVITY,
+                rng=self.rng, ledger=self.ledger, label=label + " (exhaustive list, Algorithm 2)",
+                partition=path, claims=claims,
+            )
+            return candidates[index][0]
+        if search == "exact":
+            sampler = FactorisedSampler(self.view, rows, attributes, levels, self.c)
+            self.ledger.charge(
+                label=label + " (factorised exact sampler)", mechanism="exponential", epsilon=self.eps,
+                sensitivity=Fraction(QUALITY_SENSITIVITY),
+                claims=claims + ("dpea-factorised-sampler", "exponential-mechanism-float-sampler"),
+                partition=path,
+            )
+            return sampler.sample(self.rng)
+        if self.published:
+            note = (
+                "Algorithm 3 as published: no Hastings correction for an asymmetric proposal and a "
+                "data-dependent stop (score variance below threshold); not the exponential mechanism"
+            )
+        else:
+            note = (
+                f"Metropolis-Hastings run for {self.steps} steps: a finite chain at total-variation "
+                f"distance TV from the mechanism is at best (eps', (1 + e^eps') TV)-DP, and no bound "
+                f"on TV is proved"
+            )
+        self.ledger.charge(
+            label=label + " (MCMC, Algorithm 3)", mechanism="exponential (MCMC)", epsilon=self.eps,
+            sensitivity=Fraction(QUALITY_SENSITIVITY), claims=claims + ("dpea-mcmc",), partition=path,
+            sound=False, note=note,
+        )
+        return run_chain(
+            self.view, rows, attributes, levels, self.c, self.rng, steps=self.steps,
+            hastings=not self.published, buffer=self.buffer,
+            threshold=self.threshold if self.published else None,
+        ).shape
+
+
+def fit_dpea(
+    data: Dataset,
+    epsilon: Fraction,
+    params: Mapping[str, Param],
+    rng: RandomSource,
+    relation: Relation,
+) -> TreeModel:
+    """Train DPEA (Algorithm 1) with total budget ``epsilon``."""
+    max_depth = non_negative_int(params, "max_depth")
+    embed = embedding_depth(params["embed_depth"], max_depth)
+    threshold = params["threshold"]
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not threshold >= 0:
+        raise InvalidParameterError(f"parameter threshold must be a number >= 0, got {threshold!r}")
+    view = TrainingView.of(data)
+    ledger = start_ledger(data, relation)
+    eps = per_query_epsilon(epsilon, max_depth, embed, relation)
+    builder = _Builder(view, params, eps, max_depth, embed, rng, ledger)
+    if builder.published:
+        ledger.record_leak(
+            f"DPEA published: a subtree leaf with fewer than min_size={builder.min_size} training rows, "
+            f"or with one class only, becomes a leaf; the decision reads the true counts and the "
+            f"tree's shape releases it"
+        )
+    root = builder.grow(list(view.rows), tuple(range(data.schema.n_attributes)), 0, ())
+    close_budget(ledger, epsilon, ("tree-budget-plan", "dpea-budget"))
+    return finish_model(SPEC.name, data, params, [root], ledger)
+
+
+SPEC = register(
+    AlgorithmSpec(
+        name="dpea",
+        summary="DPEA: the exponential mechanism selects whole subtrees of d split levels (q' = "
+        "unnormalised Gini of the subtree's leaves); exact factorised sampler, exhaustive list or MCMC",
+        source="X. Bai, J. Yao, M. Yuan, K. Deng, X. Xie, H. Guan, Embedding differential privacy in "
+        "decision tree algorithm with different depths, Sci China Inf Sci 60(8) 082104, 2017",
+        variants=(
+            Variant(
+                "sound", True,
+                "stops on public information only (depth D, no attribute left); exact sampler of the "
+                "exponential mechanism by default; noisy counts of every class at every leaf",
+            ),
+            Variant(
+                "published", False,
+                "the paper's stopping rule on true counts (fewer than min_size rows or one class) and "
+                "its MCMC without Hastings correction, stopped when the scores' variance is small",
+            ),
+        ),
+        parameters=(
+            Parameter("variant", str, "sound", "which variant to run", ("sound", "published")),
+            Parameter("max_depth", int, 4, "D: maximal number of splits on a root-to-leaf path"),
+            Parameter(
+                "embed_depth", str, "2",
+                "d: split levels chosen per exponential mechanism, a positive integer or 'whole' (d = D)",
+            ),
+            Parameter(
+                "search", str, "exact",
+                "exact (factorised perfect sampler), exhaustive (Algorithm 2), mcmc (Algorithm 3), "
+                "paper (exhaustive up to 2 levels, mcmc deeper)",
+                SEARCHES,
+            ),
+            Parameter("steps", int, 1000, "MCMC: number of steps (the published chain's step limit)"),
+            Parameter("buffer", int, 50, "MCMC, published: number of latest scores whose variance is tested"),
+            Parameter(
+                "threshold", float, 1.0,
+                "MCMC, published: stop when the variance of the latest buffer scores is below this "
+                "(the paper gives no value)",
+            ),
+            Parameter(
+                "min_size", int, 20,
+                "published: a subtree leaf with fewer training rows becomes a leaf (the paper's vote setting)",
+            ),
+            Parameter(
+                "max_subtrees", int, DEFAULT_MAX_SUBTREES,
+                "exhaustive: refuse to list more subtrees than this",
+            ),
+        ),
+        claims=CLAIMS,
+        fit=fit_dpea,
+    )
+)

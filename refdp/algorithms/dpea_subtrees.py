@@ -1,0 +1,354 @@
+"""DPEA's candidate subtrees: their shape, count, quality q', and two exact samplers.
+
+Bai et al. (Sci China Inf Sci 2017) select, at an inner node, a whole subtree
+of ``k`` split levels with the exponential mechanism.  A candidate subtree
+of ``k`` levels over the attributes ``A`` still available at its root is a
+leaf when ``k = 0`` or ``A`` is empty, and otherwise a root attribute
+``a in A`` with one candidate subtree of ``k - 1`` levels over ``A \\ {a}``
+for every value of ``a`` (attributes do not repeat on a path; every value
+of the public domain has its child).  There are
+
+    N(A, 0) = N({}, k) = 1,    N(A, k) = sum_{a in A} N(A \\ {a}, k - 1)^{|dom(a)|}
+
+of them, a function of the public schema only (:func:`count_subtrees`).
+
+The quality (eq. 2) is the unnormalised Gini of the subtree's leaves,
+
+    q'(st) = - sum over leaves l of T_l (1 - sum_c (T_lc / T_l)^2),
+
+with sensitivity Delta q' = 2 under add-remove and substitute (claim
+``dpea-subtree-quality-sensitivity``); the mechanism picks ``st`` with
+probability proportional to exp(eps' q'(st) / (2 Delta q')) =
+exp(c q'(st)), c = eps' / 4.
+
+Two samplers of exactly that distribution (in real arithmetic):
+
+* :func:`exhaustive_subtrees` lists every candidate with its score
+  (Algorithm 2), for one draw of the exponential mechanism over the list;
+  the children's lists are built once per (attribute, value) and combined,
+  so each leaf's score is computed once per distinct leaf;
+* :class:`FactorisedSampler`: q' adds up over the leaves and a subtree is a
+  root attribute times independent children, so the mechanism's
+  normalising constant factorises,
+
+      Z(S, A, 0) = Z(S, {}, k) = w(S) = exp(-c T_S Gini(S)),
+      Z(S, A, k) = sum_{a in A} prod_{v in dom(a)} Z(S[a = v], A \\ {a}, k - 1),
+
+  and drawing ``a`` with probability prod_v Z(S[a=v], .) / Z(S, A, k), then
+  each child independently the same way, yields exactly the mechanism's
+  distribution over subtrees (claim ``dpea-factorised-sampler``).  An empty
+  or pure node has w = 1 at every leaf below it, so its Z is the public
+  N(A, k) and its subtree is uniform; other nodes are memoised on their
+  set of conditions {a = v}, which the orders a-then-b and b-then-a share.
+
+Every categorical draw is one :func:`refdp.mechanisms.sample_index` call (one
+``rng.random()``), so a run is replayable from a seed.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
+
+from refdp.algorithms.greedy import TrainingView
+from refdp.data import CategoricalAttribute, Schema
+from refdp.errors import InvalidParameterError, SchemaError
+from refdp.mechanisms import sample_index
+from refdp.rng import RandomSource
+
+__all__ = [
+    "Subtree",
+    "Shape",
+    "Conditions",
+    "QUALITY_SENSITIVITY",
+    "domain_sizes",
+    "count_subtrees",
+    "leaf_quality",
+    "subtree_quality",
+    "split_rows",
+    "exhaustive_subtrees",
+    "FactorisedSampler",
+    "log_sum_exp",
+]
+
+QUALITY_SENSITIVITY = 2
+"""Delta q' of the subtree quality under add-remove and substitute (``dpea-subtree-quality-sensitivity``)."""
+
+
+@dataclass(frozen=True)
+class Subtree:
+    """An inner node of a candidate subtree: its attribute and one child per value (``None``: a leaf)."""
+
+    attribute: int
+    children: Tuple["Shape", ...]
+
+
+Shape = Optional[Subtree]
+"""A candidate subtree: ``None`` is a single leaf."""
+
+Conditions = FrozenSet[Tuple[int, int]]
+"""The conditions {(attribute, value code)} leading from a selection's root to a node."""
+
+
+def domain_sizes(schema: Schema) -> Tuple[int, ...]:
+    """|dom(a)| of every attribute; DPEA splits categorical attributes only."""
+    sizes: List[int] = []
+    for attribute in schema.attributes:
+        if not isinstance(attribute, CategoricalAttribute):
+            raise SchemaError(
+                f"DPEA splits categorical attributes only, but {attribute.name!r} is continuous; "
+                f"discretise it into public bins first (declare it categorical in the schema)"
+            )
+        sizes.append(attribute.n_values)
+    return tuple(sizes)
+
+
+_COUNTS: Dict[Tuple[Tuple[int, ...], int], int] = {}
+
+
+def _count(sizes: Tuple[int, ...], levels: int) -> int:
+    if levels == 0 or not sizes:
+        return 1
+    key = (sizes, levels)
+    known = _COUNTS.get(key)
+    if known is not None:
+        return known
+    total = 0
+    for size in sorted(set(sizes)):
+        # Attributes with equal domain sizes root equally many subtrees.
+        i = sizes.index(size)
+        total += sizes.count(size) * _count(sizes[:i] + sizes[i + 1 :], levels - 1) ** size
+    _COUNTS[key] = total
+    return total
+
+
+def count_subtrees(sizes: Sequence[int], attributes: Sequence[int], levels: int) -> int:
+    """N(A, k): the number of candidate subtrees of ``levels`` levels over ``attributes``.
+
+    ``sizes[a]`` is |dom(a)|.  N depends on A only through the multiset of its
+    domain sizes, which is what the memo is keyed on (exact integers: N is
+    astronomically large for whole trees).
+    """
+    if levels < 0:
+        raise InvalidParameterError(f"a subtree has >= 0 levels, got {levels}")
+    return _count(tuple(sorted(sizes[a] for a in attributes)), levels)
+
+
+def log_sum_exp(values: Sequence[float]) -> float:
+    """ln sum_i exp(v_i), shifted by the maximum (``-inf`` for no values)."""
+    if not values:
+        return -math.inf
+    top = max(values)
+    if top == -math.inf:
+        return top
+    return top + math.log(math.fsum(math.exp(v - top) for v in values))
+
+
+def leaf_quality(counts: Sequence[int]) -> float:
+    """-T_l (1 - sum_c (T_lc / T_l)^2) = -(T_l - sum_c T_lc^2 / T_l), 0 for an empty leaf."""
+    size = sum(counts)
+    if size == 0:
+        return 0.0
+    return -(size - sum(n * n for n in counts) / size)
+
+
+def _histogram(view: TrainingView, rows: Sequence[int]) -> List[int]:
+    counts = [0] * view.n_classes
+    labels = view.labels
+    for i in rows:
+        counts[labels[i]] += 1
+    return counts
+
+
+def split_rows(view: TrainingView, rows: Sequence[int], attribute: int, n_values: int) -> List[List[int]]:
+    """The rows of ``rows`` with each value code of ``attribute``, one list per value."""
+    buckets: List[List[int]] = [[] for _ in range(n_values)]
+    column = view.columns[attribute]
+    for i in rows:
+        buckets[int(column[i])].append(i)
+    return buckets
+
+
+def subtree_quality(view: TrainingView, rows: Sequence[int], shape: Shape) -> float:
+    """q'(st) of eq. 2 for the rows ``rows`` at the subtree's root (leaves summed left to right)."""
+    if shape is None:
+        return leaf_quality(_histogram(view, rows))
+    buckets = split_rows(view, rows, shape.attribute, len(shape.children))
+    return math.fsum(subtree_quality(view, b, child) for b, child in zip(buckets, shape.children))
+
+
+def _is_pure(counts: Sequence[int]) -> bool:
+    return sum(1 for n in counts if n) <= 1
+
+
+def exhaustive_subtrees(
+    view: TrainingView,
+    rows: Sequence[int],
+    attributes: Tuple[int, ...],
+    levels: int,
+    max_subtrees: int,
+) -> List[Tuple[Shape, float]]:
+    """Every candidate subtree of ``levels`` levels with its q' (Algorithm 2, line 1-3).
+
+    Refuses (InvalidParameterError) when N(A, k) exceeds ``max_subtrees``,
+    before any work.  A child's list is computed once and every combination
+    adds its children's scores, so q' of a leaf is computed once per leaf
+    position.  The list's order is fixed by the schema: attributes in
+    ``attributes`` order, children's candidates varying last-value-fastest.
+    """
+    sizes = domain_sizes(view.schema)
+    n = count_subtrees(sizes, attributes, levels)
+    if n > max_subtrees:
+        raise InvalidParameterError(
+            f"exhaustive search would list {n} subtrees of {levels} levels over {len(attributes)} "
+            f"attributes, more than max_subtrees={max_subtrees}; use search=exact (same distribution, "
+            f"no list), a smaller embed_depth, or raise max_subtrees"
+        )
+    return _enumerate(view, rows, attributes, levels, sizes)
+
+
+def _enumerate(
+    view: TrainingView, rows: Sequence[int], attributes: Tuple[int, ...], levels: int, sizes: Sequence[int]
+) -> List[Tuple[Shape, float]]:
+    if levels == 0 or not attributes:
+        return [(None, leaf_quality(_histogram(view, rows)))]
+    result: List[Tuple[Shape, float]] = []
+    for a in attributes:
+        rest = tuple(b for b in attributes if b != a)
+        options = [_enumerate(view, bucket, rest, levels - 1, sizes) for bucket in split_rows(view, rows, a, sizes[a])]
+        combos: List[Tuple[Tuple[Shape, ...], float]] = [((), 0.0)]
+        for option in options:
+            combos = [(kids + (shape,), score + s) for kids, score in combos for shape, s in option]
+        result.extend((Subtree(a, kids), score) for kids, score in combos)
+    return result
+
+
+@dataclass(frozen=True)
+class _Node:
+    """A memoised non-pure node: log Z and, for each candidate root attribute, log prod_v Z(child)."""
+
+    log_z: float
+    attributes: Tuple[int, ...]
+    log_weights: Tuple[float, ...]
+
+
+class FactorisedSampler:
+    """The exponential mechanism over the subtrees of one selection, sampled without listing them.
+
+    ``c`` is eps' / (2 Delta q').  Build it for a selection's root (its rows,
+    the attributes still available and the number of levels ``k``), then
+    :meth:`sample` draws a subtree with probability exp(c q'(st)) / Z.
+    :meth:`log_probability` is the sampler's own probability of a given
+    subtree (the product of its conditional draws), which the tests compare
+    with the target c q'(st) - ln Z.
+    """
+
+    def __init__(
+        self,
+        view: TrainingView,
+        rows: Sequence[int],
+        attributes: Tuple[int, ...],
+        levels: int,
+        c: float,
+    ) -> None:
+        self.view = view
+        self.rows = list(rows)
+        self.attributes = attributes
+        self.levels = levels
+        self.c = c
+        self.sizes = domain_sizes(view.schema)
+        self._memo: Dict[Conditions, _Node] = {}
+        self.log_z = self._log_z(self.rows, frozenset(), attributes, levels)
+
+    @property
+    def states(self) -> int:
+        """How many non-pure nodes were memoised (a measure of the work done)."""
+        return len(self._memo)
+
+    def _log_count(self, attributes: Sequence[int], levels: int) -> float:
+        return math.log(count_subtrees(self.sizes, attributes, levels))
+
+    def _leaf_log_weight(self, counts: Sequence[int]) -> float:
+        return self.c * leaf_quality(counts)
+
+    def _log_z(self, rows: List[int], conditions: Conditions, attributes: Tuple[int, ...], levels: int) -> float:
+        counts = _histogram(self.view, rows)
+        if levels == 0 or not attributes:
+            return self._leaf_log_weight(counts)
+        if _is_pure(counts):
+            return self._log_count(attributes, levels)
+        known = self._memo.get(conditions)
+        if known is not None:
+            return known.log_z
+        weights: List[float] = []
+        for a in attributes:
+            buckets = split_rows(self.view, rows, a, self.sizes[a])
+            if levels == 1 or len(attributes) == 1:
+                weights.append(math.fsum(self._leaf_log_weight(_histogram(self.view, b)) for b in buckets))
+                continue
+            rest = tuple(b for b in attributes if b != a)
+            weights.append(
+                math.fsum(
+                    self._log_z(bucket, conditions | {(a, v)}, rest, levels - 1)
+                    for v, bucket in enumerate(buckets)
+                )
+            )
+        node = _Node(log_sum_exp(weights), attributes, tuple(weights))
+        self._memo[conditions] = node
+        return node.log_z
+
+    def _choices(
+        self, rows: List[int], conditions: Conditions, attributes: Tuple[int, ...], levels: int
+    ) -> Tuple[float, Tuple[float, ...]]:
+        """(log Z, log prod_v Z(child) for each attribute) of a node with levels >= 1 and attributes."""
+        if not _is_pure(_histogram(self.view, rows)):
+            known = self._memo[conditions]
+            return known.log_z, known.log_weights
+        # Pure or empty: every leaf weighs 1, so each root attribute a has N(A \\ {a}, k-1)^|dom(a)|.
+        weights = tuple(
+            self.sizes[a] * self._log_count(tuple(b for b in attributes if b != a), levels - 1)
+            for a in attributes
+        )
+        return log_sum_exp(weights), weights
+
+    def sample(self, rng: RandomSource) -> Shape:
+        """One subtree with probability exp(c q'(st)) / Z; one ``sample_index`` draw per inner node."""
+        return self._sample(self.rows, frozenset(), self.attributes, self.levels, rng)
+
+    def _sample(
+        self, rows: List[int], conditions: Conditions, attributes: Tuple[int, ...], levels: int, rng: RandomSource
+    ) -> Shape:
+        if levels == 0 or not attributes:
+            return None
+        log_z, weights = self._choices(rows, conditions, attributes, levels)
+        a = attributes[sample_index([math.exp(w - log_z) for w in weights], rng)]
+        rest = tuple(b for b in attributes if b != a)
+        return Subtree(
+            a,
+            tuple(
+                self._sample(bucket, conditions | {(a, v)}, rest, levels - 1, rng)
+                for v, bucket in enumerate(split_rows(self.view, rows, a, self.sizes[a]))
+            ),
+        )
+
+    def log_probability(self, shape: Shape) -> float:
+        """ln P[the sampler returns ``shape``]: the sum of its conditional draws' log-probabilities."""
+        return self._log_probability(self.rows, frozenset(), self.attributes, self.levels, shape)
+
+    def _log_probability(
+        self, rows: List[int], conditions: Conditions, attributes: Tuple[int, ...], levels: int, shape: Shape
+    ) -> float:
+        if levels == 0 or not attributes:
+            return 0.0 if shape is None else -math.inf
+        if shape is None or shape.attribute not in attributes:
+            return -math.inf
+        log_z, weights = self._choices(rows, conditions, attributes, levels)
+        a = shape.attribute
+        total = weights[attributes.index(a)] - log_z
+        rest = tuple(b for b in attributes if b != a)
+        buckets = split_rows(self.view, rows, a, self.sizes[a])
+        return total + math.fsum(
+            self._log_probability(bucket, conditions | {(a, v)}, rest, levels - 1, child)
+            for v, (bucket, child) in enumerate(zip(buckets, shape.children))
+        )

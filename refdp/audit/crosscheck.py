@@ -1,0 +1,409 @@
+"""Cross-checks: does another implementation sample the distribution it claims?
+
+Each check takes samples drawn by someone else's mechanism and tests them
+against refdp's exact distribution for the same parameters, with a stated
+false-alarm probability ``alpha`` (default 1e-6: a correct sampler is
+rejected with probability at most ``alpha``), and each comes with the sample
+size that gives power ``1 - beta`` (default ``beta`` = 1e-3) against a stated
+deviation.
+
+* Finite outcome sets -- the exponential mechanism
+  (:func:`crosscheck_exponential_mechanism`), a tree learner's split choice
+  at a fixed node (:func:`crosscheck_split_choice`), permute-and-flip or any
+  other law given as probabilities (:func:`crosscheck_finite`): the total
+  variation distance between the empirical and the exact law, against
+  :func:`tv_threshold` (McDiarmid's inequality; claim ``crosscheck-finite-tv``,
+  and ``crosscheck-split-choice`` for split choices).  Power against a law
+  at total variation ``tv`` or more: :func:`tv_sample_size`.
+* Laplace noise (:func:`crosscheck_laplace`) and discrete Laplace /
+  two-sided geometric noise (:func:`crosscheck_discrete_laplace`): the
+  Kolmogorov-Smirnov distance against the exact CDF, compared with the
+  Dvoretzky-Kiefer-Wolfowitz bound (claims ``crosscheck-laplace-ks`` and
+  ``crosscheck-discrete-laplace-ks``).  Power against a scale off by a
+  factor ``1 + scale_error`` (or more, either way):
+  :func:`laplace_sample_size`, :func:`discrete_laplace_sample_size`.
+
+A check says whether the samples fit; it cannot see a leak that the law
+hides (for example which floats a floating-point Laplace sampler can reach,
+Mironov 2012), nor one that depends on inputs other than those given.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import List, Optional, Sequence, Union
+
+from refdp.errors import InvalidParameterError
+from refdp.mechanisms import (
+    SensitivityLike,
+    discrete_laplace_cdf,
+    exponential_probabilities,
+    laplace_cdf,
+)
+from refdp.privacy import Number, Relation, as_epsilon, parse_relation
+from refdp.scoring import CountTable, get_quality
+from refdp.stats import dkw_bound, dkw_power_sample_size, ks_statistic
+
+__all__ = [
+    "DEFAULT_ALPHA",
+    "DEFAULT_BETA",
+    "GoodnessOfFit",
+    "tv_threshold",
+    "tv_sample_size",
+    "crosscheck_finite",
+    "crosscheck_exponential_mechanism",
+    "crosscheck_split_choice",
+    "split_choice_probabilities",
+    "permute_and_flip_probabilities",
+    "crosscheck_laplace",
+    "crosscheck_discrete_laplace",
+    "laplace_scale_distance",
+    "discrete_laplace_scale_distance",
+    "laplace_sample_size",
+    "discrete_laplace_sample_size",
+]
+
+DEFAULT_ALPHA = 1e-6
+"""False-alarm probability of every check unless told otherwise."""
+DEFAULT_BETA = 1e-3
+"""Miss probability the sample sizes are computed for (power 0.999)."""
+
+
+@dataclass(frozen=True)
+class GoodnessOfFit:
+    """The outcome of one cross-check.
+
+    ``statistic`` is the observed distance (total variation for finite laws,
+    Kolmogorov-Smirnov for the Laplace laws; ``inf`` when a sample is
+    impossible under the exact law) and ``threshold`` the distance a correct
+    sampler exceeds with probability at most ``alpha``; ``rejected`` is
+    ``statistic > threshold``.  ``claim`` names the proof of that guarantee.
+    """
+
+    kind: str
+    claim: str
+    n: int
+    statistic: float
+    threshold: float
+    alpha: float
+    rejected: bool
+    detail: str
+
+    def summary(self) -> str:
+        """One line with every number, for reports and assertion messages."""
+        verdict = "REJECTED" if self.rejected else "consistent"
+        return (
+            f"{self.kind}: {verdict}: distance {self.statistic:.6g} vs threshold {self.threshold:.6g} "
+            f"at false-alarm probability {self.alpha:g} with n={self.n} ({self.claim}); {self.detail}"
+        )
+
+
+def _probability(value: float, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1:
+        raise InvalidParameterError(f"{name} must be a probability in (0, 1), for example 1e-6; got {value!r}")
+    return float(value)
+
+
+def _law(probabilities: Sequence[float]) -> List[float]:
+    probs = [float(p) for p in probabilities]
+    if not probs or any(not math.isfinite(p) or p < 0 for p in probs) or abs(math.fsum(probs) - 1) > 1e-9:
+        raise InvalidParameterError(
+            "probabilities must be a non-empty list of finite numbers >= 0 summing to 1 (within 1e-9)"
+        )
+    return probs
+
+
+def _spread(probs: Sequence[float]) -> float:
+    """sum_i sqrt(p_i (1 - p_i)): sqrt(n) times a bound on E||p_hat - p||_1."""
+    return math.fsum(math.sqrt(p * (1 - p)) for p in probs)
+
+
+def tv_threshold(probabilities: Sequence[float], n: int, alpha: float = DEFAULT_ALPHA) -> float:
+    """The total variation a correct sampler's ``n`` samples exceed with probability at most ``alpha``.
+
+    ``(sum_i sqrt(p_i (1 - p_i)) + sqrt(2 ln(1/alpha))) / (2 sqrt(n))``:
+    half the mean bound of ``||p_hat - p||_1`` plus McDiarmid's deviation
+    (claim ``crosscheck-finite-tv``).
+    """
+    probs = _law(probabilities)
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise InvalidParameterError(f"n (the number of samples) must be an int >= 1, got {n!r}")
+    a = _probability(alpha, "alpha")
+    return (_spread(probs) + math.sqrt(2 * math.log(1 / a))) / (2 * math.sqrt(n))
+
+
+def tv_sample_size(
+    probabilities: Sequence[float], tv: float, *, alpha: float = DEFAULT_ALPHA, beta: float = DEFAULT_BETA
+) -> int:
+    """Samples after which a law at total variation >= ``tv`` from ``probabilities`` is rejected w.p. >= 1 - beta.
+
+    ``ceil(((sum_i sqrt(p_i(1-p_i)) + sqrt(k-1) + sqrt(2 ln 1/alpha) + sqrt(2 ln 1/beta)) / (2 tv))^2)``
+    for ``k`` outcomes (claim ``crosscheck-finite-tv``).
+    """
+    probs = _law(probabilities)
+    if isinstance(tv, bool) or not isinstance(tv, (int, float)) or not 0 < tv <= 1:
+        raise InvalidParameterError(f"tv (the deviation to detect) must be in (0, 1], got {tv!r}")
+    a, b = _probability(alpha, "alpha"), _probability(beta, "beta")
+    total = _spread(probs) + math.sqrt(len(probs) - 1) + math.sqrt(2 * math.log(1 / a)) + math.sqrt(2 * math.log(1 / b))
+    return max(1, math.ceil((total / (2 * float(tv))) ** 2))
+
+
+def _indices(samples: Sequence[int], what: str) -> List[int]:
+    values = list(samples)
+    if not values:
+        raise InvalidParameterError(f"{what}: give at least one sample")
+    for s in values:
+        if isinstance(s, bool) or not isinstance(s, int):
+            raise InvalidParameterError(f"{what}: samples must be candidate indices (ints), got {s!r}")
+    return values
+
+
+def crosscheck_finite(
+    samples: Sequence[int],
+    probabilities: Sequence[float],
+    *,
+    alpha: float = DEFAULT_ALPHA,
+    kind: str = "finite law",
+    claim: str = "crosscheck-finite-tv",
+) -> GoodnessOfFit:
+    """Test samples (indices ``0..k-1``) against the law ``probabilities`` by total variation.
+
+    Rejects when the empirical law is farther than :func:`tv_threshold`, or
+    when a sample is an index of probability 0 (or outside ``0..k-1``).
+    """
+    probs = _law(probabilities)
+    values = _indices(samples, kind)
+    a = _probability(alpha, "alpha")
+    n = len(values)
+    counts = [0] * len(probs)
+    impossible = sorted({s for s in values if not 0 <= s < len(probs) or probs[s] == 0})
+    threshold = tv_threshold(probs, n, a)
+    if impossible:
+        shown = ", ".join(str(s) for s in impossible[:5])
+        return GoodnessOfFit(kind, claim, n, math.inf, threshold, a, True,
+                             f"outcome(s) {shown} have probability 0 under the exact law")
+    for s in values:
+        counts[s] += 1
+    tv = 0.5 * math.fsum(abs(c / n - p) for c, p in zip(counts, probs))
+    worst = max(range(len(probs)), key=lambda i: abs(counts[i] / n - probs[i]))
+    detail = (
+        f"largest gap at outcome {worst}: observed {counts[worst] / n:.5f}, exact {probs[worst]:.5f}; "
+        f"{len(probs)} outcomes"
+    )
+    return GoodnessOfFit(kind, claim, n, tv, threshold, a, tv > threshold, detail)
+
+
+def crosscheck_exponential_mechanism(
+    samples: Sequence[int],
+    utilities: Sequence[float],
+    *,
+    epsilon: Number,
+    sensitivity: SensitivityLike,
+    base_weights: Optional[Sequence[float]] = None,
+    alpha: float = DEFAULT_ALPHA,
+) -> GoodnessOfFit:
+    """Test chosen candidate indices against the exponential mechanism's exact law.
+
+    The law is ``P[r] ~ w_r exp(epsilon u_r / (2 Delta_u))``
+    (:func:`refdp.mechanisms.exponential_probabilities`); an implementation
+    that uses ``exp(epsilon u_r / Delta_u)`` for monotone utilities is
+    checked by passing half its sensitivity.
+    """
+    probs = exponential_probabilities(utilities, epsilon=epsilon, sensitivity=sensitivity, base_weights=base_weights)
+    return crosscheck_finite(samples, probs, alpha=alpha, kind="exponential mechanism")
+
+
+def split_choice_probabilities(
+    tables: Sequence[CountTable],
+    *,
+    quality: str,
+    epsilon: Number,
+    relation: Union[Relation, str] = Relation.ADD_REMOVE,
+    max_size: Optional[int] = None,
+) -> List[float]:
+    """The exact law of the split chosen at a node: the exponential mechanism over the candidates.
+
+    ``tables[a]`` is the node's class-count table for candidate split ``a``
+    (one row per child, one count per class); the utility is refdp's
+    ``quality`` (``max``, ``gini``, ``gini-weighted``, ``info-gain``) with
+    its proved sensitivity under ``relation`` (``max_size`` is the public
+    node-size bound information gain needs).
+    """
+    q = get_quality(quality)
+    sensitivity = q.sensitivity(parse_relation(relation), max_size)
+    if not tables:
+        raise InvalidParameterError("tables: give one count table per candidate split")
+    utilities = [float(q(table)) for table in tables]
+    return exponential_probabilities(utilities, epsilon=epsilon, sensitivity=sensitivity)
+
+
+def crosscheck_split_choice(
+    samples: Sequence[int],
+    tables: Sequence[CountTable],
+    *,
+    quality: str,
+    epsilon: Number,
+    relation: Union[Relation, str] = Relation.ADD_REMOVE,
+    max_size: Optional[int] = None,
+    alpha: float = DEFAULT_ALPHA,
+) -> GoodnessOfFit:
+    """Test a tree learner's split choices at a fixed node against :func:`split_choice_probabilities`.
+
+    ``samples[i]`` is the candidate (an index into ``tables``) that run
+    ``i`` of the learner chose at the node.  Claim ``crosscheck-split-choice``.
+    """
+    probs = split_choice_probabilities(tables, quality=quality, epsilon=epsilon, relation=relation, max_size=max_size)
+    return crosscheck_finite(samples, probs, alpha=alpha, kind=f"split choice ({quality})",
+                             claim="crosscheck-split-choice")
+
+
+def permute_and_flip_probabilities(
+    utilities: Sequence[float], *, epsilon: Number, sensitivity: SensitivityLike
+) -> List[float]:
+    """The exact law of permute-and-flip (McKenna and Sheldon, NeurIPS 2020).
+
+    Visit the candidates in a uniformly random order and return the first
+    ``r`` accepted, each accepted with probability
+    ``p_r = exp(epsilon (u_r - u_max) / (2 Delta_u))``.  Then
+    ``P[r] = p_r (1/m) sum_{k=0}^{m-1} e_k({1 - p_j : j != r}) / C(m-1, k)``:
+    ``r`` is in each position with probability ``1/m``, the ``k``
+    candidates before it are a uniform ``k``-subset of the others, and all
+    of them must be rejected (``e_k`` is the elementary symmetric
+    polynomial; every term is >= 0, so floats lose nothing to cancellation).
+    """
+    u = [float(x) for x in utilities]
+    if not u or not all(math.isfinite(x) for x in u):
+        raise InvalidParameterError("utilities must be a non-empty list of finite numbers")
+    eps = as_epsilon(epsilon)
+    if isinstance(sensitivity, bool) or not isinstance(sensitivity, (int, float, Fraction)) or not sensitivity > 0:
+        raise InvalidParameterError(f"sensitivity must be a number > 0, got {sensitivity!r}")
+    c = float(eps) / (2 * float(sensitivity))
+    top = max(u)
+    accept = [math.exp(c * (x - top)) for x in u]
+    m = len(u)
+    out: List[float] = []
+    for r in range(m):
+        e = [1.0] + [0.0] * (m - 1)  # e_0..e_{m-1} of the others' rejection probabilities
+        for j in range(m):
+            if j != r:
+                for k in range(m - 1, 0, -1):
+                    e[k] += e[k - 1] * (1 - accept[j])
+        out.append(accept[r] * math.fsum(e[k] / math.comb(m - 1, k) for k in range(m)) / m)
+    return out
+
+
+def _scale(value: Union[int, float, Fraction], name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, Fraction)):
+        raise InvalidParameterError(f"{name} must be a number > 0, got {value!r}")
+    b = float(value)
+    if not (math.isfinite(b) and b > 0):
+        raise InvalidParameterError(f"{name} must be finite and > 0, got {value!r}")
+    return b
+
+
+def _floats(samples: Sequence[float], location: float, what: str) -> List[float]:
+    values = list(samples)
+    if not values:
+        raise InvalidParameterError(f"{what}: give at least one sample")
+    out = []
+    for s in values:
+        if isinstance(s, bool) or not isinstance(s, (int, float)) or not math.isfinite(s):
+            raise InvalidParameterError(f"{what}: samples must be finite numbers, got {s!r}")
+        out.append(float(s) - location)
+    return out
+
+
+def crosscheck_laplace(
+    samples: Sequence[float], *, scale: float, location: float = 0.0, alpha: float = DEFAULT_ALPHA
+) -> GoodnessOfFit:
+    """Test samples of ``location + Laplace(scale)`` by the Kolmogorov-Smirnov distance and the DKW bound.
+
+    Claim ``crosscheck-laplace-ks``.
+    """
+    b = _scale(scale, "scale")
+    if isinstance(location, bool) or not isinstance(location, (int, float)) or not math.isfinite(location):
+        raise InvalidParameterError(f"location must be a finite number, got {location!r}")
+    xs = _floats(samples, float(location), "Laplace samples")
+    a = _probability(alpha, "alpha")
+    d = ks_statistic(xs, lambda x: laplace_cdf(x, b))
+    threshold = dkw_bound(len(xs), a)
+    mean_abs = math.fsum(abs(x) for x in xs) / len(xs)
+    detail = f"scale {b!r}; mean |x - location| {mean_abs:.5g} (exact: the scale)"
+    return GoodnessOfFit("Laplace", "crosscheck-laplace-ks", len(xs), d, threshold, a, d > threshold, detail)
+
+
+def crosscheck_discrete_laplace(
+    samples: Sequence[int], *, scale: Union[int, float, Fraction], location: int = 0, alpha: float = DEFAULT_ALPHA
+) -> GoodnessOfFit:
+    """Test integer samples of ``location + DLap(scale)``, ``P[x] ~ exp(-|x|/scale)``, by KS and DKW.
+
+    A two-sided geometric mechanism with parameter ``epsilon / Delta`` is
+    ``DLap(Delta / epsilon)``.  Claim ``crosscheck-discrete-laplace-ks``.
+    """
+    b = _scale(scale, "scale")
+    if isinstance(location, bool) or not isinstance(location, int):
+        raise InvalidParameterError(f"location must be an int, got {location!r}")
+    values = list(samples)
+    for s in values:
+        if isinstance(s, bool) or not isinstance(s, int):
+            raise InvalidParameterError(f"discrete Laplace samples must be ints, got {s!r}")
+    xs = _floats(values, float(location), "discrete Laplace samples")
+    a = _probability(alpha, "alpha")
+    d = ks_statistic(xs, lambda x: discrete_laplace_cdf(x, b))
+    threshold = dkw_bound(len(xs), a)
+    zero = sum(1 for x in xs if x == 0) / len(xs)
+    detail = f"scale {b!r}; P[noise = 0] observed {zero:.5f}, exact {math.tanh(0.5 / b):.5f}"
+    return GoodnessOfFit("discrete Laplace", "crosscheck-discrete-laplace-ks", len(xs), d, threshold, a,
+                         d > threshold, detail)
+
+
+def _ratio(scale_error: float) -> float:
+    if isinstance(scale_error, bool) or not isinstance(scale_error, (int, float)) or not 0 < scale_error <= 10:
+        raise InvalidParameterError(f"scale_error must be in (0, 10] (0.1 means 10%), got {scale_error!r}")
+    return 1.0 + float(scale_error)
+
+
+def laplace_scale_distance(scale_error: float) -> float:
+    """sup_x |F_b(x) - F_{rb}(x)| for Laplace laws whose scales differ by the factor ``r = 1 + scale_error``.
+
+    It does not depend on ``b``, equals its value for ``1/r``, and grows
+    with ``r``: ``(e^{-t/r} - e^{-t}) / 2`` at ``t = r ln r / (r - 1)``.
+    """
+    r = _ratio(scale_error)
+    t = r * math.log(r) / (r - 1)
+    return 0.5 * (math.exp(-t / r) - math.exp(-t))
+
+
+def discrete_laplace_scale_distance(scale: Union[int, float, Fraction], scale_error: float) -> float:
+    """min over ``r in {1 + e, 1/(1 + e)}`` of sup_k |F_s(k) - F_{rs}(k)| for discrete Laplace laws.
+
+    ``|F_s(k) - F_{rs}(k)|`` grows with ``|ln r|`` at every ``k``, so this is
+    the least distance of any scale off by the factor ``1 + e`` or more.
+    """
+    s = _scale(scale, "scale")
+    r = _ratio(scale_error)
+    distances = []
+    for other in (s * r, s / r):
+        q = math.exp(-1 / max(s, other))
+        top = 1 + math.ceil(40 / -math.log(q))  # beyond it both tails are below e^-40
+        # By symmetry F(-k-1) = 1 - F(k): the integers k >= 0 suffice.
+        distances.append(max(abs(discrete_laplace_cdf(k, s) - discrete_laplace_cdf(k, other)) for k in range(top)))
+    return min(distances)
+
+
+def laplace_sample_size(scale_error: float = 0.1, *, alpha: float = DEFAULT_ALPHA, beta: float = DEFAULT_BETA) -> int:
+    """Samples after which :func:`crosscheck_laplace` rejects a scale off by ``1 + scale_error`` w.p. >= 1 - beta."""
+    return dkw_power_sample_size(laplace_scale_distance(scale_error), alpha, beta)
+
+
+def discrete_laplace_sample_size(
+    scale: Union[int, float, Fraction],
+    scale_error: float = 0.1,
+    *,
+    alpha: float = DEFAULT_ALPHA,
+    beta: float = DEFAULT_BETA,
+) -> int:
+    """Samples after which :func:`crosscheck_discrete_laplace` rejects a scale off by ``1 + scale_error``."""
+    return dkw_power_sample_size(discrete_laplace_scale_distance(scale, scale_error), alpha, beta)

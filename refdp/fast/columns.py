@@ -1,0 +1,120 @@
+"""The column store of the array engine: a data set as compact, immutable code columns.
+
+Made from a :class:`~refdp.data.Dataset` and encoded lazily, one column
+the first time a kernel needs it.  A data set that is not a subset is
+read in place; a subset's rows are gathered once (so that encoding costs
+the subset's size, not its base's) and numbered 0, 1, ... in data order.
+The columns:
+
+* ``labels()``: the class code of every base row;
+* ``codes(a)``: the value codes of categorical attribute ``a``;
+* ``values(a)``: the floats of continuous attribute ``a`` (the data set's
+  own tuple);
+* ``ranks(a)``: the position of every row's value of continuous attribute
+  ``a`` in ``distinct(a)``;
+* ``distinct(a)``: the sorted distinct values of continuous attribute ``a``
+  (-0.0 read as 0.0, as the reference reads it);
+* ``keys(a)``: the combined attribute-label key of every row, ``code * |C| +
+  label`` (categorical) or ``rank * |C| + label`` with ``rank`` the position
+  of the row's value in ``distinct(a)`` (continuous): the cell of the
+  (value x class) table the row falls in, so one count over a node's keys
+  gives its whole table, and interval counts need no per-node sort of rows.
+
+Columns whose entries fit in a byte are :class:`bytes`, others
+:class:`array.array`; both index at C speed and cannot be changed by anyone
+holding them.
+"""
+
+from __future__ import annotations
+
+from array import array
+from itertools import repeat
+from operator import add, mul
+from typing import Dict, Sequence, Tuple, Union, cast
+
+from refdp.data import CategoricalAttribute, ColumnView, Dataset, Schema
+
+__all__ = ["CodeColumn", "ColumnStore", "code_column"]
+
+CodeColumn = Union[bytes, "array[int]"]
+"""Non-negative integer codes: bytes when every code is below 256, else a signed 64-bit array."""
+
+
+def code_column(codes: Sequence[int], size: int) -> CodeColumn:
+    """``codes`` (each in ``range(size)``) as bytes when ``size <= 256``, else as ``array('q')``."""
+    return bytes(codes) if size <= 256 else array("q", codes)
+
+
+class ColumnStore:
+    """The base columns of a data set, encoded for counting on first use (see the module notes).
+
+    ``rows`` are the positions of the data set's rows in the store's
+    columns, in data order.
+    """
+
+    def __init__(self, data: Dataset) -> None:
+        self.schema: Schema = data.schema
+        self.rows: Sequence[int] = range(len(data))
+        self._data = data
+        self._gathered: Dict[int, Sequence[Union[int, float]]] = {}
+        self._labels: Dict[None, CodeColumn] = {}
+        self._codes: Dict[int, CodeColumn] = {}
+        self._distinct: Dict[int, Tuple[float, ...]] = {}
+        self._keys: Dict[int, CodeColumn] = {}
+        self._ranks: Dict[int, CodeColumn] = {}
+
+    def _column(self, attribute: int) -> Sequence[Union[int, float]]:
+        column = self._data.column(attribute)
+        if not isinstance(column, ColumnView):
+            return column
+        if attribute not in self._gathered:
+            self._gathered[attribute] = tuple(map(column.base.__getitem__, column.indices))
+        return self._gathered[attribute]
+
+    def labels(self) -> CodeColumn:
+        """The class code of every base row."""
+        if None not in self._labels:
+            self._labels[None] = code_column(self._data.labels, self.schema.n_classes)
+        return self._labels[None]
+
+    def codes(self, attribute: int) -> CodeColumn:
+        """The value codes of categorical ``attribute``, one per base row."""
+        if attribute not in self._codes:
+            spec = self.schema.attributes[attribute]
+            assert isinstance(spec, CategoricalAttribute)
+            column = cast(Sequence[int], self._column(attribute))
+            self._codes[attribute] = code_column(column, spec.n_values)
+        return self._codes[attribute]
+
+    def values(self, attribute: int) -> Sequence[float]:
+        """The floats of continuous ``attribute``, one per base row."""
+        return cast(Sequence[float], self._column(attribute))
+
+    def distinct(self, attribute: int) -> Tuple[float, ...]:
+        """The sorted distinct values of continuous ``attribute`` in the base columns (no -0.0)."""
+        if attribute not in self._distinct:
+            self._distinct[attribute] = tuple(sorted(set(map(add, self.values(attribute), repeat(0.0)))))
+        return self._distinct[attribute]
+
+    def ranks(self, attribute: int) -> CodeColumn:
+        """The position of each base row's value of continuous ``attribute`` in :meth:`distinct`."""
+        if attribute not in self._ranks:
+            ordered = self.distinct(attribute)
+            rank_of: Dict[float, int] = dict(zip(ordered, range(len(ordered))))
+            self._ranks[attribute] = code_column(list(map(rank_of.__getitem__, self.values(attribute))), len(ordered))
+        return self._ranks[attribute]
+
+    def keys(self, attribute: int) -> CodeColumn:
+        """The combined key ``code_or_rank * |C| + label`` of every base row."""
+        if attribute not in self._keys:
+            k = self.schema.n_classes
+            spec = self.schema.attributes[attribute]
+            ranks: Sequence[int]
+            if isinstance(spec, CategoricalAttribute):
+                ranks = self.codes(attribute)
+                size = spec.n_values * k
+            else:
+                ranks = self.ranks(attribute)
+                size = max(1, len(self.distinct(attribute))) * k
+            self._keys[attribute] = code_column(list(map(add, map(mul, ranks, repeat(k)), self.labels())), size)
+        return self._keys[attribute]
