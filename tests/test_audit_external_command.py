@@ -75,7 +75,7 @@ def test_failing_program_is_reported_and_stops_the_audit(capsys: pytest.CaptureF
 
 
 def test_timeouts_count_as_failures(capsys: pytest.CaptureFixture[str]) -> None:
-    status, _, err = run(capsys, "--cmd", "sleep 5 {data} {seed}",
+    status, _, err = run(capsys, "--cmd", "sh -c 'sleep 5' {data} {seed}",
                          "--data", "vote", "--rows", "5", "--epsilon", "1", "--neighbours", "index:0",
                          "--trials", "4", "--seed", "1", "--jobs", "2", "--timeout", "0.2")
     assert status == 2 and "timeout: no result after 0.2 s" in err, err

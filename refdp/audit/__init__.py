@@ -6,9 +6,30 @@
 * :mod:`refdp.audit.montecarlo`: a black-box audit giving a certified lower
   bound on epsilon (claim ``empirical-epsilon-lower-bound``);
 * :mod:`refdp.audit.sample_size`: that bound, and how many runs it needs;
-* :mod:`refdp.audit.sensitivity`: exhaustive sensitivity search.
+* :mod:`refdp.audit.sensitivity`: exhaustive sensitivity search;
+* :mod:`refdp.audit.external`: the same black-box audit of any program or
+  callable, on any ``concurrent.futures`` executor;
+* :mod:`refdp.audit.crosscheck`: goodness-of-fit tests of another
+  implementation's samples against refdp's exact distributions;
+* :mod:`refdp.audit.planted`: planted faulty mechanisms the audits must catch.
 """
 
+from refdp.audit.crosscheck import (
+    GoodnessOfFit,
+    crosscheck_discrete_laplace,
+    crosscheck_exponential_mechanism,
+    crosscheck_finite,
+    crosscheck_laplace,
+    crosscheck_split_choice,
+    discrete_laplace_sample_size,
+    discrete_laplace_scale_distance,
+    laplace_sample_size,
+    laplace_scale_distance,
+    permute_and_flip_probabilities,
+    split_choice_probabilities,
+    tv_sample_size,
+    tv_threshold,
+)
 from refdp.audit.exact import (
     LOG_SLACK,
     Distribution,
@@ -25,6 +46,15 @@ from refdp.audit.exact import (
     product,
     push_forward,
     satisfies_epsilon,
+)
+from refdp.audit.external import (
+    INLINE,
+    PROCESS_POOL,
+    Failure,
+    ProgramAuditResult,
+    RunFailed,
+    audit_program,
+    program_seeds,
 )
 from refdp.audit.montecarlo import (
     D_OVER_D_PRIME,
@@ -65,6 +95,27 @@ from refdp.audit.sensitivity import (
 )
 
 __all__ = [
+    "GoodnessOfFit",
+    "crosscheck_discrete_laplace",
+    "crosscheck_exponential_mechanism",
+    "crosscheck_finite",
+    "crosscheck_laplace",
+    "crosscheck_split_choice",
+    "discrete_laplace_sample_size",
+    "discrete_laplace_scale_distance",
+    "laplace_sample_size",
+    "laplace_scale_distance",
+    "permute_and_flip_probabilities",
+    "split_choice_probabilities",
+    "tv_sample_size",
+    "tv_threshold",
+    "INLINE",
+    "PROCESS_POOL",
+    "Failure",
+    "ProgramAuditResult",
+    "RunFailed",
+    "audit_program",
+    "program_seeds",
     "AuditResult",
     "Candidates",
     "D_OVER_D_PRIME",

@@ -59,7 +59,15 @@ from refdp.privacy import Relation, as_delta, as_epsilon, parse_relation
 from refdp.rng import RandomSource
 from refdp.tree import TreeModel
 
-__all__ = ["add_audit_parser", "run_audit", "RegistryMechanism", "OUTPUTS", "DEFAULT_ROWS"]
+__all__ = [
+    "add_audit_parser",
+    "run_audit",
+    "RegistryMechanism",
+    "OUTPUTS",
+    "DEFAULT_ROWS",
+    "monte_carlo_fields",
+    "render_report",
+]
 
 OUTPUTS = ("counts", "structure", "predictions")
 """How a trained model is reduced: the probe's released count, the tree shapes, the leaf classes."""
@@ -200,7 +208,7 @@ def run_audit(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report, sort_keys=True))
     else:
-        print(_render(report))
+        print(render_report(report))
     return 0
 
 
@@ -311,7 +319,7 @@ def _audit_case(args: argparse.Namespace, case: PlantedCase, version: str, alpha
         progress.close()
         if executor is not None:
             executor.shutdown()
-    return {**base, **_monte_carlo_fields(result, sizing, seconds)}
+    return {**base, **monte_carlo_fields(result, sizing, seconds)}
 
 
 def _exact_fields(verdict: ExactVerdict) -> Dict[str, Any]:
@@ -334,7 +342,8 @@ def _number(x: float) -> Any:
     return x if math.isfinite(x) else ("inf" if x > 0 else "-inf")
 
 
-def _monte_carlo_fields(result: AuditResult, sizing: str, seconds_per_run: float) -> Dict[str, Any]:
+def monte_carlo_fields(result: AuditResult, sizing: str, seconds_per_run: float) -> Dict[str, Any]:
+    """The report fields of a Monte-Carlo audit, shared by `audit` and `audit-cmd`."""
     p_design = _target_event(Fraction(result.epsilon))
     design = detectable_epsilon(
         result.trials, Fraction(result.epsilon), p_design, power=_POWER, alpha=result.alpha, delta=result.delta
@@ -563,7 +572,7 @@ def _audit_registry(args: argparse.Namespace, alpha: float, seed: int) -> Dict[s
         "neighbour_choice": search_note,
         "output": output,
         "receipt": f"epsilon={receipt.epsilon} delta={receipt.delta} ({'sound' if receipt.sound else 'NOT SOUND'})",
-        **_monte_carlo_fields(result, sizing, seconds),
+        **monte_carlo_fields(result, sizing, seconds),
     }
 
 
@@ -620,7 +629,8 @@ def _fmt(x: Any) -> str:
     return f"{x:.4f}" if isinstance(x, float) else str(x)
 
 
-def _render(r: Dict[str, Any]) -> str:
+def render_report(r: Dict[str, Any]) -> str:
+    """The text form of an audit report (the `--json` fields, for a reader)."""
     lines = [f"audit of {r['algorithm']}: {r.get('description', '')}".rstrip(": ")]
     if "params" in r:
         params = ", ".join(f"{k}={v}" for k, v in r["params"].items())

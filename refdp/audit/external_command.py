@@ -47,6 +47,7 @@ import os
 import random
 import secrets
 import shlex
+import signal
 import subprocess
 import tempfile
 import time
@@ -55,7 +56,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Dict, Hashable, List, Optional, Sequence, Tuple
 
-from refdp.audit.command import _monte_carlo_fields, _render
+from refdp.audit.command import monte_carlo_fields, render_report
 from refdp.audit.external import ProgramAuditResult, RunFailed, audit_program
 from refdp.audit.neighbours import Record, are_neighbours, record_of, remove_row, replace_row
 from refdp.audit.planted.outcomes import ModelStructure
@@ -116,20 +117,25 @@ class CommandProgram:
             for w in self.words
         ]
         try:
-            done = subprocess.run(
-                argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=self.timeout, check=False
+            # A session of its own, so that a timeout ends the program's children too.
+            proc = subprocess.Popen(
+                argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                start_new_session=True,
             )
-        except subprocess.TimeoutExpired:
-            raise RunFailed("timeout", f"no result after {self.timeout:g} s (seed {seed})") from None
         except OSError as exc:
             raise RunFailed("error", f"cannot start {argv[0]!r}: {exc.strerror or exc}") from None
         try:
-            if done.returncode != 0:
-                stderr = done.stderr.decode("utf-8", "replace").strip().splitlines()
-                last = stderr[-1] if stderr else "(no stderr)"
-                raise RunFailed("error", f"exit status {done.returncode} (seed {seed}): {last}")
+            try:
+                stdout, stderr = proc.communicate(timeout=self.timeout)
+            except subprocess.TimeoutExpired:
+                _kill(proc)
+                raise RunFailed("timeout", f"no result after {self.timeout:g} s (seed {seed})") from None
+            if proc.returncode != 0:
+                lines = stderr.decode("utf-8", "replace").strip().splitlines()
+                last = lines[-1] if lines else "(no stderr)"
+                raise RunFailed("error", f"exit status {proc.returncode} (seed {seed}): {last}")
             if not uses_out:
-                return done.stdout.decode("utf-8", "replace")
+                return stdout.decode("utf-8", "replace")
             try:
                 return Path(out_path).read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError) as exc:
@@ -137,6 +143,19 @@ class CommandProgram:
         finally:
             if uses_out and os.path.exists(out_path):
                 os.remove(out_path)
+
+
+def _kill(proc: "subprocess.Popen[bytes]") -> None:
+    """End a program that ran out of time, with its process group where there are groups."""
+    killpg = getattr(os, "killpg", None)
+    try:
+        if killpg is not None:
+            killpg(proc.pid, signal.SIGKILL)
+        else:
+            proc.kill()
+    except OSError:
+        pass  # it ended on its own in the meantime
+    proc.communicate()
 
 
 def _structure(obj: Any) -> Hashable:
@@ -375,7 +394,7 @@ def run_audit_cmd(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report, sort_keys=True))
     else:
-        print(_render(report))
+        print(render_report(report))
         print(
             f"program: {args.cmd!r}; {report['program_runs']} runs in all ({report['pilot_runs']} pilot), "
             f"{args.jobs} at a time, time limit {args.timeout:g} s; failures: {report['failures_d']} on D, "
@@ -422,7 +441,7 @@ def _report(
     epsilon: Fraction, delta: Fraction, relation: Relation, rows: int, wall: float,
 ) -> Dict[str, Any]:
     audit = result.audit
-    fields = _monte_carlo_fields(audit, sizing, audit.wall_time / max(1, result.runs))
+    fields = monte_carlo_fields(audit, sizing, audit.wall_time / max(1, result.runs))
     return {
         "algorithm": "external program",
         "description": args.cmd,
