@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import json
 import os
 import platform
 import random
@@ -270,6 +271,21 @@ def table(refdp_rows: List[Row], other_rows: List[Row], scaling: List[Row], head
         for name in GREEDY:
             if name in array:
                 out.append(f"- {name} (depth 5, array) fit / scikit-learn tree fit: {array[name] / sk:.1f}")
+    out += ["", "## Targets (issue 9; measured here, not asserted by tests)", ""]
+    for name in list(GREEDY) + ["private-rdt", "kanon-rdt"]:
+        if name in array and name in reference:
+            ratio = reference[name] / array[name]
+            out.append(f"- array >= 5x reference for {name}: {'met' if ratio >= 5 else 'NOT met'} ({ratio:.1f}x)")
+    if dp is not None and "private-rdt" in array:
+        ok = array["private-rdt"] <= dp
+        out.append(f"- private-rdt (array) no slower than diffprivlib's forest: {'met' if ok else 'NOT met'} "
+                   f"({array['private-rdt']:.3f} s vs {dp:.3f} s)")
+    if sk is not None and "diffpid3" in array:
+        for name in GREEDY:
+            if name in array:
+                ok = array[name] <= 3 * sk
+                out.append(f"- {name} (array, depth 5) within 3x of scikit-learn: {'met' if ok else 'NOT met'} "
+                           f"({array[name] / sk:.1f}x)")
     out += ["", "## Scaling (array engine, fit seconds; rows resampled with replacement, seed "
             f"{SEED})", "", "| algorithm | " + " | ".join(
                 f"x{f:g} ({n} rows)" for f, n in sorted({(r['factor'], r['rows']) for r in scaling})) + " |"]
@@ -289,6 +305,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--quick", action="store_true", help="smoke run: 1/8 of Adult, one run each, small scaling")
     parser.add_argument("--repeats", type=int, default=5, help="runs per fit (median reported)")
     parser.add_argument("--output", default=None, help="Markdown file (default docs/benchmarks.md; stdout with --quick)")
+    parser.add_argument("--json", default=None, help="also write the raw measurements to this JSON file")
     parser.add_argument("--algorithms", default="", help="comma-separated refdp algorithms (default: all)")
     args = parser.parse_args(argv)
     train_data, test = load("adult"), load("adult-test")
@@ -314,6 +331,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     print("scaling:", file=sys.stderr)
     scaling = bench_scaling(train_data, factors, [n for n in SCALING if n in names])
     text = table(refdp_rows, other_rows, scaling, header)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"header": header, "refdp": refdp_rows, "others": other_rows, "scaling": scaling}, f, indent=1)
     output = args.output or (None if args.quick else os.path.join(os.path.dirname(__file__), "..", "docs", "benchmarks.md"))
     if output is None or output == "-":
         sys.stdout.write(text)

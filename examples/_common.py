@@ -33,7 +33,7 @@ from refdp.rng import as_rng  # noqa: E402
 
 import _svg  # noqa: E402
 
-__all__ = ["BASELINE", "Setting", "Row", "options", "cv_row", "split_row", "holdout_row", "markdown_table", "write_report", "plot"]
+__all__ = ["BASELINE", "repeats", "Setting", "Row", "options", "cv_row", "holdout_row", "markdown_table", "write_report", "plot"]
 
 BASELINE = "tree-baseline"
 """The non-private tree: it ignores epsilon, so its rows say ``-`` and plots draw it flat."""
@@ -120,7 +120,21 @@ def options(name: str, description: str, argv: Optional[Sequence[str]]) -> argpa
     parser.add_argument("--quick", action="store_true", help="a reduced grid that runs in well under a minute")
     parser.add_argument("--out", default=str(ROOT / "examples" / "out"), help="output directory (default examples/out)")
     parser.add_argument("--plot", action="store_true", help="also write SVG accuracy-privacy curves")
-    return parser.parse_args(argv)
+    parser.add_argument(
+        "--repeats", type=int, default=None,
+        help="repeats of the protocol (default: the paper's; fewer is faster, and the report says so)",
+    )
+    args = parser.parse_args(argv)
+    if args.repeats is not None and args.repeats < 1:
+        parser.error(f"--repeats must be >= 1, got {args.repeats}")
+    return args
+
+
+def repeats(args: argparse.Namespace, paper: int, quick: int = 1) -> int:
+    """The number of repeats: ``--repeats`` if given, else ``quick`` under --quick, else the paper's."""
+    if args.repeats is not None:
+        return int(args.repeats)
+    return quick if args.quick else paper
 
 
 def _result_row(dataset: str, setting: Setting, result: CVResult, paper: Optional[float], source: str) -> Row:
@@ -155,25 +169,6 @@ def cv_row(
     """Repeated stratified k-fold cross-validation of one setting at one epsilon."""
     result = cross_validate(
         setting.algorithm, data, epsilon, folds=folds, repeats=repeats, params=setting.params, seed=seed
-    )
-    return _result_row(dataset, setting, result, paper, source)
-
-
-def split_row(
-    dataset: str,
-    train: Dataset,
-    test: Dataset,
-    setting: Setting,
-    epsilon: str,
-    *,
-    repeats: int,
-    seed: int,
-    paper: Optional[float] = None,
-    source: str = "",
-) -> Row:
-    """``repeats`` models trained on ``train`` and scored on ``test``."""
-    result = train_test_evaluate(
-        setting.algorithm, train, test, epsilon, repeats=repeats, params=setting.params, seed=seed
     )
     return _result_row(dataset, setting, result, paper, source)
 
@@ -259,6 +254,7 @@ def write_report(
     """Write ``<name>.md`` and ``<name>.json`` into ``out`` and return their paths."""
     out.mkdir(parents=True, exist_ok=True)
     command = f"python3 examples/{name}.py --seed {args.seed}" + (" --quick" if args.quick else "")
+    command += f" --repeats {args.repeats}" if args.repeats is not None else ""
     body = [f"# {title}", "", f"Command: `{command}`", ""]
     body += [f"- {note}" for note in notes]
     body += ["", markdown_table(rows, extra_columns)]

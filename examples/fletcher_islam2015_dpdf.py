@@ -94,7 +94,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args = options(NAME, __doc__.splitlines()[0], argv)
     datasets = ("tic-tac-toe",) if args.quick else DATASETS
     betas = ("0.5", "2") if args.quick else BETAS
-    folds, repeats = (5, 1) if args.quick else (10, 10)
+    folds, repeats = (5 if args.quick else 10), _common.repeats(args, 10)
     rows: List[Row] = []
     seed = args.seed
     for name in datasets:

@@ -148,7 +148,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if args.quick:
         data = data.subset(stratified_split(data.labels, 0.2, as_rng(args.seed))[1])
     epsilons = ("0.1", "1") if args.quick else EPSILONS
-    runs = 1 if args.quick else 5
+    runs = _common.repeats(args, 5)
     rows: List[Row] = []
     seed = args.seed
     for setting in SETTINGS:

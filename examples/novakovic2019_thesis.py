@@ -63,7 +63,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args = options(NAME, __doc__.splitlines()[0], argv)
     datasets = ("tic-tac-toe",) if args.quick else DATASETS
     epsilons = ("1", "5") if args.quick else EPSILONS
-    folds, repeats = 5, (1 if args.quick else 5)
+    folds, repeats = 5, _common.repeats(args, 5)
     rows: List[Row] = []
     seed = args.seed
     for name in datasets:

@@ -81,7 +81,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args = options(NAME, __doc__.splitlines()[0], argv)
     quick = bool(args.quick)
     datasets = ("adult",) if quick else ("adult", "tic-tac-toe", "vote", "credit-g")
-    repeats = 1 if quick else 10
+    repeats = _common.repeats(args, 10)
     rows: List[Row] = []
     seed = args.seed
     for name in datasets:

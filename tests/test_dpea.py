@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import random
 from fractions import Fraction
-from typing import Hashable, List, Tuple
+from typing import Dict, Hashable, List, Tuple
 
 import pytest
 
-from refdp.algorithms import get_algorithm, train
+from refdp.algorithms import Param, get_algorithm, train
 from refdp.algorithms.dpea import embedding_depth, per_query_epsilon, selections
 from refdp.audit import monte_carlo_audit
 from refdp.cli import main
@@ -17,7 +17,7 @@ from refdp.errors import InvalidParameterError, SchemaError
 from refdp.privacy import Relation
 from refdp.rng import RandomSource
 from refdp.tree import Leaf, Node, TreeModel, depth, dumps_model, leaves
-from tests.test_dpea_exact import ROWS, SCHEMA, dataset, structure
+from test_dpea_exact import ROWS, SCHEMA, dataset, structure
 
 # --- budget ---------------------------------------------------------------------------------
 
@@ -84,7 +84,9 @@ def test_unsound_runs_say_so_in_the_receipt() -> None:
 @pytest.mark.parametrize("variant", ["sound", "published"])
 def test_same_seed_same_model_bytes(search: str, variant: str) -> None:
     data = load_builtin("tic-tac-toe").subset(range(0, 958, 4))
-    params = {"search": search, "variant": variant, "max_depth": 3, "embed_depth": "2", "steps": 30, "min_size": 5}
+    params: Dict[str, Param] = {
+        "search": search, "variant": variant, "max_depth": 3, "embed_depth": "2", "steps": 30, "min_size": 5,
+    }
     first = dumps_model(train("dpea", data, 1, params, rng=11))
     assert first == dumps_model(train("dpea", data, 1, params, rng=11))
     assert first != dumps_model(train("dpea", data, 1, params, rng=12))
@@ -149,7 +151,7 @@ class _Fit:
     """A picklable mechanism: DPEA with fixed parameters, reduced to the tree's structure."""
 
     def __init__(self, variant: str) -> None:
-        self.params = {"variant": variant, "max_depth": 2, "embed_depth": "1", "min_size": 2}
+        self.params: Dict[str, Param] = {"variant": variant, "max_depth": 2, "embed_depth": "1", "min_size": 2}
 
     def __call__(self, data: Dataset, rng: RandomSource) -> TreeModel:
         spec = get_algorithm("dpea")
@@ -190,10 +192,10 @@ def test_published_structures_have_disjoint_supports_on_the_pair() -> None:
 
 def test_evaluate_from_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
     argv = ["evaluate", "--algorithm", "dpea", "--data", "vote", "--epsilon", "1",
-            "--param", "embed_depth=2", "--param", "max_depth=5", "--seed", "1"]
+            "--param", "embed_depth=2", "--param", "max_depth=5", "--seed", "1", "--folds", "3"]
     assert main(argv) == 0
     out = capsys.readouterr().out
-    assert "dpea on vote, epsilon=1: accuracy" in out and "(sound)" in out, out
+    assert "dpea on vote, epsilon=1: accuracy" in out and "over 3 folds" in out and "(sound)" in out, out
 
 
 @pytest.mark.parametrize("data", ["vote", "tic-tac-toe"])

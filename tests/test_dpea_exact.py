@@ -16,7 +16,7 @@ import itertools
 import math
 import random
 from fractions import Fraction
-from typing import Dict, Hashable, List, Sequence, Tuple
+from typing import Dict, Hashable, List, Optional, Sequence, Tuple
 
 import pytest
 from hypothesis import given
@@ -162,7 +162,8 @@ def test_quality_changes_by_less_than_two_for_any_leaves(a: List[int], b: List[i
     added[c] += 1
     drop = leaf_quality(a) - leaf_quality(added)
     assert 0 <= drop < 2, (a, c, drop)
-    source = data.draw(st.sampled_from([j for j in range(k) if b[j] > 0] or [None]))
+    sources: List[Optional[int]] = [j for j in range(k) if b[j] > 0]
+    source = data.draw(st.sampled_from(sources or [None]))
     if source is not None:
         removed = list(b)
         removed[source] -= 1
@@ -254,11 +255,12 @@ def test_selection_is_within_eps_prime_on_every_neighbour(relation: Relation, le
     # so q' is the same for all of them and the choice is uniform (log-ratio 0) on any data.
     eps = Fraction(3, 2)
     data = dataset(SCHEMA, ROWS)
-    reference = Distribution({s: sampler(data, levels, eps).log_probability(s) for s in target(data, levels, eps)})
+    shapes = list(target(data, levels, eps))
+    reference = Distribution({s: sampler(data, levels, eps).log_probability(s) for s in shapes})
     worst, where = 0.0, ""
     for description, neighbour in all_neighbours(data, relation):
         exact = sampler(neighbour, levels, eps)
-        other = Distribution({s: exact.log_probability(s) for s in reference})
+        other = Distribution({s: exact.log_probability(s) for s in shapes})
         ratio = max_log_ratio(reference, other)
         if ratio > worst:
             worst, where = ratio, description
@@ -348,7 +350,7 @@ def test_fitted_tree_structures_follow_the_oracle(search: str) -> None:
     order = sorted(law, key=repr)
     spec = get_algorithm("dpea")
     params = spec.resolve({"max_depth": max_depth, "embed_depth": str(embed), "search": search})
-    n = 2000
+    n = 1500
     rng = random.Random(seed)
     samples = [float(order.index(structure(spec.fit(data, budget, params, rng, Relation.ADD_REMOVE).trees[0]))) for _ in range(n)]
     cumulative = list(itertools.accumulate(math.exp(law[o]) for o in order))

@@ -31,7 +31,7 @@ from refdp.algorithms.dpea_subtrees import Shape, Subtree, log_sum_exp, subtree_
 from refdp.algorithms.greedy import TrainingView
 from refdp.errors import InvalidParameterError
 from refdp.stats import dkw_bound, ks_statistic
-from tests.test_dpea_exact import ROWS, SCHEMA, _all_shapes, dataset, target
+from test_dpea_exact import ROWS, SCHEMA, _all_shapes, dataset, target
 
 FALSE_ALARM = 1e-6
 SIZES = (2, 3, 2)

@@ -12,6 +12,7 @@ the same error.
 
 from __future__ import annotations
 
+import random
 from typing import Any, Dict, List, Mapping, Tuple, Union
 
 import pytest
@@ -20,12 +21,12 @@ from hypothesis import strategies as st
 
 from refdp.algorithms import algorithm_names, get_algorithm, train
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset, Schema, load
-from refdp.errors import InvalidParameterError
+from refdp.errors import InvalidParameterError, SchemaError
 from refdp.privacy import Relation
 from refdp.tree import dumps_model
-from tests.strategies import schemas
+from strategies import schemas
 
-FAST = ("diffpid3", "thesis-tree", "tree-baseline", "private-rdt", "kanon-rdt", "noisy-majority")
+FAST = ("diffpid3", "thesis-tree", "tree-baseline", "private-rdt", "kanon-rdt", "noisy-majority", "dpdf")
 
 Outcome = Tuple[str, str]
 
@@ -34,7 +35,7 @@ def _outcome(name: str, data: Dataset, epsilon: Any, params: Mapping[str, Any], 
              relation: Relation, engine: str) -> Outcome:
     try:
         model = train(name, data, epsilon, dict(params), rng=seed, relation=relation, engine=engine)
-    except InvalidParameterError as exc:
+    except (InvalidParameterError, SchemaError) as exc:
         return "error", f"{type(exc).__name__}: {exc}"
     return "model", dumps_model(model)
 
@@ -83,7 +84,7 @@ def cases(draw: st.DrawFn) -> Tuple[Schema, Dataset, int, Relation]:
 
 
 EPSILONS = st.sampled_from([0.1, 1, 3, "1/7"])
-SETTINGS = settings(max_examples=60, deadline=None)
+SETTINGS = settings(max_examples=40, deadline=None)
 
 
 def test_every_fast_algorithm_is_registered_with_an_array_engine() -> None:
@@ -158,6 +159,16 @@ def test_noisy_majority(case: Tuple[Schema, Dataset, int, Relation], epsilon: An
     assert_same("noisy-majority", data, epsilon, {"noise": noise}, seed, relation)
 
 
+@SETTINGS
+@given(cases(), EPSILONS, st.integers(1, 3), st.integers(1, 4), st.integers(1, 30), st.integers(2, 5),
+       st.sampled_from(["sound", "published"]))
+def test_dpdf(case: Tuple[Schema, Dataset, int, Relation], epsilon: Any, n_trees: int, depth: int,
+              min_size: int, bins: int, variant: str) -> None:
+    _, data, seed, relation = case
+    params = {"n_trees": n_trees, "max_depth": depth, "min_size": min_size, "bins": bins, "variant": variant}
+    assert_same("dpdf", data, epsilon, params, seed, relation)
+
+
 def _adult_sample() -> Dataset:
     data = load("adult")
     return data.subset(range(0, len(data), 16))
@@ -179,6 +190,8 @@ BUILTIN_CASES: List[Tuple[str, str, Dict[str, Any]]] = [
     ("adult/16", "private-rdt", {"max_depth": 5, "categorical": "binary", "n_trees": 3}),
     ("adult/16", "kanon-rdt", {"max_depth": 4, "beta": 0.09, "n_trees": 3}),
     ("adult/16", "noisy-majority", {}),
+    ("credit-g", "dpdf", {"n_trees": 3, "min_size": 20}),
+    ("adult/16", "dpdf", {"n_trees": 2, "min_size": 50}),
 ]
 
 
@@ -205,6 +218,36 @@ def test_estimators_take_the_engine() -> None:
         assert array.get_params()["engine"] == "array"
     with pytest.raises(InvalidParameterError, match="engine must be one of"):
         DiffPID3Classifier(engine="numpy")
-    if get_algorithm("dpdf").array_fit is None:
-        with pytest.raises(InvalidParameterError, match="no array engine"):
-            DPDFClassifier(engine="array")
+    reference_forest = DPDFClassifier(epsilon=1, n_trees=2, min_size=20, seed=5).fit(data)
+    array_forest = DPDFClassifier(epsilon=1, n_trees=2, min_size=20, seed=5, engine="array").fit(data)
+    assert dumps_model(reference_forest.model_) == dumps_model(array_forest.model_)
+
+
+def test_wide_domains_and_many_classes_take_the_array_fallbacks() -> None:
+    # More than 256 values, classes or distinct values: columns are arrays, not bytes.
+    rng = random.Random(0)
+    schema = Schema(
+        (
+            CategoricalAttribute("a", tuple(f"v{i}" for i in range(300))),
+            ContinuousAttribute("x", 0, 1),
+            CategoricalAttribute("b", ("p", "q")),
+        ),
+        "y",
+        tuple(f"c{i}" for i in range(300)),
+    )
+    n = 600
+    data = Dataset.from_codes(
+        schema,
+        [[rng.randrange(300) for _ in range(n)], [rng.random() for _ in range(n)], [rng.randrange(2) for _ in range(n)]],
+        [rng.randrange(300) for _ in range(n)],
+    )
+    cases: List[Tuple[str, Dict[str, Any]]] = [
+        ("diffpid3", {"max_depth": 2, "quality": "gini"}),
+        ("thesis-tree", {"max_depth": 2}),
+        ("tree-baseline", {"max_depth": 2, "split": "binary"}),
+        ("tree-baseline", {"max_depth": 2}),
+        ("private-rdt", {"max_depth": 2, "categorical": "binary"}),
+        ("noisy-majority", {}),
+    ]
+    for name, params in cases:
+        assert_same(name, data, 3, params, 1)

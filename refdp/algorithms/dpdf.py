@@ -60,22 +60,21 @@ from __future__ import annotations
 import dataclasses
 from bisect import bisect_right
 from fractions import Fraction
-from typing import List, Mapping, Sequence, Set, Tuple, Union
+from typing import List, Mapping, Sequence, Set, Tuple, Union, cast
 
 from refdp.algorithms.greedy import (
+    REFERENCE,
+    Engine,
     NodeCost,
-    TrainingView,
+    Rows,
     child_path,
-    class_counts,
     close_budget,
     plan_units,
     score_function,
-    value_table,
 )
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset
 from refdp.errors import InvalidParameterError, SchemaError
-from refdp.mechanisms import exponential_mechanism, noisy_histogram
 from refdp.privacy import Ledger, Partition, Relation
 from refdp.rng import RandomSource
 from refdp.scoring import get_quality
@@ -84,6 +83,7 @@ from refdp.tree import CategoricalSplit, IntervalSplit, Leaf, Node, TreeModel
 __all__ = [
     "SPEC",
     "fit_dpdf",
+    "fit_dpdf_array",
     "equal_width_thresholds",
     "per_query_epsilon",
     "published_sensitivity",
@@ -202,7 +202,8 @@ def prune(node: Node) -> Node:
 class _Builder:
     def __init__(
         self,
-        view: TrainingView,
+        data: Dataset,
+        engine: Engine,
         epsilon: Fraction,
         max_depth: int,
         min_size: int,
@@ -211,23 +212,18 @@ class _Builder:
         rng: RandomSource,
         ledger: Ledger,
     ) -> None:
+        self.schema = data.schema
         self.thresholds = {
             a: equal_width_thresholds(attribute, bins)
-            for a, attribute in enumerate(view.schema.attributes)
+            for a, attribute in enumerate(self.schema.attributes)
             if isinstance(attribute, ContinuousAttribute)
         }
+        self.conditions = tuple(self._cell_conditions(a) for a in range(self.schema.n_attributes))
         # A continuous column is replaced by its bin codes, a public per-record map, so
         # the binned attribute is a categorical one with ``bins`` values.
-        view = dataclasses.replace(
-            view,
-            columns=tuple(
-                _bin_codes(column, self.thresholds[a]) if a in self.thresholds else column
-                for a, column in enumerate(view.columns)
-            ),
-        )
-        self.view = view
-        self.schema = view.schema
-        self.conditions = tuple(self._cell_conditions(a) for a in range(self.schema.n_attributes))
+        self.counts = engine.counts(_binned(data, self.thresholds, self.conditions))
+        self.exponential = engine.exponential
+        self.histogram = engine.histogram
         self.eps = epsilon
         self.max_depth = max_depth
         self.min_size = min_size
@@ -237,21 +233,21 @@ class _Builder:
         self.global_sensitivity = get_quality("gini-weighted").sensitivity(ledger.relation)
         self.roots: Set[int] = set()
 
-    def build(self, rows: List[int], attributes: Tuple[int, ...], d: int, path: Partition) -> Node:
-        counts = noisy_histogram(
-            class_counts(self.view, rows), epsilon=self.eps, rng=self.rng, ledger=self.ledger,
+    def build(self, rows: Rows, attributes: Tuple[int, ...], d: int, path: Partition) -> Node:
+        counts = cast(List[int], self.histogram(  # discrete Laplace noise: ints
+            self.counts.class_counts(rows), epsilon=self.eps, rng=self.rng, ledger=self.ledger,
             label="class histogram Q1", partition=path, names=self.schema.classes,
-        )
+        ))
         root = d == 1
         candidates = tuple(a for a in attributes if not (root and a in self.roots))
         if d >= self.max_depth or not candidates or not splits(counts, self.min_size):
             return Leaf(tuple(counts))
         utilities = [
-            weighted_gini(value_table(self.view, rows, a, len(self.conditions[a])))
+            weighted_gini(self.counts.value_table(rows, a, len(self.conditions[a])))
             for a in candidates
         ]
         if self.published:
-            choice = exponential_mechanism(
+            choice = self.exponential(
                 utilities, epsilon=self.eps, sensitivity=published_sensitivity(sum(counts)),
                 rng=self.rng, ledger=self.ledger, label="split attribute Q2", partition=path,
                 claims=("exponential-mechanism", "dpdf-published-unsound"), sound=False,
@@ -259,7 +255,7 @@ class _Builder:
                 "change of the weighted Gini index (proofs/dpdf-published-unsound.md)",
             )
         else:
-            choice = exponential_mechanism(
+            choice = self.exponential(
                 utilities, epsilon=self.eps, sensitivity=self.global_sensitivity, rng=self.rng,
                 ledger=self.ledger, label="split attribute Q2", partition=path,
                 claims=("exponential-mechanism", "gini-weighted-sensitivity"),
@@ -268,10 +264,7 @@ class _Builder:
         if root:
             self.roots.add(a)
         conditions = self.conditions[a]
-        column = self.view.columns[a]
-        buckets: List[List[int]] = [[] for _ in conditions]
-        for i in rows:
-            buckets[int(column[i])].append(i)
+        buckets = self.counts.split_values(rows, a, len(conditions))
         remaining = tuple(b for b in attributes if b != a)
         children = tuple(
             self.build(bucket, remaining, d + 1, child_path(path, condition))
@@ -296,6 +289,23 @@ def _bin_codes(column: Sequence[Union[int, float]], thresholds: Tuple[float, ...
     return [bisect_right(thresholds, x) for x in column]
 
 
+def _binned(
+    data: Dataset, thresholds: Mapping[int, Tuple[float, ...]], conditions: Sequence[Tuple[str, ...]]
+) -> Dataset:
+    """``data`` with each continuous column replaced by its bin codes (a categorical column whose
+    values are the bins' conditions); the same rows in the same order."""
+    schema = data.schema
+    attributes = tuple(
+        CategoricalAttribute(attribute.name, conditions[a]) if a in thresholds else attribute
+        for a, attribute in enumerate(schema.attributes)
+    )
+    columns = [
+        _bin_codes(data.column(a), thresholds[a]) if a in thresholds else data.column(a)
+        for a in range(schema.n_attributes)
+    ]
+    return Dataset.from_codes(dataclasses.replace(schema, attributes=attributes), columns, data.labels)
+
+
 def _positive_int(params: Mapping[str, Param], name: str) -> int:
     value = params[name]
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -303,14 +313,14 @@ def _positive_int(params: Mapping[str, Param], name: str) -> int:
     return value
 
 
-def fit_dpdf(
+def _fit(
     data: Dataset,
     epsilon: Fraction,
     params: Mapping[str, Param],
     rng: RandomSource,
     relation: Relation,
+    engine: Engine,
 ) -> TreeModel:
-    """Train DPDF with total budget ``epsilon`` (beta): ``n_trees`` (tau) pruned trees, confidence vote."""
     n_trees = _positive_int(params, "n_trees")
     max_depth = _positive_int(params, "max_depth")
     min_size = _positive_int(params, "min_size")
@@ -331,12 +341,11 @@ def fit_dpdf(
             f"roots of the trees must differ; use n_trees <= {most}"
         )
     ledger = start_ledger(data, relation)
-    view = TrainingView.of(data)
     eps = per_query_epsilon(epsilon, n_trees, max_depth, relation)
-    builder = _Builder(view, eps, max_depth, min_size, variant == "published", bins, rng, ledger)
+    builder = _Builder(data, engine, eps, max_depth, min_size, variant == "published", bins, rng, ledger)
     attributes = tuple(range(data.schema.n_attributes))
     trees = tuple(
-        prune(builder.build(list(view.rows), attributes, 1, (f"tree-{t}",))) for t in range(n_trees)
+        prune(builder.build(builder.counts.root(), attributes, 1, (f"tree-{t}",))) for t in range(n_trees)
     )
     spent = ledger.total()[0]
     if variant == "published" and max_depth > 1 and data.schema.n_attributes and spent < epsilon:
@@ -352,6 +361,30 @@ def fit_dpdf(
         )
     close_budget(ledger, epsilon, ("tree-budget-plan", "dpdf-budget"))
     return finish_model(SPEC.name, data, params, trees, ledger, voting="confidence")
+
+
+def fit_dpdf(
+    data: Dataset,
+    epsilon: Fraction,
+    params: Mapping[str, Param],
+    rng: RandomSource,
+    relation: Relation,
+) -> TreeModel:
+    """Train DPDF with total budget ``epsilon`` (beta): ``n_trees`` (tau) pruned trees, confidence vote."""
+    return _fit(data, epsilon, params, rng, relation, REFERENCE)
+
+
+def fit_dpdf_array(
+    data: Dataset,
+    epsilon: Fraction,
+    params: Mapping[str, Param],
+    rng: RandomSource,
+    relation: Relation,
+) -> TreeModel:
+    """:func:`fit_dpdf` on the array engine (:mod:`refdp.fast`): the same model, faster."""
+    from refdp.fast import ARRAY  # here, not at the top: refdp.fast builds on this package
+
+    return _fit(data, epsilon, params, rng, relation, ARRAY)
 
 
 _VARIANTS: Tuple[str, ...] = ("sound", "published")
@@ -382,5 +415,6 @@ SPEC = register(
         ),
         claims=CLAIMS,
         fit=fit_dpdf,
+        array_fit=fit_dpdf_array,
     )
 )

@@ -51,7 +51,7 @@ import math
 from dataclasses import dataclass
 from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
 
-from refdp.algorithms.greedy import TrainingView
+from refdp.algorithms.greedy import TrainingView, value_table
 from refdp.data import CategoricalAttribute, Schema
 from refdp.errors import InvalidParameterError, SchemaError
 from refdp.mechanisms import sample_index
@@ -259,6 +259,8 @@ class FactorisedSampler:
         self.c = c
         self.sizes = domain_sizes(view.schema)
         self._memo: Dict[Conditions, _Node] = {}
+        self._log_zs: Dict[Conditions, float] = {}
+        self._log_counts: Dict[Tuple[Tuple[int, ...], int], float] = {}
         self.log_z = self._log_z(self.rows, frozenset(), attributes, levels)
 
     @property
@@ -266,36 +268,42 @@ class FactorisedSampler:
         """How many non-pure nodes were memoised (a measure of the work done)."""
         return len(self._memo)
 
-    def _log_count(self, attributes: Sequence[int], levels: int) -> float:
-        return math.log(count_subtrees(self.sizes, attributes, levels))
+    def _log_count(self, attributes: Tuple[int, ...], levels: int) -> float:
+        key = (attributes, levels)
+        known = self._log_counts.get(key)
+        if known is None:
+            known = self._log_counts[key] = math.log(count_subtrees(self.sizes, attributes, levels))
+        return known
 
     def _leaf_log_weight(self, counts: Sequence[int]) -> float:
         return self.c * leaf_quality(counts)
 
     def _log_z(self, rows: List[int], conditions: Conditions, attributes: Tuple[int, ...], levels: int) -> float:
-        counts = _histogram(self.view, rows)
         if levels == 0 or not attributes:
-            return self._leaf_log_weight(counts)
-        if _is_pure(counts):
-            return self._log_count(attributes, levels)
-        known = self._memo.get(conditions)
+            return self._leaf_log_weight(_histogram(self.view, rows))
+        known = self._log_zs.get(conditions)
         if known is not None:
-            return known.log_z
+            return known
+        if _is_pure(_histogram(self.view, rows)):
+            log_z = self._log_zs[conditions] = self._log_count(attributes, levels)
+            return log_z
         weights: List[float] = []
         for a in attributes:
-            buckets = split_rows(self.view, rows, a, self.sizes[a])
             if levels == 1 or len(attributes) == 1:
-                weights.append(math.fsum(self._leaf_log_weight(_histogram(self.view, b)) for b in buckets))
+                # The children are leaves: one counting pass gives their class histograms.
+                table = value_table(self.view, rows, a, self.sizes[a])
+                weights.append(math.fsum(self._leaf_log_weight(row) for row in table))
                 continue
             rest = tuple(b for b in attributes if b != a)
             weights.append(
                 math.fsum(
                     self._log_z(bucket, conditions | {(a, v)}, rest, levels - 1)
-                    for v, bucket in enumerate(buckets)
+                    for v, bucket in enumerate(split_rows(self.view, rows, a, self.sizes[a]))
                 )
             )
         node = _Node(log_sum_exp(weights), attributes, tuple(weights))
         self._memo[conditions] = node
+        self._log_zs[conditions] = node.log_z
         return node.log_z
 
     def _choices(

@@ -30,7 +30,7 @@ from __future__ import annotations
 from array import array
 from itertools import repeat
 from operator import add, mul
-from typing import Dict, Sequence, Tuple, Union, cast
+from typing import Dict, Optional, Sequence, Tuple, Union, cast
 
 from refdp.data import CategoricalAttribute, ColumnView, Dataset, Schema
 
@@ -103,6 +103,10 @@ class ColumnStore:
             rank_of: Dict[float, int] = dict(zip(ordered, range(len(ordered))))
             self._ranks[attribute] = code_column(list(map(rank_of.__getitem__, self.values(attribute))), len(ordered))
         return self._ranks[attribute]
+
+    def encoded_ranks(self, attribute: int) -> Optional[CodeColumn]:
+        """:meth:`ranks` if already encoded (by :meth:`keys`, say), else None: encoding costs a sort."""
+        return self._ranks.get(attribute)
 
     def keys(self, attribute: int) -> CodeColumn:
         """The combined key ``code_or_rank * |C| + label`` of every base row."""

@@ -147,7 +147,9 @@ class ArrayThresholds:
             # math.fsum(c * log2(c / size) for every c > 0): fsum is exactly rounded, so the
             # order of the terms and the extra +-0.0 terms of c = 0 do not matter; + 0.0
             # turns an all-zero -0.0 into the reference's 0.0.
-            terms = [_xlogx(c, size_below) for c in below] + [_xlogx(c, size_above) for c in above]
+            nonzero_below = list(map(max, size_below, repeat(1)))
+            nonzero_above = list(map(max, size_above, repeat(1)))
+            terms = [_xlogx(c, nonzero_below) for c in below] + [_xlogx(c, nonzero_above) for c in above]
             return list(map(add, map(math.fsum, zip(*terms)), repeat(0.0)))
         raise InvalidParameterError(f"unknown quality function {quality!r}")
 
@@ -158,8 +160,8 @@ def _impurity(sizes: List[int], squares: List[int]) -> Iterable[float]:
 
 
 def _xlogx(counts: List[int], sizes: List[int]) -> List[float]:
-    # c * log2(c / size), and 0 * log2(1 / size) = +-0.0 for c = 0.
-    return list(map(mul, counts, map(math.log2, map(truediv, map(max, counts, repeat(1)), map(max, sizes, repeat(1))))))
+    # c * log2(c / size) (sizes are >= 1 here), and 0 * log2(1 / size) = +-0.0 for c = 0.
+    return list(map(mul, counts, map(math.log2, map(truediv, map(max, counts, repeat(1)), sizes))))
 
 
 class ArrayCounts:
@@ -220,11 +222,12 @@ class ArrayCounts:
         return list(compress(rows, selector)), list(compress(rows, map(not_, selector)))
 
     def split_threshold(self, rows: Rows, attribute: int, threshold: float) -> Tuple[Rows, Rows]:
-        ranks = self.store.ranks(attribute)
+        ranks = self.store.encoded_ranks(attribute)
         if isinstance(ranks, bytes):
             # x < t exactly when x's rank is below the number of distinct values < t.
             cut = bisect_left(self.store.distinct(attribute), threshold)
             if cut < 256:
                 return _split(rows, bytes(gather(ranks, rows)), "lt", cut)
-        selector = [x < threshold for x in gather(self.store.values(attribute), rows)]
-        return list(compress(rows, selector)), list(compress(rows, map(not_, selector)))
+        # Two comprehensions beat a gathered selector and two compress passes on CPython 3.11.
+        values = self.store.values(attribute)
+        return [i for i in rows if values[i] < threshold], [i for i in rows if values[i] >= threshold]
