@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +19,8 @@ def _run(args: List[str], tmp_path: Path) -> str:
     result = subprocess.run(
         [sys.executable, str(SCRIPT), *args, "--output", str(output)],
         cwd=ROOT, capture_output=True, text=True, timeout=600,
+        # the bench imports refdp from the checkout, as `pip install -e .` would provide
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     assert result.returncode == 0, result.stderr[-2000:]
     return output.read_text(encoding="utf-8")
