@@ -1,7 +1,7 @@
 """The command line: ``python3 -m refdp SUBCOMMAND``.
 
-Subcommands: ``demo``, ``train``, ``predict``, ``evaluate``, ``algorithms``, ``audit``, ``delta`` and
-``datasets``.  Errors in the input print one line on stderr and exit with
+Subcommands: ``demo``, ``train``, ``predict``, ``evaluate``, ``algorithms``, ``audit``,
+``audit-cmd``, ``delta``, ``vectors`` and ``datasets``.  Errors in the input print one line on stderr and exit with
 status 2, never a traceback.
 """
 
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Dict, List, NoReturn, Optional, Sequence
@@ -277,5 +278,11 @@ def main(argv: Optional[List[str]] = None) -> int:
         return _fail(str(exc))
     except RefdpError as exc:
         return _fail(str(exc))
+    except BrokenPipeError:
+        # the reader (e.g. `| head`) has gone: not an error of ours; keep the
+        # interpreter from complaining again when it flushes stdout at exit
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
     except OSError as exc:
         return _fail(f"{exc.strerror or exc}: {exc.filename}" if exc.filename else str(exc))

@@ -136,3 +136,20 @@ def test_evaluate_on_a_fixed_test_set(capsys: pytest.CaptureFixture[str]) -> Non
         "--epsilon", "1",
     )
     assert status == 2 and err.startswith("refdp: error:")
+
+
+def test_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
+    """`predict ... | head` stops reading early: exit 0, no error line, no traceback."""
+    model = tmp_path / "m.json"
+    assert main(["train", "--algorithm", "noisy-majority", "--data", "adult", "--epsilon", "1",
+                 "--seed", "1", "--out", str(model)]) == 0
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "refdp", "predict", "--model", str(model), "--data", "adult"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=Path(__file__).resolve().parent.parent,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.read(100)
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 0, err
+    assert err == ""
