@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from refdp.algorithms.greedy import ReferenceCounts
-from refdp.data import CategoricalAttribute, Dataset
+from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset, Schema
 from refdp.fast import ArrayCounts
 from refdp.fast import exponential_mechanism as fast_exponential
 from refdp.fast.noise import discrete_laplace as fast_discrete_laplace
@@ -93,3 +93,59 @@ def test_discrete_laplace_draws_the_reference_samples(scale: Fraction, seed: int
     a, b = random.Random(seed), random.Random(seed)
     assert [discrete_laplace(scale, a) for _ in range(5)] == [fast_discrete_laplace(scale, b) for _ in range(5)]
     assert a.random() == b.random(), f"seed={seed} scale={scale}: the samplers used the rng differently"
+
+
+def _members(mask: int, n: int) -> List[int]:
+    return [i for i, byte in enumerate(mask.to_bytes(n, "little")) if byte]
+
+
+def _positions(rows: List[int], part: List[int]) -> List[int]:
+    # Where the reference's part (a subsequence of its rows, by base position) sits in them:
+    # the array engine numbers rows 0 .. n-1.  A repeated base row goes to one side every time.
+    found: List[int] = []
+    walk = iter(enumerate(rows))
+    for i in part:
+        for p, j in walk:
+            if j == i:
+                found.append(p)
+                break
+    return found
+
+
+def _check_masks(dataset: Dataset, thresholds: List[float]) -> None:
+    reference, array = ReferenceCounts(dataset), ArrayCounts(dataset)
+    rows, n = reference.root(), len(dataset)
+    root = array.root_mask(array.root())
+    assert _members(root, n) == list(range(n))
+    assert array.mask_class_counts(root) == reference.class_counts(rows)
+    for a, attribute in enumerate(dataset.schema.attributes):
+        if isinstance(attribute, CategoricalAttribute):
+            for v in range(attribute.n_values):
+                equal, _ = reference.split_value(rows, a, v)
+                assert _members(array.value_mask(a, v), n) == _positions(rows, equal)
+            continue
+        for t in thresholds + [attribute.lower, attribute.upper, float("nan")]:
+            below, above = reference.split_threshold(rows, a, t)
+            masks = array.threshold_masks(a, t)
+            assert [_members(m, n) for m in masks] == [_positions(rows, below), _positions(rows, above)], t
+            assert array.mask_class_counts(masks[0]) == reference.class_counts(below)
+
+
+@SETTINGS
+@given(st.data())
+def test_row_masks_select_the_reference_partitions(data: st.DataObject) -> None:
+    schema = data.draw(schemas(max_attributes=3, max_values=4, max_classes=3))
+    dataset: Dataset = data.draw(datasets(schema, 0, 30))
+    if data.draw(st.booleans()) and len(dataset) > 0:
+        dataset = dataset.subset(data.draw(st.lists(st.integers(0, len(dataset) - 1), max_size=len(dataset))))
+    _check_masks(dataset, data.draw(st.lists(st.floats(-1e6, 1e6), max_size=3)))
+
+
+def test_row_masks_of_many_distinct_values() -> None:
+    # 300 distinct values: ranks of two bytes; 70,000: beyond them, values compared directly.
+    rng = random.Random(7)
+    schema = Schema((ContinuousAttribute("x", 0.0, 1.0),), "c", ("a", "b"))
+    for n in (300, 70_000):
+        values = [rng.random() for _ in range(n)]
+        dataset = Dataset.from_codes(schema, [values], [rng.randrange(2) for _ in range(n)])
+        _check_masks(dataset, [0.0, sorted(values)[n // 3], sorted(values)[257], 0.5, 0.999])

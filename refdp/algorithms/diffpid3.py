@@ -67,7 +67,6 @@ from refdp.algorithms.greedy import (
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset, Schema
 from refdp.errors import InvalidParameterError
-from refdp.mechanisms import discrete_laplace_mechanism
 from refdp.privacy import Ledger, Partition, Relation
 from refdp.rng import RandomSource
 from refdp.scoring import get_quality
@@ -175,6 +174,7 @@ class _Builder:
         self.counts = counts
         self.exponential = engine.exponential
         self.histogram = engine.histogram
+        self.noisy_count = engine.count
         self.schema = schema
         self.eps = epsilon
         self.rng = rng
@@ -187,7 +187,7 @@ class _Builder:
         self.score = score_function(quality)
 
     def build(self, rows: Rows, attributes: Tuple[int, ...], depth: int, path: Partition) -> Node:
-        n_t = discrete_laplace_mechanism(
+        n_t = self.noisy_count(
             len(rows), epsilon=self.eps, rng=self.rng, ledger=self.ledger,
             label="node size N_T", partition=path,
         )

@@ -33,7 +33,7 @@ the attribute, then one ``rng.randrange`` for a binary split's value or one
 
 from __future__ import annotations
 
-from typing import Callable, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Callable, List, Mapping, Optional, Protocol, Sequence, Tuple, Union, runtime_checkable
 
 from refdp.algorithms.greedy import NodeCounts, Rows
 from refdp.algorithms.registry import Param
@@ -52,6 +52,7 @@ __all__ = [
     "base_columns",
     "int_param",
     "RandomTreeBuilder",
+    "RowMasks",
 ]
 
 MAX_DEPTH = 64
@@ -141,6 +142,28 @@ def base_columns(data: Dataset) -> Tuple[List[Column], Sequence[int], Sequence[i
         columns.append(column.base if isinstance(column, ColumnView) else column)
     labels = data.labels
     return columns, labels.base if isinstance(labels, ColumnView) else labels, data.indices
+
+
+@runtime_checkable
+class RowMasks(Protocol):
+    """Sets of rows as masks, which an engine may offer besides :class:`NodeCounts`.
+
+    A mask is an int holding one byte per base row, 1 if the row is in the
+    set and 0 if not, so intersections and differences of sets are single
+    integer operations and a tree routes all rows at once, node by node.
+    """
+
+    def root_mask(self, rows: Rows) -> int:
+        """The mask of ``rows``."""
+
+    def value_mask(self, attribute: int, value: int) -> int:
+        """The rows whose categorical ``attribute`` has code ``value``."""
+
+    def threshold_masks(self, attribute: int, threshold: float) -> Tuple[int, int]:
+        """(rows with ``x < threshold``, rows with ``x >= threshold``) of continuous ``attribute``."""
+
+    def mask_class_counts(self, mask: int) -> List[int]:
+        """The class histogram of the rows of ``mask``."""
 
 
 class _Slot:
@@ -262,8 +285,11 @@ class RandomTreeBuilder:
         For a structure drawn in full (:meth:`expand`): the rows are split
         node by node with ``counts`` (each row ends in the leaf that
         :meth:`leaf_index` gives it), and each leaf's rows are counted once.
-        Nothing is drawn.
+        An engine that offers :class:`RowMasks` splits masks instead of row
+        lists (the same rows reach the same leaves).  Nothing is drawn.
         """
+        if isinstance(counts, RowMasks):
+            return self._leaf_class_counts_masked(counts, counts.root_mask(rows))
         result = [[0] * self._schema.n_classes for _ in range(self._n_leaves)]
         stack: List[Tuple[_Slot, Rows]] = [(self._root, rows)]
         while stack:
@@ -280,6 +306,31 @@ class RandomTreeBuilder:
                 parts = counts.split_value(reached, slot.attribute, int(slot.cut))
             else:
                 parts = counts.split_threshold(reached, slot.attribute, slot.cut)
+            for child, part in zip(slot.children, parts):
+                if child is None:
+                    raise InvalidParameterError("leaf_class_counts needs a structure drawn in full; call expand() first")
+                stack.append((child, part))
+        return result
+
+    def _leaf_class_counts_masked(self, masks: RowMasks, root: int) -> List[List[int]]:
+        result = [[0] * self._schema.n_classes for _ in range(self._n_leaves)]
+        stack: List[Tuple[_Slot, int]] = [(self._root, root)]
+        while stack:
+            slot, reached = stack.pop()
+            if not reached:
+                continue
+            if slot.kind == _LEAF:
+                result[slot.leaf] = masks.mask_class_counts(reached)
+                continue
+            parts: Sequence[int]
+            if slot.kind == _MULTIWAY:
+                parts = [reached & masks.value_mask(slot.attribute, v) for v in range(len(slot.children))]
+            elif slot.kind == _VALUE:
+                equal = reached & masks.value_mask(slot.attribute, int(slot.cut))
+                parts = (equal, reached ^ equal)
+            else:
+                below, at_or_above = masks.threshold_masks(slot.attribute, slot.cut)
+                parts = (reached & below, reached & at_or_above)
             for child, part in zip(slot.children, parts):
                 if child is None:
                     raise InvalidParameterError("leaf_class_counts needs a structure drawn in full; call expand() first")

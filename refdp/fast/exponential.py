@@ -5,8 +5,8 @@ log-probabilities a_r = log w_r + 2 (c (u_r / 2 - u_max / 2)), normalises
 them in log space, and inverts ONE ``rng.random()`` draw through the
 cumulative sums of the probabilities, accumulated left to right
 (:func:`refdp.mechanisms.sample_index`).  :func:`exponential_mechanism`
-here performs the same float operations in the same order through ``map``
-and :func:`itertools.accumulate` (a left-to-right running sum, exactly the
+here performs the same float operations in the same order, in list
+comprehensions and :func:`itertools.accumulate` (a left-to-right running sum, exactly the
 reference's loop) and finds the index with :func:`bisect.bisect_right`, so
 the result is the reference's index for every draw.  It records the same
 ledger charge, before drawing.  Candidates of weight 0 are rare
@@ -18,8 +18,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_right
-from itertools import accumulate, repeat
-from operator import add, mul, sub
+from itertools import accumulate
 from typing import List, Optional, Sequence
 
 from refdp.mechanisms import SensitivityLike
@@ -34,13 +33,19 @@ _SAMPLER_CLAIM = "exponential-mechanism-float-sampler"
 
 
 def _probabilities(u: List[float], weights: Optional[List[float]], c: float) -> List[float]:
+    # One comprehension per step: CPython (3.11+) runs float arithmetic in a comprehension faster
+    # than a chain of maps, and the operations and their order are the reference's.
     half_max = 0.5 * max(u)
-    logs = repeat(0.0) if weights is None else map(math.log, weights)
-    a = list(map(add, logs, map(mul, repeat(2.0), map(mul, repeat(c), map(sub, map(mul, repeat(0.5), u), repeat(half_max))))))
+    log = math.log
+    if weights is None:
+        a = [0.0 + 2.0 * (c * (0.5 * x - half_max)) for x in u]
+    else:
+        a = [log(w) + 2.0 * (c * (0.5 * x - half_max)) for w, x in zip(weights, u)]
     a_max = max(a)
-    shifted = list(map(sub, a, repeat(a_max)))
+    shifted = [x - a_max for x in a]
     log_sum = math.log(math.fsum(map(math.exp, shifted)))
-    return list(map(math.exp, map(sub, shifted, repeat(log_sum))))
+    exp = math.exp
+    return [exp(x - log_sum) for x in shifted]
 
 
 def exponential_mechanism(

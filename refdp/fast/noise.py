@@ -17,11 +17,12 @@ from fractions import Fraction
 from math import gcd
 from typing import Callable, List, Optional, Sequence, Union
 
+from refdp.mechanisms import discrete_laplace_mechanism
 from refdp.mechanisms import noisy_histogram as reference_histogram
 from refdp.privacy import Ledger, Number, as_epsilon, cell, check_partition
 from refdp.rng import RandomSource
 
-__all__ = ["discrete_laplace", "noisy_histogram"]
+__all__ = ["discrete_laplace", "noisy_count", "noisy_histogram"]
 
 
 def _bernoulli_exp_unit(numerator: int, denominator: int, randrange: Callable[[int], int]) -> bool:
@@ -56,6 +57,28 @@ def discrete_laplace(scale: Fraction, rng: RandomSource) -> int:
         if negative and y == 0:
             continue
         return -y if negative else y
+
+
+def noisy_count(
+    value: int, *, epsilon: Number, rng: RandomSource, ledger: Ledger, label: str, partition: Sequence[str] = ()
+) -> int:
+    """:func:`refdp.mechanisms.discrete_laplace_mechanism` with sensitivity 1: same charge, same draws.
+
+    Anything but a plain int count >= 0 goes to the reference function (which refuses it).
+    """
+    if type(value) is not int or value < 0:
+        return discrete_laplace_mechanism(value, epsilon=epsilon, rng=rng, ledger=ledger, label=label, partition=partition)
+    eps = as_epsilon(epsilon)
+    path = check_partition(partition)
+    ledger.charge(
+        label=label,
+        mechanism="discrete-laplace",
+        epsilon=eps,
+        sensitivity=Fraction(1),
+        claims=("discrete-laplace-mechanism",),
+        partition=path,
+    )
+    return value + discrete_laplace(1 / eps, rng)
 
 
 def noisy_histogram(
