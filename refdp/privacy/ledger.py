@@ -113,22 +113,37 @@ def _costs(node: _Node, pick: int) -> Tuple[Fraction, Fraction]:
         else:
             groups.setdefault(key, []).append(costs)
     for cells in groups.values():
-        ones = sorted((c[0] for c in cells), reverse=True)
-        one += ones[0]
-        two += max(max(c[1] for c in cells), sum(ones[:2], Fraction(0)))
+        first, second = _two_largest([c[0] for c in cells])
+        one += first
+        two += max(max(c[1] for c in cells), first + second)
     return one, two
+
+
+def _two_largest(values: Sequence[Fraction]) -> Tuple[Fraction, Fraction]:
+    """The largest and second largest of ``values`` (0 when there is one)."""
+    first, second = values[0], Fraction(0)
+    for value in values[1:]:
+        if value > first:
+            first, second = value, first
+        elif value > second:
+            second = value
+    return first, second
 
 
 def compose(charges: Iterable[Charge], relation: Relation) -> Tuple[Fraction, Fraction]:
     """The total (epsilon, delta) of ``charges`` by the composition rule above."""
     root = _Node()
+    has_delta = False
     for charge in charges:
+        has_delta = has_delta or charge.delta != 0
         node = root
         for component in charge.partition:
             node = node.children.setdefault(component, _Node())
         node.own.append(charge)
     index = 0 if relation is Relation.ADD_REMOVE else 1
-    return _costs(root, 0)[index], _costs(root, 1)[index]
+    # most ledgers spend no delta; composing zeros would cost as much as epsilon
+    delta = _costs(root, 1)[index] if has_delta else Fraction(0)
+    return _costs(root, 0)[index], delta
 
 
 class Ledger:
