@@ -38,6 +38,7 @@ __all__ = [
     "BaselineTreeClassifier",
     "DPDFClassifier",
     "DPAdaBoostClassifier",
+    "DPEAClassifier",
 ]
 
 
@@ -280,6 +281,59 @@ class DPAdaBoostClassifier(TreeClassifier):
                 "n_features": n_features,
                 "theta": float(theta),
                 "variant": variant,
+            },
+            relation=relation,
+            seed=seed,
+            rng=rng,
+            engine=engine,
+        )
+
+
+class DPEAClassifier(TreeClassifier):
+    """DPEA (Bai et al. 2017): the exponential mechanism selects whole subtrees; see :mod:`refdp.algorithms.dpea`.
+
+    ``epsilon`` is the total budget, ``max_depth`` the depth D (splits on a
+    path), ``embed_depth`` d (``"1"``, ``"2"``, ... or ``"whole"``; an int is
+    accepted), ``search`` ``"exact"`` (the default, a perfect sampler),
+    ``"exhaustive"``, ``"mcmc"`` or ``"paper"``, ``variant`` ``"sound"`` (the
+    default) or the unsound ``"published"`` (which stops on ``min_size`` true
+    counts and runs the paper's chain with ``buffer`` and ``threshold``);
+    ``steps`` is the MCMC step count and ``max_subtrees`` caps the exhaustive
+    list.  DPEA has the reference engine only.
+    """
+
+    algorithm = "dpea"
+
+    def __init__(
+        self,
+        epsilon: Number = 1,
+        *,
+        max_depth: int = 4,
+        embed_depth: Union[int, str] = "2",
+        search: str = "exact",
+        variant: str = "sound",
+        steps: int = 1000,
+        buffer: int = 50,
+        threshold: float = 1.0,
+        min_size: int = 20,
+        max_subtrees: int = 1_000_000,
+        relation: Union[Relation, str] = Relation.ADD_REMOVE,
+        seed: Optional[int] = None,
+        rng: Optional[RandomSource] = None,
+        engine: str = "reference",
+    ) -> None:
+        super().__init__(
+            epsilon,
+            {
+                "max_depth": max_depth,
+                "embed_depth": str(embed_depth),
+                "search": search,
+                "variant": variant,
+                "steps": steps,
+                "buffer": buffer,
+                "threshold": threshold,
+                "min_size": min_size,
+                "max_subtrees": max_subtrees,
             },
             relation=relation,
             seed=seed,

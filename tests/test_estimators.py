@@ -10,12 +10,14 @@ import pytest
 
 from refdp.data import load_builtin
 from refdp.errors import InvalidParameterError, ModelError
-from refdp.estimators import BaselineTreeClassifier, DiffPID3Classifier, ThesisTreeClassifier
+from refdp.estimators import BaselineTreeClassifier, DiffPID3Classifier, DPEAClassifier, ThesisTreeClassifier
 from refdp.privacy import Relation
 from refdp.tree import dumps_model
 
-Estimator = Union[Type[DiffPID3Classifier], Type[ThesisTreeClassifier], Type[BaselineTreeClassifier]]
-CLASSES: List[Estimator] = [DiffPID3Classifier, ThesisTreeClassifier, BaselineTreeClassifier]
+Estimator = Union[
+    Type[DiffPID3Classifier], Type[ThesisTreeClassifier], Type[BaselineTreeClassifier], Type[DPEAClassifier]
+]
+CLASSES: List[Estimator] = [DiffPID3Classifier, ThesisTreeClassifier, BaselineTreeClassifier, DPEAClassifier]
 
 
 @pytest.mark.smoke

@@ -51,3 +51,12 @@ def test_claims_used_by_algorithms_exist() -> None:
     for name in algorithm_names():
         missing = set(get_algorithm(name).claims) - claims
         assert not missing, f"{name} rests on unknown claims {sorted(missing)}"
+
+
+def test_readme_errata_table_lists_every_unsound_published_claim() -> None:
+    """The auditors' errata table in README.md names exactly the published-but-unsound claims."""
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    section = readme.split("**Errata: published claims that fail.**", 1)[1].split("\n## ", 1)[0]
+    listed = {line.split("](", 1)[0].lstrip("| [") for line in section.splitlines() if line.startswith("| [")}
+    unsound = {c.id for c in read_claims(proofs_dir()).values() if c.status == "published-but-unsound"}
+    assert listed == unsound, f"missing: {sorted(unsound - listed)}; not unsound: {sorted(listed - unsound)}"

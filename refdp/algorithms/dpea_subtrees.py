@@ -229,7 +229,6 @@ class _Node:
     """A memoised non-pure node: log Z and, for each candidate root attribute, log prod_v Z(child)."""
 
     log_z: float
-    attributes: Tuple[int, ...]
     log_weights: Tuple[float, ...]
 
 
@@ -301,7 +300,7 @@ class FactorisedSampler:
                     for v, bucket in enumerate(split_rows(self.view, rows, a, self.sizes[a]))
                 )
             )
-        node = _Node(log_sum_exp(weights), attributes, tuple(weights))
+        node = _Node(log_sum_exp(weights), tuple(weights))
         self._memo[conditions] = node
         self._log_zs[conditions] = node.log_z
         return node.log_z
