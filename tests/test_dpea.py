@@ -212,3 +212,9 @@ def test_each_embedding_depth_trains_on_the_papers_data(data: str, embed: str) -
 def test_the_papers_grid_runs_at_depth_8(data: str, embed: str, epsilon: str) -> None:
     model = train("dpea", load_builtin(data), epsilon, {"max_depth": 8, "embed_depth": embed}, rng=1)
     assert depth(model.trees[0]) == 8 and model.receipt.sound
+
+
+def test_a_huge_subtree_count_is_written_as_a_power_of_ten() -> None:
+    vote = load_builtin("vote")
+    with pytest.raises(InvalidParameterError, match=r"would list about 1\.1e15 subtrees of 3 levels over 16"):
+        train("dpea", vote, 1, {"search": "exhaustive", "embed_depth": "3", "max_depth": 3}, rng=1)

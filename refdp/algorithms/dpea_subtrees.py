@@ -201,11 +201,17 @@ def exhaustive_subtrees(
     n = count_subtrees(sizes, attributes, levels)
     if n > max_subtrees:
         raise InvalidParameterError(
-            f"exhaustive search would list {n} subtrees of {levels} levels over {len(attributes)} "
+            f"exhaustive search would list {_how_many(n)} subtrees of {levels} levels over {len(attributes)} "
             f"attributes, more than max_subtrees={max_subtrees}; use search=exact (same distribution, "
             f"no list), a smaller embed_depth, or raise max_subtrees"
         )
     return _enumerate(view, rows, attributes, levels, sizes)
+
+
+def _how_many(n: int) -> str:
+    """``n`` in digits, or as a power of ten when the digits would fill the screen."""
+    digits = len(str(n))
+    return str(n) if digits <= 15 else f"about {str(n)[0]}.{str(n)[1]}e{digits - 1}"
 
 
 def _enumerate(

@@ -259,7 +259,6 @@ class _Driver(Generic[X, O]):
         return outcomes
 
     def _count(self, side: int, outcome: Outcome, detail: str) -> None:
-        runs_before = self.done  # runs of earlier chunks; this chunk's are counted as they come
         if not isinstance(outcome, Failure):
             self.all_failed_so_far = False
             return
@@ -276,10 +275,16 @@ class _Driver(Generic[X, O]):
             name = "D" if side == 0 else "D'"
             raise DataError(
                 f"more than {self.max_failure_rate:g} of the {self.per_side} runs on {name} failed "
-                f"({self.failed[side]} so far, after {runs_before} runs): a verdict would be about the "
+                f"({self._so_far(side)}): a verdict would be about the "
                 f"failures, not the claim. Fix the program, raise the time limit, or pass a larger "
                 f"max_failure_rate. First failure: {self.first_failure}"
             )
+
+
+    def _so_far(self, side: int) -> str:
+        if self.all_failed_so_far:
+            return f"every one of the {sum(self.failed)} runs so far failed"
+        return f"{self.failed[side]} have failed so far"
 
 
 def _result(future: "concurrent.futures.Future[List[Row]]") -> List[Row]:
