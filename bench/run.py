@@ -124,7 +124,7 @@ def bench_refdp(train_data: Dataset, test: Dataset, repeats: int, names: Sequenc
     for name in names:
         spec = get_algorithm(name)
         params = PARAMS.get(name, {})
-        engines = ["reference"] + (["array"] if spec.array_fit is not None else [])
+        engines = ["reference"] + (["array"] if spec.has_array_engine else [])
         for engine in engines:
             def fit() -> TreeModel:
                 return train(name, train_data, EPSILON, params, rng=SEED, engine=engine)

@@ -89,12 +89,12 @@ SETTINGS = settings(max_examples=40, deadline=None)
 
 def test_every_fast_algorithm_is_registered_with_an_array_engine() -> None:
     for name in FAST:
-        assert get_algorithm(name).array_fit is not None, name
+        assert get_algorithm(name).has_array_engine, name
     assert set(FAST) <= set(algorithm_names())
 
 
 def test_an_algorithm_without_the_array_engine_says_so() -> None:
-    lacking = [n for n in algorithm_names() if get_algorithm(n).array_fit is None]
+    lacking = [n for n in algorithm_names() if get_algorithm(n).has_array_engine is False]
     for name in lacking:
         with pytest.raises(InvalidParameterError, match="no array engine"):
             get_algorithm(name).fitter("array")

@@ -45,7 +45,7 @@ from refdp.privacy import Relation
 from refdp.rng import RandomSource
 from refdp.tree import CategoricalSplit, Leaf, Node, ThresholdSplit, TreeModel, ValueSplit
 
-__all__ = ["SPEC", "fit_tree_baseline", "fit_tree_baseline_array", "LEAK"]
+__all__ = ["SPEC", "fit_tree_baseline", "LEAK"]
 
 LEAK = "non-private baseline: reads the data directly"
 
@@ -137,10 +137,13 @@ class _Builder:
 
 def _fit(
     data: Dataset,
+    epsilon: Fraction,
     params: Mapping[str, Param],
+    rng: RandomSource,
     relation: Relation,
     engine: Engine,
 ) -> TreeModel:
+    """:func:`fit_tree_baseline` on ``engine``."""
     depth = non_negative_int(params, "max_depth")
     ledger = start_ledger(data, relation)
     ledger.record_leak(LEAK)
@@ -161,20 +164,7 @@ def fit_tree_baseline(
     relation: Relation,
 ) -> TreeModel:
     """Grow the non-private tree; ``epsilon`` and ``rng`` are ignored (nothing is randomised)."""
-    return _fit(data, params, relation, REFERENCE)
-
-
-def fit_tree_baseline_array(
-    data: Dataset,
-    epsilon: Fraction,
-    params: Mapping[str, Param],
-    rng: RandomSource,
-    relation: Relation,
-) -> TreeModel:
-    """:func:`fit_tree_baseline` on the array engine (:mod:`refdp.fast`): the same model, faster."""
-    from refdp.fast import ARRAY  # here, not at the top: refdp.fast builds on this package
-
-    return _fit(data, params, relation, ARRAY)
+    return _fit(data, epsilon, params, rng, relation, REFERENCE)
 
 
 SPEC = register(
@@ -196,6 +186,6 @@ SPEC = register(
         ),
         claims=(),
         fit=fit_tree_baseline,
-        array_fit=fit_tree_baseline_array,
+        engine_fit=_fit,
     )
 )

@@ -75,7 +75,7 @@ from refdp.tree import CategoricalSplit, Leaf, Node, ThresholdSplit, TreeModel
 __all__ = [
     "SPEC",
     "fit_diffpid3",
-    "fit_diffpid3_array",
+   
     "per_query_epsilon",
     "stops",
     "size_bound",
@@ -277,19 +277,6 @@ def fit_diffpid3(
     return _fit(data, epsilon, params, rng, relation, REFERENCE)
 
 
-def fit_diffpid3_array(
-    data: Dataset,
-    epsilon: Fraction,
-    params: Mapping[str, Param],
-    rng: RandomSource,
-    relation: Relation,
-) -> TreeModel:
-    """:func:`fit_diffpid3` on the array engine (:mod:`refdp.fast`): the same model, faster."""
-    from refdp.fast import ARRAY  # here, not at the top: refdp.fast builds on this package
-
-    return _fit(data, epsilon, params, rng, relation, ARRAY)
-
-
 _QUALITIES: Tuple[str, ...] = ("info-gain", "gini", "max")
 
 SPEC = register(
@@ -317,6 +304,6 @@ SPEC = register(
         ),
         claims=CLAIMS,
         fit=fit_diffpid3,
-        array_fit=fit_diffpid3_array,
+        engine_fit=_fit,
     )
 )

@@ -83,7 +83,7 @@ from refdp.tree import CategoricalSplit, IntervalSplit, Leaf, Node, TreeModel
 __all__ = [
     "SPEC",
     "fit_dpdf",
-    "fit_dpdf_array",
+   
     "equal_width_thresholds",
     "per_query_epsilon",
     "published_sensitivity",
@@ -374,19 +374,6 @@ def fit_dpdf(
     return _fit(data, epsilon, params, rng, relation, REFERENCE)
 
 
-def fit_dpdf_array(
-    data: Dataset,
-    epsilon: Fraction,
-    params: Mapping[str, Param],
-    rng: RandomSource,
-    relation: Relation,
-) -> TreeModel:
-    """:func:`fit_dpdf` on the array engine (:mod:`refdp.fast`): the same model, faster."""
-    from refdp.fast import ARRAY  # here, not at the top: refdp.fast builds on this package
-
-    return _fit(data, epsilon, params, rng, relation, ARRAY)
-
-
 _VARIANTS: Tuple[str, ...] = ("sound", "published")
 
 SPEC = register(
@@ -415,6 +402,6 @@ SPEC = register(
         ),
         claims=CLAIMS,
         fit=fit_dpdf,
-        array_fit=fit_dpdf_array,
+        engine_fit=_fit,
     )
 )

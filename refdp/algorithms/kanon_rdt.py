@@ -69,7 +69,7 @@ from refdp.privacy.lqs import LqsResult, exp_bounds, float_up, lqs_delta, lqs_mi
 from refdp.rng import RandomSource
 from refdp.tree import Count, Node, TreeModel
 
-__all__ = ["TreeGuarantee", "tree_guarantee", "fit_kanon_rdt", "fit_kanon_rdt_array", "SPEC"]
+__all__ = ["TreeGuarantee", "tree_guarantee", "fit_kanon_rdt", "SPEC"]
 
 SOUND_CLAIMS = ("lqs-sampling-suppression", "lqs-delta-certified", "kanon-rdt-privacy", "sequential-composition")
 CLAIMS = SOUND_CLAIMS + ("leaf-total-suppression-not-private",)
@@ -138,6 +138,10 @@ def _fit(
     relation: Relation,
     engine: Engine,
 ) -> TreeModel:
+    """:func:`fit_kanon_rdt` on ``engine``.  The array engine makes the sampling draws directly;
+    the rows are drawn and routed one by one on both engines, because a node of the lazily drawn
+    structure is drawn between two rows' samples.
+    """
     schema = data.schema
     variant = str(params["variant"])
     if variant not in VARIANTS:
@@ -204,23 +208,6 @@ def fit_kanon_rdt(
     return _fit(data, epsilon, params, rng, relation, REFERENCE)
 
 
-def fit_kanon_rdt_array(
-    data: Dataset,
-    epsilon: Fraction,
-    params: Mapping[str, Param],
-    rng: RandomSource,
-    relation: Relation,
-) -> TreeModel:
-    """:func:`fit_kanon_rdt` on the array engine: the same model; the sampling draws are made directly.
-
-    The rows are drawn and routed one by one on both engines, because a
-    node of the lazily drawn structure is drawn between two rows' samples.
-    """
-    from refdp.fast import ARRAY  # here, not at the top: refdp.fast builds on this package
-
-    return _fit(data, epsilon, params, rng, relation, ARRAY)
-
-
 SPEC = register(
     AlgorithmSpec(
         name="kanon-rdt",
@@ -244,6 +231,6 @@ SPEC = register(
         ),
         claims=CLAIMS,
         fit=fit_kanon_rdt,
-        array_fit=fit_kanon_rdt_array,
+        engine_fit=_fit,
     )
 )

@@ -25,7 +25,7 @@ from refdp.privacy import Relation
 from refdp.rng import RandomSource
 from refdp.tree import Leaf, TreeModel
 
-__all__ = ["fit_noisy_majority", "fit_noisy_majority_array", "SPEC"]
+__all__ = ["fit_noisy_majority", "SPEC"]
 
 CLAIMS = ("discrete-laplace-mechanism", "laplace-mechanism", "parallel-composition")
 
@@ -61,19 +61,6 @@ def fit_noisy_majority(
     return _fit(data, epsilon, params, rng, relation, REFERENCE)
 
 
-def fit_noisy_majority_array(
-    data: Dataset,
-    epsilon: Fraction,
-    params: Mapping[str, Param],
-    rng: RandomSource,
-    relation: Relation,
-) -> TreeModel:
-    """:func:`fit_noisy_majority` on the array engine (:mod:`refdp.fast`)."""
-    from refdp.fast import ARRAY  # here, not at the top: refdp.fast builds on this package
-
-    return _fit(data, epsilon, params, rng, relation, ARRAY)
-
-
 SPEC = register(
     AlgorithmSpec(
         name="noisy-majority",
@@ -92,6 +79,6 @@ SPEC = register(
         ),
         claims=CLAIMS,
         fit=fit_noisy_majority,
-        array_fit=fit_noisy_majority_array,
+        engine_fit=_fit,
     )
 )

@@ -47,7 +47,7 @@ from refdp.privacy import Relation, cell
 from refdp.rng import RandomSource
 from refdp.tree import Count, Node, TreeModel
 
-__all__ = ["fit_private_rdt", "fit_private_rdt_array", "SPEC"]
+__all__ = ["fit_private_rdt", "SPEC"]
 
 CLAIMS = (
     "private-rdt-budget",
@@ -117,19 +117,6 @@ def fit_private_rdt(
     return _fit(data, epsilon, params, rng, relation, REFERENCE)
 
 
-def fit_private_rdt_array(
-    data: Dataset,
-    epsilon: Fraction,
-    params: Mapping[str, Param],
-    rng: RandomSource,
-    relation: Relation,
-) -> TreeModel:
-    """:func:`fit_private_rdt` on the array engine (:mod:`refdp.fast`): the same model, faster."""
-    from refdp.fast import ARRAY  # here, not at the top: refdp.fast builds on this package
-
-    return _fit(data, epsilon, params, rng, relation, ARRAY)
-
-
 SPEC = register(
     AlgorithmSpec(
         name="private-rdt",
@@ -156,6 +143,6 @@ SPEC = register(
         ),
         claims=CLAIMS,
         fit=fit_private_rdt,
-        array_fit=fit_private_rdt_array,
+        engine_fit=_fit,
     )
 )

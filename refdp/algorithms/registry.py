@@ -12,13 +12,16 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable, Dict, Mapping, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Callable, Dict, Mapping, Optional, Sequence, Tuple, Union
 
 from refdp.data import Dataset
 from refdp.errors import InvalidParameterError
 from refdp.privacy import Ledger, Number, Relation, as_epsilon, receipt_from_ledger
 from refdp.rng import RandomSource, RngLike, as_rng
 from refdp.tree import Node, TreeModel
+
+if TYPE_CHECKING:  # greedy builds on this module
+    from refdp.algorithms.greedy import Engine
 
 __all__ = [
     "Param",
@@ -32,10 +35,12 @@ __all__ = [
     "finish_model",
     "train",
     "ENGINES",
+    "EngineFit",
 ]
 
 Param = Union[int, float, str]
 Fit = Callable[[Dataset, Fraction, Mapping[str, Param], RandomSource, Relation], TreeModel]
+EngineFit = Callable[[Dataset, Fraction, Mapping[str, Param], RandomSource, Relation, "Engine"], TreeModel]
 
 #: The engines a model can be trained with.  "reference" is the plain code that
 #: follows the paper; "array" (where an algorithm has it) counts through
@@ -99,7 +104,12 @@ class AlgorithmSpec:
     parameters: Tuple[Parameter, ...]
     claims: Tuple[str, ...]
     fit: Fit
-    array_fit: Optional[Fit] = None
+    engine_fit: Optional[EngineFit] = None
+    """``fit`` with its counting engine as a last argument, for algorithms that have the array engine."""
+
+    @property
+    def has_array_engine(self) -> bool:
+        return self.engine_fit is not None
 
     def fitter(self, engine: str = "reference") -> Fit:
         """The fit function of ``engine`` ("reference" or "array")."""
@@ -107,11 +117,19 @@ class AlgorithmSpec:
             raise InvalidParameterError(f"engine must be one of {', '.join(ENGINES)}; got {engine!r}")
         if engine == "reference":
             return self.fit
-        if self.array_fit is None:
+        engine_fit = self.engine_fit
+        if engine_fit is None:
             raise InvalidParameterError(
                 f"{self.name} has no array engine yet; use engine=reference"
             )
-        return self.array_fit
+        from refdp.fast import ARRAY  # here, not at the top: refdp.fast builds on the algorithms
+
+        def fit(
+            data: Dataset, epsilon: Fraction, params: Mapping[str, Param], rng: RandomSource, relation: Relation
+        ) -> TreeModel:
+            return engine_fit(data, epsilon, params, rng, relation, ARRAY)
+
+        return fit
 
     def resolve(self, given: Mapping[str, Union[str, Param]]) -> Dict[str, Param]:
         """Defaults overridden by ``given``; unknown names are an error."""

@@ -90,7 +90,7 @@ from refdp.tree import Count, Leaf, Node, ThresholdSplit, TreeModel, ValueSplit
 __all__ = [
     "SPEC",
     "fit_thesis_tree",
-    "fit_thesis_tree_array",
+   
     "per_query_epsilon",
     "SOUND_INTERNAL",
     "SOUND_LEAF",
@@ -477,19 +477,6 @@ def fit_thesis_tree(
     return _fit(data, epsilon, params, rng, relation, REFERENCE)
 
 
-def fit_thesis_tree_array(
-    data: Dataset,
-    epsilon: Fraction,
-    params: Mapping[str, Param],
-    rng: RandomSource,
-    relation: Relation,
-) -> TreeModel:
-    """:func:`fit_thesis_tree` on the array engine (:mod:`refdp.fast`): the same model, faster."""
-    from refdp.fast import ARRAY  # here, not at the top: refdp.fast builds on this package
-
-    return _fit(data, epsilon, params, rng, relation, ARRAY)
-
-
 SPEC = register(
     AlgorithmSpec(
         name="thesis-tree",
@@ -516,6 +503,6 @@ SPEC = register(
         ),
         claims=CLAIMS,
         fit=fit_thesis_tree,
-        array_fit=fit_thesis_tree_array,
+        engine_fit=_fit,
     )
 )
