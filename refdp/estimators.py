@@ -129,7 +129,8 @@ class DiffPID3Classifier(TreeClassifier):
     ``epsilon`` is the total budget B, ``max_depth`` the depth d,
     ``quality`` one of ``"info-gain"``, ``"gini"``, ``"max"``, and
     ``max_size`` the public bound N on the data set's size for info-gain
-    (0 for the default).
+    (0 for the default), ``grid`` the cells of the public threshold grid of
+    each continuous attribute.
     """
 
     algorithm = "diffpid3"
@@ -141,6 +142,7 @@ class DiffPID3Classifier(TreeClassifier):
         max_depth: int = 5,
         quality: str = "info-gain",
         max_size: int = 0,
+        grid: int = 64,
         relation: Union[Relation, str] = Relation.ADD_REMOVE,
         seed: Optional[int] = None,
         rng: Optional[RandomSource] = None,
@@ -148,7 +150,7 @@ class DiffPID3Classifier(TreeClassifier):
     ) -> None:
         super().__init__(
             epsilon,
-            {"max_depth": max_depth, "quality": quality, "max_size": max_size},
+            {"max_depth": max_depth, "quality": quality, "max_size": max_size, "grid": grid},
             relation=relation,
             seed=seed,
             rng=rng,
@@ -161,7 +163,9 @@ class ThesisTreeClassifier(TreeClassifier):
 
     ``epsilon`` is the total budget, ``max_depth`` the depth d,
     ``min_samples`` the threshold m_s, ``quality`` ``"max"`` or ``"gini"``,
-    and ``variant`` ``"sound"`` (default) or the unsound ``"published"``.
+    ``grid`` the cells of the public threshold grid of each continuous
+    attribute, and ``variant`` ``"sound"`` (default), the unsound
+    ``"published"`` or the planted ``"float-threshold"``.
     """
 
     algorithm = "thesis-tree"
@@ -173,6 +177,7 @@ class ThesisTreeClassifier(TreeClassifier):
         max_depth: int = 5,
         min_samples: int = 5,
         quality: str = "max",
+        grid: int = 64,
         variant: str = "sound",
         relation: Union[Relation, str] = Relation.ADD_REMOVE,
         seed: Optional[int] = None,
@@ -181,7 +186,7 @@ class ThesisTreeClassifier(TreeClassifier):
     ) -> None:
         super().__init__(
             epsilon,
-            {"max_depth": max_depth, "min_samples": min_samples, "quality": quality, "variant": variant},
+            {"max_depth": max_depth, "min_samples": min_samples, "quality": quality, "grid": grid, "variant": variant},
             relation=relation,
             seed=seed,
             rng=rng,

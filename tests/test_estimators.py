@@ -57,11 +57,13 @@ def test_a_seed_replays_and_an_rng_is_drawn_from(cls: Estimator) -> None:
 def test_paper_parameters_reach_the_algorithm() -> None:
     data = load_builtin("vote")
     clf = ThesisTreeClassifier(
-        Fraction(1, 2), max_depth=2, min_samples=7, quality="gini", variant="published",
+        Fraction(1, 2), max_depth=2, min_samples=7, quality="gini", variant="published", grid=16,
         relation="substitute", seed=1,
     ).fit(data)
     assert clf.model_.variant == "published" and not clf.receipt_.sound
-    assert clf.model_.params == {"variant": "published", "quality": "gini", "max_depth": 2, "min_samples": 7}
+    assert clf.model_.params == {
+        "variant": "published", "quality": "gini", "max_depth": 2, "min_samples": 7, "grid": 16
+    }
     assert clf.receipt_.relation is Relation.SUBSTITUTE
     d3 = DiffPID3Classifier(1, quality="max", max_size=1000, seed=1)
     assert d3.get_params()["max_size"] == 1000 and d3.get_params()["epsilon"] == 1

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from refdp.algorithms.greedy import ReferenceCounts
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset, Schema
+from refdp.data.grid import ThresholdGrid
 from refdp.fast import ArrayCounts
 from refdp.fast import exponential_mechanism as fast_exponential
 from refdp.fast.noise import discrete_laplace as fast_discrete_laplace
@@ -54,6 +55,8 @@ def test_node_counts_and_partitions_agree(data: st.DataObject) -> None:
         assert ref.lengths() == arr.lengths() and ref.below_sizes() == arr.below_sizes()
         for quality in ("max", "gini", "info-gain"):
             assert [repr(x) for x in ref.scores(quality)] == [repr(x) for x in arr.scores(quality)], quality
+        grid = ThresholdGrid.of(attribute, data.draw(st.integers(2, 300)))
+        assert reference.grid_table(rows, a, grid) == array.grid_table(arows, a, grid)
         t = data.draw(st.floats(lower, upper, allow_nan=False))
         assert [len(p) for p in reference.split_threshold(rows, a, t)] == [
             len(p) for p in array.split_threshold(arows, a, t)

@@ -72,7 +72,7 @@ def test_algorithms_lists_the_greedy_trees(capsys: pytest.CaptureFixture[str]) -
     listed = {a["name"]: a for a in json.loads(out)}
     assert {"diffpid3", "thesis-tree", "tree-baseline"} <= set(listed)
     variants = {v["name"]: v["sound"] for v in listed["thesis-tree"]["variants"]}
-    assert variants == {"sound": True, "published": False}
+    assert variants == {"sound": True, "published": False, "float-threshold": False}
     assert listed["tree-baseline"]["variants"][0]["sound"] is False
 
 

@@ -26,7 +26,7 @@ import pytest
 
 from refdp.algorithms import Param, get_algorithm
 from refdp.algorithms.diffpid3 import per_query_epsilon as diffpid3_epsilon
-from refdp.algorithms.greedy import TrainingView, threshold_intervals
+from refdp.algorithms.greedy import ReferenceCounts, TrainingView, grid_threshold_tables, threshold_intervals
 from refdp.algorithms.thesis_tree import per_query_epsilon as thesis_epsilon
 from refdp.algorithms.thesis_tree import published_best_value, published_score
 from refdp.audit import (
@@ -42,6 +42,7 @@ from refdp.audit import (
     push_forward,
 )
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset, Schema
+from refdp.data.grid import ThresholdGrid
 from refdp.mechanisms import discrete_laplace_cdf, discrete_laplace_pmf
 from refdp.privacy import Relation
 from refdp.scoring import get_quality
@@ -337,31 +338,33 @@ def _threshold_table(data: Dataset, t: float) -> List[List[int]]:
     return table
 
 
-def _log_densities(
-    data: Dataset, cells: Sequence[Tuple[float, float]], eps: Fraction, quality: str, relation: Relation, mixed: bool
-) -> Dict[Hashable, float]:
-    """log density of every outcome of the exponential mechanism over thresholds (and pairs).
+GRID_CELLS = 8  # grid points 1.25, 2.5, ..., 8.75 of the range [0, 10]
 
-    ``cells`` refine both neighbours' intervals, so the utility is constant on
-    each; the density is with respect to Lebesgue/(u - l) on the range and
-    counting on the categorical pairs (``mixed``), or Lebesgue alone.
+
+def _grid_log_probabilities(
+    data: Dataset, eps: Fraction, quality: str, relation: Relation, mixed: bool
+) -> Dict[Hashable, float]:
+    """log P of every outcome of the exponential mechanism over the grid thresholds (and pairs).
+
+    The thesis tree's single mechanism (``mixed``) weighs each categorical
+    (attribute, value) pair as much as the whole range (cells - 1 grid
+    points of weight 1); DiffP-C4.5's threshold mechanism (not mixed) has
+    uniform weights over the grid points.
     """
     q = get_quality(quality)
     c = float(eps) / (2 * float(q.sensitivity(relation)))
-    width = 10.0 if mixed else 1.0
+    grid = ThresholdGrid.of(MIXED.attributes[0], GRID_CELLS)  # type: ignore[arg-type]
     terms: Dict[Hashable, float] = {}
-    for start, end in cells:
-        terms[("t", start)] = c * float(q(_threshold_table(data, (start + end) / 2)))
-    log_z_parts = [terms[("t", s)] + math.log((e - s) / width) for s, e in cells]
+    for k in range(1, GRID_CELLS):
+        terms[("t", k)] = c * float(q(_threshold_table(data, float(grid.point(k)))))
     if mixed:
         total = _counts(data, range(len(data)))
         table = _table(data, range(len(data)), 1, 2)
         for v in range(2):
             u = float(q([table[v], [t - x for t, x in zip(total, table[v])]]))
-            terms[("pair", v)] = c * u
-            log_z_parts.append(c * u)
-    top = max(log_z_parts)
-    log_z = top + math.log(math.fsum(math.exp(p - top) for p in log_z_parts))
+            terms[("pair", v)] = c * u + math.log(GRID_CELLS - 1)
+    top = max(terms.values())
+    log_z = top + math.log(math.fsum(math.exp(x - top) for x in terms.values()))
     return {key: value - log_z for key, value in terms.items()}
 
 
@@ -369,22 +372,35 @@ def _log_densities(
 @pytest.mark.parametrize("relation", list(Relation))
 @pytest.mark.parametrize("quality", ["max", "gini"])
 @pytest.mark.parametrize("mixed", [True, False])
-def test_threshold_density_ratio_is_within_epsilon(relation: Relation, quality: str, mixed: bool) -> None:
+def test_grid_threshold_log_ratio_is_within_epsilon(relation: Relation, quality: str, mixed: bool) -> None:
     eps = Fraction(1)
-    data = _mixed(MIXED_ROWS)
+    # Pure cells of a few records each: a record of the other class moves their Gini by nearly 2.
+    data = _mixed(MIXED_ROWS + [(0.5, 0, 0)] * 4 + [(9.5, 1, 1)] * 4)
     worst = 0.0
-    for _, neighbour in all_neighbours(data, relation, candidates={"x": [0.0, 2.5, 4.0, 10.0]}):
-        points = sorted({0.0, 10.0} | set(data.values(0)) | set(neighbour.values(0)))
-        cells = [(a, b) for a, b in zip(points, points[1:]) if b > a]
-        p = _log_densities(data, cells, eps, quality, relation, mixed)
-        q = _log_densities(neighbour, cells, eps, quality, relation, mixed)
+    for _, neighbour in all_neighbours(data, relation, candidates={"x": [0.0, 1.0, 2.5, 4.0, 6.0, 10.0]}):
+        p = _grid_log_probabilities(data, eps, quality, relation, mixed)
+        q = _grid_log_probabilities(neighbour, eps, quality, relation, mixed)
+        assert p.keys() == q.keys()  # the outcomes are the public grid and pairs, whatever the data
         worst = max(worst, max(abs(p[k] - q[k]) for k in p))
     assert worst <= float(eps) + LOG_SLACK, (quality, relation, mixed, worst)
     assert worst > 0.2 * float(eps), worst  # not vacuous (the Gini bound 2 is a supremum)
 
 
 @pytest.mark.claim("continuous-split-exponential-mechanism")
+def test_grid_tables_match_brute_force_counts() -> None:
+    data = _mixed(MIXED_ROWS + [(10.0, 0, 1), (0.0, 1, 0), (1.25, 0, 0)])
+    grid = ThresholdGrid.of(MIXED.attributes[0], GRID_CELLS)  # type: ignore[arg-type]
+    counts = ReferenceCounts(data)
+    for rows in ([0, 1, 2, 3, 4, 5, 6, 7], [1, 2], [], [7, 3, 2]):
+        tables = grid_threshold_tables(counts.grid_table(rows, 0, grid))
+        assert len(tables) == GRID_CELLS - 1
+        subset = data.subset(rows)
+        for k, table in enumerate(tables, 1):
+            assert table == _threshold_table(subset, float(grid.point(k))), (rows, k)
+
+
 def test_threshold_intervals_match_brute_force_counts() -> None:
+    # The interval candidates of the non-private baseline and of the planted float-threshold fault.
     data = _mixed(MIXED_ROWS)
     view = TrainingView.of(data)
     for rows in ([0, 1, 2, 3, 4], [1, 2], [], [4, 3, 2]):
@@ -399,21 +415,17 @@ def test_threshold_intervals_match_brute_force_counts() -> None:
                 assert [list(r) for r in interval.table] == expected, (rows, interval, t)
 
 
-@pytest.mark.claim("continuous-split-exponential-mechanism", "dkw-goodness-of-fit")
-def test_root_threshold_of_the_thesis_tree_follows_the_density() -> None:
-    """Given a split at the root, P(threshold in each cell) is the exact mechanism's mass there."""
+@pytest.mark.claim("continuous-split-exponential-mechanism", "exponential-mechanism-exact-sampler", "dkw-goodness-of-fit")
+def test_root_threshold_of_the_thesis_tree_follows_the_exact_law() -> None:
+    """Given a split at the root, P(each grid threshold or pair) is the exact mechanism's."""
     budget, depth = Fraction(6), 1
     data = _mixed(MIXED_ROWS)
     eps = thesis_epsilon(budget, depth, Relation.ADD_REMOVE)
-    points = sorted({0.0, 10.0} | set(data.values(0)))
-    cells = [(a, b) for a, b in zip(points, points[1:]) if b > a]
-    log_density = _log_densities(data, cells, eps, "max", Relation.ADD_REMOVE, True)
-    mass: Dict[Tuple[str, float], float] = {("t", s): math.exp(log_density[("t", s)]) * (e - s) / 10.0 for s, e in cells}
-    mass.update({("pair", float(v)): math.exp(log_density[("pair", v)]) for v in range(2)})
-    assert abs(math.fsum(mass.values()) - 1.0) < 1e-12
-    keys = sorted(mass, key=repr)
+    log_p = _grid_log_probabilities(data, eps, "max", Relation.ADD_REMOVE, True)
+    keys = sorted(log_p, key=repr)
+    grid = ThresholdGrid.of(MIXED.attributes[0], GRID_CELLS)  # type: ignore[arg-type]
     spec = get_algorithm("thesis-tree")
-    params = spec.resolve({"max_depth": depth, "min_samples": -10**9})
+    params = spec.resolve({"max_depth": depth, "min_samples": -10**9, "grid": GRID_CELLS})
     n = dkw_power_sample_size(DISTANCE, FALSE_ALARM, MISS)
     rng = random.Random(5)
     samples: List[float] = []
@@ -422,15 +434,13 @@ def test_root_threshold_of_the_thesis_tree_follows_the_density() -> None:
         if isinstance(root, Leaf):
             continue
         if isinstance(root, ValueSplit):
-            key: Tuple[str, float] = ("pair", root.value)
+            key: Tuple[str, int] = ("pair", root.value)
         else:
             assert isinstance(root, ThresholdSplit)
-            start = max(s for s, e in cells if s < root.threshold)
-            end = min(e for s, e in cells if e >= root.threshold)
-            assert (start, end) in cells and start < root.threshold <= end, root.threshold
-            key = ("t", start)
+            assert root.threshold in grid.points, root.threshold
+            key = ("t", grid.points.index(root.threshold) + 1)
         samples.append(float(keys.index(key)))
-    cumulative = [math.fsum(mass[k] for k in keys[: j + 1]) for j in range(len(keys))]
+    cumulative = [math.fsum(math.exp(log_p[k]) for k in keys[: j + 1]) for j in range(len(keys))]
     distance = ks_statistic(samples, lambda x: 0.0 if x < 0 else cumulative[min(math.floor(x), len(keys) - 1)])
     assert distance <= dkw_bound(n, FALSE_ALARM), (n, distance)
 

@@ -22,6 +22,7 @@ from refdp.mechanisms import (
     exponential_sample_exact,
     sample_index,
 )
+from refdp.mechanisms.inversion import exp_fixed, exp_neg_fixed, sample_by_inversion
 from refdp.privacy import Ledger, Relation
 from refdp.stats import dkw_bound, dkw_power_sample_size, ks_statistic
 
@@ -277,8 +278,102 @@ def test_float_sampler_counterexample_infinite_ratio() -> None:
 # --- the exact sampler, exactly --------------------------------------------------------------
 
 
+class _Bits:
+    """A source of ``getrandbits`` that records every word it hands out."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = random.Random(seed)
+        self.words: List[int] = []
+
+    def getrandbits(self, k: int) -> int:
+        assert k == 32
+        word = self.rng.getrandbits(32)
+        self.words.append(word)
+        return word
+
+    def random(self) -> float:
+        raise AssertionError("the exact sampler must not draw floats")
+
+    def randrange(self, start: int, stop: Optional[int] = None, step: int = 1) -> int:
+        raise AssertionError("the exact sampler draws bits only")
+
+    def interval(self) -> Tuple[Fraction, Fraction]:
+        """The dyadic interval [a / 2**b, (a + 1) / 2**b) of the uniform the words spell."""
+        a = 0
+        for word in self.words:
+            a = (a << 32) | word
+        b = 32 * len(self.words)
+        return Fraction(a, 1 << b), Fraction(a + 1, 1 << b)
+
+
+def _index_of(u: Fraction, weights: Sequence[Fraction]) -> int:
+    """The smallest r with u * T < S_r, in exact arithmetic."""
+    total = sum(weights)
+    running = Fraction(0)
+    for r, w in enumerate(weights):
+        running += w
+        if u * total < running:
+            return r
+    raise AssertionError("u >= 1")
+
+
 @pytest.mark.smoke
-@pytest.mark.claim("exponential-mechanism-exact-sampler")
+@pytest.mark.claim("exact-inversion-sampler")
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.fractions(min_value=0, max_value=50, max_denominator=1000), min_size=1, max_size=12).filter(any),
+    st.integers(0, 2**32),
+    st.randoms(use_true_random=False),
+)
+def test_inversion_returns_the_index_of_every_uniform_it_is_consistent_with(
+    weights: List[Fraction], seed: int, slack: random.Random
+) -> None:
+    # Enclosures loosened at random (but still valid): the returned index must be the exact index
+    # of both ends of the dyadic interval the drawn bits spell, so of every uniform inside it.
+    def enclosures(bits: int) -> Tuple[List[int], List[int]]:
+        scaled = [w * (1 << bits) for w in weights]
+        lower = [max(0, math.floor(x) - slack.randrange(3)) if x else 0 for x in scaled]
+        upper = [math.ceil(x) + slack.randrange(3) if x else 0 for x in scaled]
+        return lower, upper
+
+    source = _Bits(seed)
+    r = sample_by_inversion(enclosures, source)
+    low, high = source.interval()
+    assert weights[r] > 0
+    assert _index_of(low, weights) == r
+    assert _index_of(high - Fraction(1, 1 << 400), weights) == r
+
+
+@pytest.mark.claim("exact-inversion-sampler")
+@settings(max_examples=200, deadline=None)
+@given(
+    st.fractions(min_value=0, max_value=80, max_denominator=10**6),
+    st.sampled_from([8, 32, 64, 128, 256]),
+)
+def test_exp_neg_fixed_encloses_e_to_the_minus_x(x: Fraction, bits: int) -> None:
+    lo, hi = exp_neg_fixed(x.numerator, x.denominator, bits)
+    assert 0 <= lo <= hi <= lo + 2
+    context = decimal.Context(prec=bits // 3 + 60)
+    # context.divide of -n, not unary minus: that would round to the thread's default 28 digits.
+    exact = context.exp(context.divide(decimal.Decimal(-x.numerator), decimal.Decimal(x.denominator)))
+    scaled = context.multiply(exact, decimal.Decimal(1 << bits))
+    # The 60 extra digits make the reference's own error far below the integer steps compared.
+    assert decimal.Decimal(lo) <= scaled <= decimal.Decimal(hi)
+
+
+@pytest.mark.claim("exact-inversion-sampler")
+def test_exp_fixed_ends_are_exact_at_zero_and_refuse_negative_x() -> None:
+    assert exp_neg_fixed(0, 1, 64) == (1 << 64, 1 << 64)
+    assert exp_neg_fixed(10**6, 1, 64) == (0, 1)
+    for bad in ((-1, 2), (1, 0)):
+        with pytest.raises(InvalidParameterError):
+            exp_neg_fixed(*bad, 64)
+        with pytest.raises(InvalidParameterError):
+            exp_fixed(*bad, 64)
+
+
+@pytest.mark.smoke
+@pytest.mark.claim("exponential-mechanism-exact-sampler", "exact-inversion-sampler")
 @pytest.mark.parametrize(
     "utilities, weights",
     [
@@ -288,42 +383,29 @@ def test_float_sampler_counterexample_infinite_ratio() -> None:
     ],
 )
 @pytest.mark.parametrize("epsilon, sensitivity", [(Fraction(1), Fraction(1)), (Fraction(3, 10), Fraction(2))])
-def test_exact_sampler_round_distribution_is_exact(
+def test_exact_sampler_encloses_the_mechanisms_weights(
     utilities: List[Fraction],
     weights: Optional[List[Exact]],
     epsilon: Fraction,
     sensitivity: Fraction,
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    gammas: List[Fraction] = []
-
-    def accepting_bernoulli_exp(gamma: Fraction, rng: object) -> bool:
-        gammas.append(gamma)
-        return True
-
-    monkeypatch.setattr(exponential_module, "bernoulli_exp", accepting_bernoulli_exp)
-    weight_fractions = [Fraction(w) for w in (weights or [1] * len(utilities))]
-    denominator = math.lcm(*(w.denominator for w in weight_fractions))
-    total = int(sum(weight_fractions) * denominator)
-    # Every proposal j in range(W), and the probability exp(-gamma) of accepting it.
-    round_mass = [0.0] * len(utilities)
-    for j in range(total):
-        gammas.clear()
-        r = exponential_sample_exact(
-            utilities, epsilon=epsilon, sensitivity=sensitivity, rng=_Script(randranges=[j]), base_weights=weights
-        )
-        (gamma,) = gammas
-        assert gamma >= 0
-        round_mass[r] += math.exp(-gamma) / total
-    accepted = math.fsum(round_mass)
+    # The enclosures handed to the inversion sampler contain w_r exp(epsilon u_r / (2 Delta_u)) up to
+    # one common factor, at every precision: normalised, they are the mechanism's probabilities.
+    plan = exponential_module._plan_exact(utilities, epsilon, sensitivity, weights)
     expected = exponential_probabilities(
         [float(u) for u in utilities],
         epsilon=epsilon,
         sensitivity=sensitivity,
         base_weights=None if weights is None else [float(w) for w in weights],
     )
-    for got, want in zip(round_mass, expected):
-        assert got / accepted == pytest.approx(want, abs=1e-12)
+    for bits in (64, 128):
+        lower, upper = plan.enclosures(bits)
+        assert all(lo <= hi <= lo + 2 * max(plan.scaled_weights) for lo, hi in zip(lower, upper))
+        for lo, hi, p in zip(lower, upper, expected):
+            assert lo / sum(upper) <= p * (1 + 1e-12) and p <= hi / sum(lower) * (1 + 1e-12)
+    rng = _Bits(7)
+    exponential_sample_exact(utilities, epsilon=epsilon, sensitivity=sensitivity, rng=rng, base_weights=weights)
+    assert len(rng.words) == 3
 
 
 def test_exact_sampler_refuses_floats_and_bad_weights() -> None:

@@ -48,6 +48,8 @@ def _paths(node: Node, used: Tuple[int, ...], bounds: Dict[int, Tuple[float, flo
     assert isinstance(node, ThresholdSplit)
     lower, upper = bounds[node.attribute]
     assert lower <= node.threshold <= upper, (lower, node.threshold, upper)
+    # random trees draw float thresholds from the public range
+    assert isinstance(node.threshold, float)
     _paths(node.below, used, {**bounds, node.attribute: (lower, node.threshold)}, out)
     _paths(node.at_or_above, used, {**bounds, node.attribute: (node.threshold, upper)}, out)
 

@@ -124,7 +124,7 @@ def test_ensemble_voting_rules() -> None:
     [
         (lambda t: t.update(attribute="size"), "not an attribute"),
         (lambda t: t.update(children=[]), "one child per value"),
-        (lambda t: t["children"][0].update(threshold="x"), "finite threshold"),
+        (lambda t: t["children"][0].update(threshold="x"), "finite number or an exact rational"),
         (lambda t: t["children"][2].update(value="purple"), "not in the domain"),
         (lambda t: t["children"][1].update(counts=[1, 2, 3]), "classes"),
     ],

@@ -20,10 +20,10 @@ noisy size with the standard deviation sqrt(2)/eps of the noise: splitting a
 node whose counts would drown in noise wastes budget.
 
 DiffP-C4.5 (continuous attributes): at every node, each continuous attribute
-first gets a threshold from an exponential mechanism over the intervals of
-its public range [lower, upper] cut at the node's values, weighted by their
-length (the exponential mechanism over the range with the Lebesgue base
-measure; the threshold is uniform in the chosen interval, claim
+first gets a threshold from an exponential mechanism over the interior
+points of a public equal-width grid of its range [lower, upper] (``grid``
+cells; the paper's intervals between data values weighted by their length
+would release a float computed from the data, claim
 ``continuous-split-exponential-mechanism``); the attribute is then chosen
 among the categorical attributes (multiway) and the continuous ones at their
 thresholds (binary).  The split budget eps is shared by these n_c + 1
@@ -40,7 +40,11 @@ data set's size under substitute, where neighbours have the same, public,
 size.  A data set larger than N is refused.
 
 Counts use the exact discrete Laplace mechanism; the paper's Laplace noise is
-private only in idealised arithmetic.  Under ``substitute`` the per-query
+private only in idealised arithmetic.  With the max operator or the Gini
+the utilities are exact rationals and every exponential mechanism is
+sampled exactly (claim ``exponential-mechanism-exact-sampler``);
+information gain is scored in floats and sampled with the float sampler
+(claim ``exponential-mechanism-float-sampler``, idealised numerics).  Under ``substitute`` the per-query
 eps is B / K with K the substitute cost of a full tree, so that the receipt's
 total is B under either relation.
 """
@@ -48,7 +52,7 @@ total is B under either relation.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import List, Mapping, Optional, Tuple
+from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from refdp.algorithms.greedy import (
     REFERENCE,
@@ -60,12 +64,17 @@ from refdp.algorithms.greedy import (
     close_budget,
     non_negative_int,
     plan_units,
-    sample_threshold,
+    GRID_PARAMETER,
+    exact_score_function,
+    grid_cells,
+    grid_threshold_tables,
     score_function,
     threshold_conditions,
 )
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset, Schema
+from refdp.data.grid import Threshold, ThresholdGrid, ceil_float
+from refdp.mechanisms import exponential_mechanism
 from refdp.errors import InvalidParameterError
 from refdp.privacy import Ledger, Partition, Relation
 from refdp.rng import RandomSource
@@ -103,6 +112,8 @@ INTERNAL = NodeCost(Fraction(2), Fraction(2))
 
 LEAF = NodeCost(Fraction(2), Fraction(3))
 """A leaf: N_T (1 unit) and the class counts (1 unit; 2 for a record that changes class)."""
+
+Score = Union[int, Fraction, float]
 
 DEFAULT_MAX_SIZE = 1_000_000
 """The public bound N on the data set's size that info-gain uses under add-remove unless given."""
@@ -167,6 +178,7 @@ class _Builder:
         schema: Schema,
         quality: str,
         bound: Optional[int],
+        cells: int,
         epsilon: Fraction,
         rng: RandomSource,
         ledger: Ledger,
@@ -184,7 +196,29 @@ class _Builder:
         self.sensitivity = scoring.sensitivity(ledger.relation, max_size=bound)
         self.claims = ("exponential-mechanism", scoring.claim)
         self.note = "" if bound is None else f"information gain with the public size bound N={bound}"
-        self.score = score_function(quality)
+        # Rational qualities are scored and sampled exactly; information gain (logarithms) in floats.
+        self.exact = quality != "info-gain"
+        self.score: Callable[[Sequence[Sequence[int]]], Score] = (
+            exact_score_function(quality) if self.exact else score_function(quality)
+        )
+        self.grids: Dict[int, ThresholdGrid] = {
+            a: ThresholdGrid.of(attribute, cells)
+            for a, attribute in enumerate(schema.attributes)
+            if isinstance(attribute, ContinuousAttribute)
+        }
+
+    def _choose(
+        self, utilities: Sequence[Score], epsilon: Fraction, label: str, path: Partition, claims: Tuple[str, ...]
+    ) -> int:
+        if self.exact:
+            return exponential_mechanism(
+                utilities, epsilon=epsilon, sensitivity=self.sensitivity, rng=self.rng, ledger=self.ledger,
+                label=label, partition=path, claims=claims, note=self.note, exact=True,
+            )
+        return self.exponential(
+            [float(u) for u in utilities], epsilon=epsilon, sensitivity=self.sensitivity, rng=self.rng,
+            ledger=self.ledger, label=label, partition=path, claims=claims, note=self.note,
+        )
 
     def build(self, rows: Rows, attributes: Tuple[int, ...], depth: int, path: Partition) -> Node:
         n_t = self.noisy_count(
@@ -200,29 +234,23 @@ class _Builder:
             return Leaf(tuple(counts))
         continuous = [a for a in attributes if isinstance(self.schema.attributes[a], ContinuousAttribute)]
         share = self.eps / (len(continuous) + 1)
-        utilities: List[float] = []
-        thresholds: List[Optional[float]] = []
+        utilities: List[Score] = []
+        thresholds: List[Optional[Threshold]] = []
         for a in attributes:
             attribute = self.schema.attributes[a]
             if isinstance(attribute, CategoricalAttribute):
                 utilities.append(self.score(self.counts.value_table(rows, a, attribute.n_values)))
                 thresholds.append(None)
                 continue
-            intervals = self.counts.thresholds(rows, a, attribute.lower, attribute.upper)
-            scores = intervals.scores(self.quality)
-            chosen = self.exponential(
-                scores,
-                epsilon=share, sensitivity=self.sensitivity, rng=self.rng, ledger=self.ledger,
-                label=f"threshold of {attribute.name}", partition=path,
-                claims=self.claims + ("continuous-split-exponential-mechanism",),
-                base_weights=intervals.lengths(), note=self.note,
+            grid = self.grids[a]
+            scores = [self.score(t) for t in grid_threshold_tables(self.counts.grid_table(rows, a, grid))]
+            chosen = self._choose(
+                scores, share, f"threshold of {attribute.name}", path,
+                self.claims + ("continuous-split-exponential-mechanism",),
             )
             utilities.append(scores[chosen])
-            thresholds.append(sample_threshold(intervals.interval(chosen), self.rng))
-        choice = self.exponential(
-            utilities, epsilon=share, sensitivity=self.sensitivity, rng=self.rng, ledger=self.ledger,
-            label="split attribute A_bar", partition=path, claims=self.claims, note=self.note,
-        )
+            thresholds.append(grid.point(chosen + 1))
+        choice = self._choose(utilities, share, "split attribute A_bar", path, self.claims)
         a = attributes[choice]
         threshold = thresholds[choice]
         attribute = self.schema.attributes[a]
@@ -238,7 +266,7 @@ class _Builder:
             )
         assert isinstance(attribute, ContinuousAttribute)
         low, high = threshold_conditions(attribute, threshold)
-        below, above = self.counts.split_threshold(rows, a, threshold)
+        below, above = self.counts.split_threshold(rows, a, ceil_float(threshold))
         return ThresholdSplit(
             a,
             threshold,
@@ -260,7 +288,9 @@ def _fit(
     ledger = start_ledger(data, relation)
     counts = engine.counts(data)
     eps = per_query_epsilon(epsilon, depth, relation)
-    builder = _Builder(counts, engine, data.schema, str(params["quality"]), bound, eps, rng, ledger)
+    builder = _Builder(
+        counts, engine, data.schema, str(params["quality"]), bound, grid_cells(params), eps, rng, ledger
+    )
     root = builder.build(counts.root(), tuple(range(data.schema.n_attributes)), depth, ())
     close_budget(ledger, epsilon, ("tree-budget-plan", "diffpid3-budget"))
     return finish_model(SPEC.name, data, params, [root], ledger)
@@ -301,6 +331,7 @@ SPEC = register(
                 "public bound N on the data set's size for info-gain's sensitivity (0: 10^6 under "
                 "add-remove, the data set's size under substitute)",
             ),
+            GRID_PARAMETER,
         ),
         claims=CLAIMS,
         fit=fit_diffpid3,

@@ -8,14 +8,21 @@ and this module provides them:
   tuples (:class:`TrainingView`; no copy of the data);
 * count tables ``tau[j][c]`` of a node for a candidate split, in one pass
   over the node's rows (:func:`class_counts`, :func:`value_table`);
-* the intervals of a continuous attribute's public range ``[lower, upper]``
-  cut at the node's values, each with the count table of the split it
-  stands for, from one sort of the node's rows (:func:`threshold_intervals`),
-  and a uniform threshold inside a chosen interval
-  (:func:`sample_threshold`);
-* the quality functions of :mod:`refdp.scoring` as fast float functions on
-  small tables (:func:`score_function`; the tests check that they agree with
-  :mod:`refdp.scoring`, which also supplies the sensitivities);
+* the (grid code x class) table of a continuous attribute on its public
+  threshold grid (:class:`refdp.data.grid.ThresholdGrid`), from which the
+  count table of every grid threshold follows by prefix sums
+  (:func:`grid_threshold_tables`): the thresholds a private learner may
+  release;
+* for the non-private baseline and the planted float-threshold fault only:
+  the intervals of a continuous attribute's public range cut at the node's
+  values (:func:`threshold_intervals`) and a float threshold inside one
+  (:func:`sample_threshold`), which is data (claim
+  ``continuous-split-exponential-mechanism``);
+* the quality functions of :mod:`refdp.scoring` as fast functions on small
+  tables: exact (int or Fraction) for the max operator and the Gini
+  (:func:`exact_score_function`), floats for every quality
+  (:func:`score_function`); the tests check that they agree with
+  :mod:`refdp.scoring`, which also supplies the sensitivities;
 * the budget plan (:func:`plan_units`, :func:`close_budget`): the worst-case
   cost of a tree of the planned depth, in units of the per-query epsilon,
   composed exactly as :func:`refdp.privacy.compose` composes a full tree,
@@ -30,8 +37,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable, Dict, List, Mapping, Optional, Protocol, Sequence, Tuple, Union
 
-from refdp.algorithms.registry import Param
+from refdp.algorithms.registry import Param, Parameter
 from refdp.data import ColumnView, ContinuousAttribute, Dataset, Schema
+from refdp.data.grid import MAX_CELLS, Threshold, ThresholdGrid, format_threshold
 from refdp.errors import InvalidParameterError, PrivacyError
 from refdp.mechanisms import SensitivityLike, discrete_laplace_mechanism, exponential_mechanism, noisy_histogram
 from refdp.privacy import Ledger, Number, Partition, Relation, cell
@@ -47,13 +55,18 @@ __all__ = [
     "value_table",
     "threshold_intervals",
     "sample_threshold",
+    "grid_threshold_tables",
     "score_function",
+    "exact_score_function",
+    "ExactScore",
     "xlogx",
     "plan_units",
     "close_budget",
     "child_path",
     "threshold_conditions",
     "non_negative_int",
+    "grid_cells",
+    "GRID_PARAMETER",
     "SPLIT_KEY",
     "NodeCounts",
     "ThresholdCandidates",
@@ -197,6 +210,60 @@ def sample_threshold(interval: Interval, rng: RandomSource) -> float:
             return t
 
 
+def grid_threshold_tables(table: Sequence[Sequence[int]]) -> List[Table]:
+    """The count table ``[below, at or above]`` of every grid threshold g_1 .. g_{cells-1}.
+
+    ``table[b]`` holds the class counts of the rows with grid code ``b``
+    (:meth:`NodeCounts.grid_table`); threshold g_k sends codes below k below.
+    """
+    total = [sum(column) for column in zip(*table)]
+    below = [0] * len(total)
+    tables: List[Table] = []
+    for row in table[:-1]:
+        below = [b + r for b, r in zip(below, row)]
+        tables.append([below, [t - b for t, b in zip(total, below)]])
+    return tables
+
+
+ExactScore = Callable[[Sequence[Sequence[int]]], Union[int, Fraction]]
+"""A quality function with an exact (int or Fraction) value."""
+
+
+def _max_operator_exact(table: Sequence[Sequence[int]]) -> int:
+    return sum(max(row) for row in table)
+
+
+def _gini_unnormalised_exact(table: Sequence[Sequence[int]]) -> Fraction:
+    # -sum_j (n_j - S_j / n_j) = sum_j S_j / n_j - n, with S_j the sum of squared counts of cell j;
+    # the sum of fractions is accumulated over one growing denominator and reduced once.
+    numerator, denominator, size = 0, 1, 0
+    for row in table:
+        n = sum(row)
+        if n:
+            size += n
+            numerator = numerator * n + sum(c * c for c in row) * denominator
+            denominator *= n
+    return Fraction(numerator, denominator) - size
+
+
+_EXACT_SCORES: Dict[str, ExactScore] = {"max": _max_operator_exact, "gini": _gini_unnormalised_exact}
+
+
+def exact_score_function(quality: str) -> ExactScore:
+    """The quality ``q`` of :mod:`refdp.scoring` called ``quality`` as an exact int or Fraction.
+
+    Equal to :func:`refdp.scoring.max_operator` and
+    :func:`~refdp.scoring.gini_unnormalised` (without their validation);
+    information gain has no exact value (logarithms) and is refused.
+    """
+    try:
+        return _EXACT_SCORES[quality]
+    except KeyError:
+        raise InvalidParameterError(
+            f"quality {quality!r} has no exact value; exact qualities: {', '.join(_EXACT_SCORES)}"
+        ) from None
+
+
 def _max_operator(table: Sequence[Sequence[int]]) -> float:
     return float(sum(max(row) for row in table))
 
@@ -317,9 +384,26 @@ def child_path(path: Partition, condition: str) -> Partition:
     return path + (cell(SPLIT_KEY, condition),)
 
 
-def threshold_conditions(attribute: ContinuousAttribute, threshold: float) -> Tuple[str, str]:
+def threshold_conditions(attribute: ContinuousAttribute, threshold: Threshold) -> Tuple[str, str]:
     """The ledger conditions of the two sides of a threshold split (below first)."""
-    return f"{attribute.name}<{threshold!r}", f"{attribute.name}>={threshold!r}"
+    shown = format_threshold(threshold)
+    return f"{attribute.name}<{shown}", f"{attribute.name}>={shown}"
+
+
+GRID_PARAMETER = Parameter(
+    "grid", int, 64,
+    "cells of the public threshold grid of a continuous attribute: thresholds lower + k (upper - lower) / grid, "
+    "k = 1 .. grid - 1",
+)
+"""The learners' ``grid`` parameter (:class:`refdp.data.grid.ThresholdGrid`)."""
+
+
+def grid_cells(params: Mapping[str, Param]) -> int:
+    """``params["grid"]`` checked to be an int in [2, MAX_CELLS]."""
+    value = params["grid"]
+    if isinstance(value, bool) or not isinstance(value, int) or not 2 <= value <= MAX_CELLS:
+        raise InvalidParameterError(f"parameter grid must be an integer in [2, {MAX_CELLS}], got {value!r}")
+    return value
 
 
 def non_negative_int(params: Mapping[str, Param], name: str) -> int:
@@ -372,7 +456,10 @@ class NodeCounts(Protocol):
         """As :func:`value_table`."""
 
     def thresholds(self, rows: Rows, attribute: int, lower: float, upper: float) -> ThresholdCandidates:
-        """As :func:`threshold_intervals`."""
+        """As :func:`threshold_intervals` (the non-private baseline's candidates)."""
+
+    def grid_table(self, rows: Rows, attribute: int, grid: ThresholdGrid) -> Table:
+        """``tau[b][c]``: rows with grid code ``b`` (:meth:`ThresholdGrid.code`) of a continuous attribute and class ``c``."""
 
     def split_values(self, rows: Rows, attribute: int, n_values: int) -> List[Rows]:
         """The rows with each value code ``0 .. n_values - 1`` of a categorical attribute."""
@@ -381,7 +468,11 @@ class NodeCounts(Protocol):
         """(rows whose code is ``value``, the others) of a categorical attribute."""
 
     def split_threshold(self, rows: Rows, attribute: int, threshold: float) -> Tuple[Rows, Rows]:
-        """(rows with ``x < threshold``, rows with ``x >= threshold``) of a continuous attribute."""
+        """(rows with ``x < threshold``, rows with ``x >= threshold``) of a continuous attribute.
+
+        ``threshold`` is a float; a rational threshold t splits as its
+        ``ThresholdSplit.cut``, the smallest float at or above t.
+        """
 
 
 class ExponentialMechanism(Protocol):
@@ -495,9 +586,21 @@ class ReferenceCounts:
 
     def __init__(self, data: Dataset) -> None:
         self.view = TrainingView.of(data)
+        self._codes: Dict[Tuple[int, ThresholdGrid], List[int]] = {}
 
     def root(self) -> Rows:
         return list(self.view.rows)
+
+    def grid_table(self, rows: Rows, attribute: int, grid: ThresholdGrid) -> Table:
+        key = (attribute, grid)
+        if key not in self._codes:
+            self._codes[key] = grid.codes([float(x) for x in self.view.columns[attribute]])
+        codes = self._codes[key]
+        table = [[0] * self.view.n_classes for _ in range(grid.cells)]
+        labels = self.view.labels
+        for i in rows:
+            table[codes[i]][labels[i]] += 1
+        return table
 
     def class_counts(self, rows: Rows) -> List[int]:
         return class_counts(self.view, rows)

@@ -60,7 +60,7 @@ import math
 from fractions import Fraction
 from itertools import repeat
 from operator import truediv
-from typing import Dict, List, Mapping, Sequence, Tuple
+from typing import Dict, List, Mapping, Sequence, Tuple, Union
 
 from refdp.algorithms.greedy import (
     REFERENCE,
@@ -75,12 +75,17 @@ from refdp.algorithms.greedy import (
     close_budget,
     non_negative_int,
     plan_units,
+    exact_score_function,
+    grid_cells,
+    grid_threshold_tables,
     sample_threshold,
     score_function,
     threshold_conditions,
+    GRID_PARAMETER,
 )
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset, Schema
+from refdp.data.grid import Threshold, ThresholdGrid, ceil_float
 from refdp.mechanisms import exponential_mechanism, laplace_mechanism
 from refdp.privacy import Ledger, Partition, Relation, cell
 from refdp.rng import RandomSource
@@ -153,7 +158,12 @@ def _planned_total(epsilon: Fraction, depth: int, relation: Relation, variant: s
 
 
 class _SoundBuilder:
-    """Algorithm 2 with noise on every class and one exponential mechanism over the public domain."""
+    """Algorithm 2 with noise on every class and one exponential mechanism over the public domain.
+
+    ``planted`` runs the float-threshold fault instead of the public grid:
+    intervals between the node's values weighted by their length, the float
+    sampler, and a float threshold drawn inside the chosen interval.
+    """
 
     def __init__(
         self,
@@ -164,6 +174,7 @@ class _SoundBuilder:
         epsilon: Fraction,
         rng: RandomSource,
         ledger: Ledger,
+        planted: bool = False,
     ) -> None:
         self.counts = counts
         self.exponential = engine.exponential
@@ -172,12 +183,19 @@ class _SoundBuilder:
         self.eps = epsilon
         self.rng = rng
         self.ledger = ledger
+        self.planted = planted
         self.min_samples = int(params["min_samples"])
         quality = get_quality(str(params["quality"]))
         self.quality = quality.name
         self.quality_claim = quality.claim
         self.sensitivity = quality.sensitivity(ledger.relation)
-        self.score = score_function(quality.name)
+        self.score = exact_score_function(quality.name)
+        cells = self.cells = grid_cells(params)
+        self.grids: Dict[int, ThresholdGrid] = {
+            a: ThresholdGrid.of(attribute, cells)
+            for a, attribute in enumerate(schema.attributes)
+            if isinstance(attribute, ContinuousAttribute)
+        }
 
     def build(self, rows: Rows, attributes: Tuple[int, ...], depth: int, path: Partition) -> Node:
         total = self.counts.class_counts(rows)
@@ -188,10 +206,13 @@ class _SoundBuilder:
         positive = sum(1 for c in noisy if c > 0)
         if not attributes or depth == 0 or positive <= 1 or sum(noisy) <= self.min_samples:
             return Leaf(tuple(noisy))
+        if self.planted:
+            return self._planted_split(rows, attributes, depth, path, total, noisy)
         pairs: List[Tuple[int, int]] = []
-        intervals: List[Tuple[int, ThresholdCandidates]] = []
-        utilities: List[float] = []
-        weights: List[float] = []
+        utilities: List[Union[int, Fraction]] = []
+        weights: List[int] = []
+        # A categorical pair weighs as much as a whole continuous range: (cells - 1) grid points of weight 1.
+        pair_weight = self.cells - 1
         for a in attributes:
             attribute = self.schema.attributes[a]
             if isinstance(attribute, CategoricalAttribute):
@@ -199,6 +220,43 @@ class _SoundBuilder:
                 for v, row in enumerate(table):
                     pairs.append((a, v))
                     utilities.append(self.score([row, [t - r for t, r in zip(total, row)]]))
+                    weights.append(pair_weight)
+        for a in attributes:
+            grid = self.grids.get(a)
+            if grid is not None:
+                for k, table in enumerate(grid_threshold_tables(self.counts.grid_table(rows, a, grid)), 1):
+                    pairs.append((a, k))
+                    utilities.append(self.score(table))
+                    weights.append(1)
+        choice = exponential_mechanism(
+            utilities, epsilon=self.eps, sensitivity=self.sensitivity, rng=self.rng, ledger=self.ledger,
+            label="split (A_opt, v_opt)", partition=path,
+            claims=("exponential-mechanism", self.quality_claim)
+            + (("continuous-split-exponential-mechanism",) if self.grids else ()),
+            base_weights=weights, exact=True,
+        )
+        a, v = pairs[choice]
+        grid = self.grids.get(a)
+        if grid is None:
+            return self._value_split(rows, attributes, depth, path, a, v, noisy)
+        return self._threshold_split(rows, attributes, depth, path, a, grid.point(v), noisy)
+
+    def _planted_split(
+        self, rows: Rows, attributes: Tuple[int, ...], depth: int, path: Partition,
+        total: Sequence[int], noisy: Sequence[Count],
+    ) -> Node:
+        pairs: List[Tuple[int, int]] = []
+        intervals: List[Tuple[int, ThresholdCandidates]] = []
+        utilities: List[float] = []
+        weights: List[float] = []
+        score = score_function(self.quality)
+        for a in attributes:
+            attribute = self.schema.attributes[a]
+            if isinstance(attribute, CategoricalAttribute):
+                table = self.counts.value_table(rows, a, attribute.n_values)
+                for v, row in enumerate(table):
+                    pairs.append((a, v))
+                    utilities.append(score([row, [t - r for t, r in zip(total, row)]]))
                     weights.append(1.0)
         for a in attributes:
             attribute = self.schema.attributes[a]
@@ -210,10 +268,10 @@ class _SoundBuilder:
                 weights.extend(map(truediv, candidates.lengths(), repeat(width)))
         choice = self.exponential(
             utilities, epsilon=self.eps, sensitivity=self.sensitivity, rng=self.rng, ledger=self.ledger,
-            label="split (A_opt, v_opt)", partition=path,
-            claims=("exponential-mechanism", self.quality_claim)
-            + (("continuous-split-exponential-mechanism",) if intervals else ()),
-            base_weights=weights,
+            label="split (A_opt, v_opt), threshold interpolated between data values", partition=path,
+            claims=("exponential-mechanism", self.quality_claim, "continuous-split-exponential-mechanism"),
+            base_weights=weights, sound=False,
+            note="planted fault: the released float threshold is computed from data values",
         )
         if choice < len(pairs):
             a, v = pairs[choice]
@@ -244,11 +302,11 @@ class _SoundBuilder:
 
     def _threshold_split(
         self, rows: Rows, attributes: Tuple[int, ...], depth: int, path: Partition,
-        a: int, threshold: float, noisy: Sequence[Count],
+        a: int, threshold: Threshold, noisy: Sequence[Count],
     ) -> Node:
         attribute = self.schema.attributes[a]
         assert isinstance(attribute, ContinuousAttribute)
-        below, above = self.counts.split_threshold(rows, a, threshold)
+        below, above = self.counts.split_threshold(rows, a, ceil_float(threshold))
         low, high = threshold_conditions(attribute, threshold)
         return ThresholdSplit(
             a, threshold,
@@ -459,8 +517,10 @@ def _fit(
         view = TrainingView.of(data)
         root = _PublishedBuilder(view, params, eps, depth, rng, ledger).build(list(view.rows), attributes, 0, ())
     else:
-        counts = engine.counts(data)
-        builder = _SoundBuilder(counts, engine, data.schema, params, eps, rng, ledger)
+        planted = variant == "float-threshold"
+        # The planted fault's interval candidates are the reference engine's only.
+        counts = (REFERENCE if planted else engine).counts(data)
+        builder = _SoundBuilder(counts, engine, data.schema, params, eps, rng, ledger, planted)
         root = builder.build(counts.root(), attributes, depth, ())
     close_budget(ledger, _planned_total(epsilon, depth, relation, variant), ("tree-budget-plan", "thesis-tree-budget"))
     return finish_model(SPEC.name, data, params, [root], ledger)
@@ -494,10 +554,16 @@ SPEC = register(
                 "Listings 1-2 as coded: noiseless split values, noise only on present classes, "
                 "types and candidates from the data, exp2 Gini, two draws per leaf",
             ),
+            Variant(
+                "float-threshold", False,
+                "UNSOUND, a planted fault for the audits: the sound variant with thresholds drawn "
+                "uniformly between data values in floating point (the float's bits are data)",
+            ),
         ),
         parameters=(
-            Parameter("variant", str, "sound", "which variant to run", ("sound", "published")),
+            Parameter("variant", str, "sound", "which variant to run", ("sound", "published", "float-threshold")),
             Parameter("quality", str, "max", "quality function q: max operator or Gini", ("max", "gini")),
+            GRID_PARAMETER,
             Parameter("max_depth", int, 5, "maximal depth d (levels of splits)"),
             Parameter("min_samples", int, 5, "m_s: a node whose noisy size N_n <= m_s becomes a leaf"),
         ),

@@ -18,7 +18,10 @@ The columns:
   label`` (categorical) or ``rank * |C| + label`` with ``rank`` the position
   of the row's value in ``distinct(a)`` (continuous): the cell of the
   (value x class) table the row falls in, so one count over a node's keys
-  gives its whole table, and interval counts need no per-node sort of rows.
+  gives its whole table, and interval counts need no per-node sort of rows;
+* ``grid_keys(a, grid)``: ``code * |C| + label`` with ``code`` the row's
+  cell of the public threshold grid (:meth:`ThresholdGrid.code`, computed
+  once per distinct value).
 
 Columns whose entries fit in a byte are :class:`bytes`, others tuples of
 ints; both index at C speed and cannot be changed by anyone holding them.
@@ -31,6 +34,7 @@ from operator import add, mul
 from typing import Dict, Optional, Sequence, Tuple, Union, cast
 
 from refdp.data import CategoricalAttribute, ColumnView, Dataset, Schema
+from refdp.data.grid import ThresholdGrid
 
 __all__ = ["CodeColumn", "ColumnStore", "code_column"]
 
@@ -64,6 +68,7 @@ class ColumnStore:
         self._distinct: Dict[int, Tuple[float, ...]] = {}
         self._keys: Dict[int, CodeColumn] = {}
         self._ranks: Dict[int, CodeColumn] = {}
+        self._grid_keys: Dict[Tuple[int, ThresholdGrid], CodeColumn] = {}
 
     def _column(self, attribute: int) -> Sequence[Union[int, float]]:
         column = self._data.column(attribute)
@@ -132,3 +137,14 @@ class ColumnStore:
             else:
                 self._keys[attribute] = code_column(list(map(add, map(mul, ranks, repeat(k)), labels)), size)
         return self._keys[attribute]
+
+    def grid_keys(self, attribute: int, grid: ThresholdGrid) -> CodeColumn:
+        """The combined key ``grid code * |C| + label`` of every base row of continuous ``attribute``."""
+        key = (attribute, grid)
+        if key not in self._grid_keys:
+            k = self.schema.n_classes
+            by_rank = [code * k for code in grid.codes(self.distinct(attribute))]
+            self._grid_keys[key] = code_column(
+                list(map(add, map(by_rank.__getitem__, self.ranks(attribute)), self.labels())), grid.cells * k
+            )
+        return self._grid_keys[key]

@@ -36,6 +36,7 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Ty
 
 from refdp.algorithms.greedy import Interval, Rows, Table, ThresholdCandidates
 from refdp.data import Dataset
+from refdp.data.grid import ThresholdGrid
 from refdp.errors import InvalidParameterError
 from refdp.fast.columns import CodeColumn, ColumnStore
 
@@ -265,6 +266,11 @@ class ArrayCounts:
         k = self.n_classes
         flat = _tally(self._gather(self.store.keys(attribute), rows), n_values * k)
         return [flat[v * k : v * k + k] for v in range(n_values)]
+
+    def grid_table(self, rows: Rows, attribute: int, grid: ThresholdGrid) -> Table:
+        k = self.n_classes
+        flat = _tally(self._gather(self.store.grid_keys(attribute, grid), rows), grid.cells * k)
+        return [flat[b * k : b * k + k] for b in range(grid.cells)]
 
     def thresholds(self, rows: Rows, attribute: int, lower: float, upper: float) -> ThresholdCandidates:
         k = self.n_classes

@@ -50,7 +50,7 @@ def sensitivity_value(value: SensitivityLike) -> Tuple[Union[Fraction, float], F
     return (value if isinstance(value, float) else exact), exact
 
 
-def finite_floats(values: Sequence[float], name: str) -> Tuple[float, ...]:
+def finite_floats(values: Sequence[Union[float, int, Fraction]], name: str) -> Tuple[float, ...]:
     """``values`` as a non-empty tuple of finite floats."""
     result = []
     for value in values:

@@ -20,10 +20,10 @@ Two samplers realise the distribution:
   implementation can replay it exactly by drawing the same single number.
   Its distribution equals the mechanism's only up to rounding (claim
   ``exponential-mechanism-float-sampler``);
-* :func:`exponential_sample_exact`: no floating point at all (rejection
-  sampling with :func:`refdp.mechanisms.exact.bernoulli_exp`); its
-  distribution is exactly the mechanism's (claim
-  ``exponential-mechanism-exact-sampler``).
+* :func:`exponential_sample_exact`: no floating point at all (integer
+  enclosures of the weights and inversion of a lazily drawn uniform,
+  :mod:`refdp.mechanisms.inversion`); its distribution is exactly the
+  mechanism's (claim ``exponential-mechanism-exact-sampler``).
 
 Algorithms choose one with the ``exact`` flag of :func:`exponential_mechanism`
 and say in their documentation which they use.
@@ -34,7 +34,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 from refdp.errors import InvalidParameterError
 from refdp.mechanisms._params import (
@@ -44,7 +44,7 @@ from refdp.mechanisms._params import (
     finite_floats,
     sensitivity_value,
 )
-from refdp.mechanisms.exact import bernoulli_exp
+from refdp.mechanisms.inversion import exp_neg_fixed, sample_by_inversion
 from refdp.privacy import Ledger, Number, as_epsilon, check_partition
 from refdp.rng import RandomSource
 
@@ -56,11 +56,14 @@ __all__ = [
     "exponential_mechanism",
 ]
 
+Real = Union[float, Exact]
+"""A utility or base weight: a float, or an exact int or Fraction."""
+
 # The float sampler accepts probabilities whose sum is this close to 1.
 _SUM_TOLERANCE = 1e-9
 
 
-def _float_weights(base_weights: Optional[Sequence[float]], m: int) -> Tuple[float, ...]:
+def _float_weights(base_weights: Optional[Sequence[Real]], m: int) -> Tuple[float, ...]:
     if base_weights is None:
         return (1.0,) * m
     weights = finite_floats(base_weights, "base_weights")
@@ -89,11 +92,11 @@ def _coefficient(epsilon: Number, sensitivity: SensitivityLike) -> float:
 
 
 def exponential_log_probabilities(
-    utilities: Sequence[float],
+    utilities: Sequence[Real],
     *,
     epsilon: Number,
     sensitivity: SensitivityLike,
-    base_weights: Optional[Sequence[float]] = None,
+    base_weights: Optional[Sequence[Real]] = None,
 ) -> List[float]:
     """log P[r] of the exponential mechanism, for each candidate r (-inf for zero weight).
 
@@ -119,11 +122,11 @@ def exponential_log_probabilities(
 
 
 def exponential_probabilities(
-    utilities: Sequence[float],
+    utilities: Sequence[Real],
     *,
     epsilon: Number,
     sensitivity: SensitivityLike,
-    base_weights: Optional[Sequence[float]] = None,
+    base_weights: Optional[Sequence[Real]] = None,
 ) -> List[float]:
     """P[r] of the exponential mechanism: exp of :func:`exponential_log_probabilities`."""
     return [
@@ -168,20 +171,52 @@ def sample_index(probabilities: Sequence[float], rng: RandomSource) -> int:
 
 @dataclass(frozen=True)
 class _ExactPlan:
-    """Validated inputs of the exact sampler: integer proposal weights and exact exponents."""
+    """Validated inputs of the exact sampler: integer base weights and exact exponents."""
 
     scaled_weights: Tuple[int, ...]  # W_r = w_r * (common denominator)
-    total: int  # W = sum_r W_r
-    gammas: Tuple[Fraction, ...]  # epsilon (u_max - u_r) / (2 Delta_u), >= 0 where W_r > 0
+    gammas: Tuple[Tuple[int, int], ...]  # (numerator, denominator) of epsilon (u_max - u_r) / (2 Delta_u)
+
+    def enclosures(self, bits: int) -> Tuple[List[int], List[int]]:
+        """Integer enclosures of W_r exp(-gamma_r) * 2**bits (one exp per distinct gamma)."""
+        cache: Dict[Tuple[int, int], Tuple[int, int]] = {}
+        lower: List[int] = []
+        upper: List[int] = []
+        for weight, gamma in zip(self.scaled_weights, self.gammas):
+            if weight == 0:
+                lower.append(0)
+                upper.append(0)
+                continue
+            ends = cache.get(gamma)
+            if ends is None:
+                ends = cache[gamma] = exp_neg_fixed(gamma[0], gamma[1], bits)
+            lower.append(weight * ends[0])
+            upper.append(weight * ends[1])
+        return lower, upper
+
+
+def _exact_values(values: Sequence[Real], name: str, floats: bool = False) -> List[Fraction]:
+    """``values`` as Fractions; finite floats (by their exact value) only when ``floats``."""
+    out: List[Fraction] = []
+    for value in values:
+        if not isinstance(value, float):
+            out.append(exact_fraction(value, name))
+        elif floats and math.isfinite(value):
+            out.append(Fraction(value))
+        else:
+            raise InvalidParameterError(
+                f"{name} must be {'finite' if floats else 'exact (ints or Fractions)'}, got {value!r}"
+            )
+    return out
 
 
 def _plan_exact(
-    utilities: Sequence[Exact],
+    utilities: Sequence[Real],
     epsilon: Exact,
     sensitivity: Exact,
-    base_weights: Optional[Sequence[Exact]],
+    base_weights: Optional[Sequence[Real]],
+    floats: bool = False,
 ) -> _ExactPlan:
-    u = [exact_fraction(x, "utilities") for x in utilities]
+    u = _exact_values(utilities, "utilities", floats)
     if not u:
         raise InvalidParameterError("utilities must not be empty")
     eps = exact_fraction(epsilon, "epsilon")
@@ -193,7 +228,7 @@ def _plan_exact(
     if base_weights is None:
         weights = [Fraction(1)] * len(u)
     else:
-        weights = [exact_fraction(w, "base_weights") for w in base_weights]
+        weights = _exact_values(base_weights, "base_weights", floats)
         if len(weights) != len(u):
             raise InvalidParameterError(
                 f"base_weights has {len(weights)} entries but there are {len(u)} utilities; "
@@ -204,21 +239,14 @@ def _plan_exact(
                 "base_weights must be >= 0 with at least one > 0 (a zero weight excludes a candidate)"
             )
     denominator = math.lcm(*(w.denominator for w in weights))
-    scaled = tuple(int(w * denominator) for w in weights)
+    scaled = tuple(w.numerator * (denominator // w.denominator) for w in weights)
     u_max = max(ur for ur, w in zip(u, scaled) if w > 0)
     c = eps / (2 * delta_u)
-    return _ExactPlan(scaled, sum(scaled), tuple(c * (u_max - ur) for ur in u))
-
-
-def _sample_plan(plan: _ExactPlan, rng: RandomSource) -> int:
-    while True:
-        draw = rng.randrange(plan.total)
-        r = 0
-        while draw >= plan.scaled_weights[r]:
-            draw -= plan.scaled_weights[r]
-            r += 1
-        if bernoulli_exp(plan.gammas[r], rng):
-            return r
+    gammas = []
+    for ur in u:
+        gamma = c * (u_max - ur)
+        gammas.append((gamma.numerator, gamma.denominator))
+    return _ExactPlan(scaled, tuple(gammas))
 
 
 def exponential_sample_exact(
@@ -231,25 +259,23 @@ def exponential_sample_exact(
 ) -> int:
     """Sample the exponential mechanism exactly, with no floating point.
 
-    Rejection sampling: propose r with probability w_r / sum_j w_j (one
-    ``rng.randrange(W)`` over the weights scaled to integers W_r by their
-    common denominator, W = sum_r W_r, r the first index whose cumulative
-    weight exceeds the draw), accept it with probability
-    exp(-epsilon (u_max - u_r) / (2 Delta_u)) by one
-    :func:`refdp.mechanisms.exact.bernoulli_exp`, and repeat until a proposal
-    is accepted; u_max is the largest utility of positive weight.  In every
-    round P[propose r and accept] is proportional to
-    w_r exp(epsilon u_r / (2 Delta_u)), so the output has exactly the
-    mechanism's distribution (claim ``exponential-mechanism-exact-sampler``).
-    The expected number of rounds is
-    sum_j w_j / sum_j w_j exp(-epsilon (u_max - u_j) / (2 Delta_u)),
-    at most sum_j w_j / w_best.
+    The weights W_r exp(-gamma_r), with W_r the base weights scaled to
+    integers by their common denominator and
+    gamma_r = epsilon (u_max - u_r) / (2 Delta_u) >= 0 (u_max the largest
+    utility of positive weight), are enclosed in integer fixed point
+    (:func:`refdp.mechanisms.inversion.exp_neg_fixed`) and the index is
+    drawn by inversion of a lazily drawn uniform
+    (:func:`refdp.mechanisms.inversion.sample_by_inversion`), so the output
+    has exactly the mechanism's distribution (claim
+    ``exponential-mechanism-exact-sampler``).  Random draws:
+    ``rng.getrandbits(32)`` only, three of them in all but a vanishing
+    fraction of calls.
     """
-    return _sample_plan(_plan_exact(utilities, epsilon, sensitivity, base_weights), rng)
+    return sample_by_inversion(_plan_exact(utilities, epsilon, sensitivity, base_weights).enclosures, rng)
 
 
 def exponential_mechanism(
-    utilities: Sequence[float],
+    utilities: Sequence[Real],
     *,
     epsilon: Number,
     sensitivity: SensitivityLike,
@@ -258,7 +284,7 @@ def exponential_mechanism(
     label: str,
     partition: Sequence[str] = (),
     claims: Sequence[str] = ("exponential-mechanism",),
-    base_weights: Optional[Sequence[float]] = None,
+    base_weights: Optional[Sequence[Real]] = None,
     exact: bool = False,
     sound: bool = True,
     note: str = "",
@@ -273,9 +299,10 @@ def exponential_mechanism(
 
     The default sampler (``exact=False``) is float probabilities with one
     ``rng.random()`` draw (:func:`sample_index`): fast, and replayable by a
-    faster engine that draws the same number.  ``exact=True`` samples
-    ``Fraction(u)`` of each utility (and of each base weight) with
-    :func:`exponential_sample_exact`, without any floating point.  The claim
+    faster engine that draws the same number.  ``exact=True`` samples the
+    exact value of each utility and base weight (ints and Fractions as
+    given, a float by its exact binary value) as
+    :func:`exponential_sample_exact` does, without any floating point.  The claim
     of the sampler used (``exponential-mechanism-float-sampler`` or
     ``exponential-mechanism-exact-sampler``) is added to ``claims`` in the
     charge.
@@ -288,14 +315,7 @@ def exponential_mechanism(
     )
     charge_claims = tuple(claims) + ((sampler_claim,) if sampler_claim not in claims else ())
     if exact:
-        plan = _plan_exact(
-            [Fraction(x) for x in finite_floats(utilities, "utilities")],
-            eps,
-            delta_u,
-            None
-            if base_weights is None
-            else [Fraction(w) for w in finite_floats(base_weights, "base_weights")],
-        )
+        plan = _plan_exact(utilities, eps, delta_u, base_weights, floats=True)
         ledger.charge(
             label=label,
             mechanism="exponential",
@@ -306,7 +326,7 @@ def exponential_mechanism(
             sound=sound,
             note=note,
         )
-        return _sample_plan(plan, rng)
+        return sample_by_inversion(plan.enclosures, rng)
     probabilities = exponential_probabilities(
         utilities, epsilon=eps, sensitivity=sensitivity, base_weights=base_weights
     )

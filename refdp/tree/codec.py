@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import math
-from typing import Any, Dict, Mapping
+import re
+from fractions import Fraction
+from typing import Any, Dict, Mapping, Union
 
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Schema
+from refdp.data.grid import Threshold
 from refdp.errors import ModelError
 from refdp.tree.leaf import Leaf
 from refdp.tree.nodes import CategoricalSplit, IntervalSplit, Node, ThresholdSplit, ValueSplit
 
 __all__ = ["node_to_json", "node_from_json"]
+
+_RATIONAL = re.compile(r"^-?[0-9]+/[1-9][0-9]*$")
 
 
 def node_to_json(node: Node, schema: Schema) -> Dict[str, Any]:
@@ -44,13 +49,28 @@ def node_to_json(node: Node, schema: Schema) -> Dict[str, Any]:
         out = {
             "type": "threshold",
             "attribute": attribute.name,
-            "threshold": node.threshold,
+            "threshold": _threshold_to_json(node.threshold),
             "below": node_to_json(node.below, schema),
             "at_or_above": node_to_json(node.at_or_above, schema),
         }
     if node.counts is not None:
         out["counts"] = list(node.counts)
     return out
+
+
+def _threshold_to_json(threshold: Threshold) -> Union[float, str]:
+    # A float is written as a JSON number (it reads back exactly); a rational no float equals as "p/q".
+    return threshold if isinstance(threshold, float) else str(threshold)
+
+
+def _threshold_from_json(value: Any, name: str) -> Threshold:
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+        return float(value)
+    if isinstance(value, str) and _RATIONAL.match(value):
+        return Fraction(value)
+    raise ModelError(
+        f"a threshold split on {name!r} needs a finite number or an exact rational 'p/q', got {value!r}"
+    )
 
 
 def _counts(obj: Mapping[str, Any], n_classes: int) -> Any:
@@ -83,11 +103,11 @@ def node_from_json(obj: Mapping[str, Any], schema: Schema) -> Node:
     attribute = schema.attributes[index]
     counts = _counts(obj, schema.n_classes)
     if kind == "threshold":
-        threshold = obj.get("threshold")
-        if not isinstance(attribute, ContinuousAttribute) or not isinstance(threshold, (int, float)) or not math.isfinite(threshold):
-            raise ModelError(f"a threshold split needs a continuous attribute and a finite threshold ({name!r})")
+        if not isinstance(attribute, ContinuousAttribute):
+            raise ModelError(f"a threshold split needs a continuous attribute; {name!r} is categorical")
+        threshold = _threshold_from_json(obj.get("threshold"), name)
         return ThresholdSplit(
-            index, float(threshold), node_from_json(obj["below"], schema), node_from_json(obj["at_or_above"], schema), counts
+            index, threshold, node_from_json(obj["below"], schema), node_from_json(obj["at_or_above"], schema), counts
         )
     if kind == "intervals":
         return _intervals_from_json(obj, schema, index, counts)

@@ -26,10 +26,11 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_right
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterator, List, Optional, Sequence, Tuple, Union
 
-from refdp.errors import ModelError
+from refdp.data.grid import Threshold, canonical_threshold, ceil_float
+from refdp.errors import InvalidParameterError, ModelError
 from refdp.tree.leaf import Count, Leaf
 
 __all__ = [
@@ -70,13 +71,29 @@ class ValueSplit:
 
 @dataclass(frozen=True)
 class ThresholdSplit:
-    """Binary split on a continuous attribute: ``x < threshold`` goes to ``below``."""
+    """Binary split on a continuous attribute: ``x < threshold`` goes to ``below``.
+
+    ``threshold`` is a float, or an exact rational (a public grid point that
+    no float equals); it is stored in one canonical form
+    (:func:`refdp.data.grid.canonical_threshold`).  ``cut`` is the smallest
+    float at or above it: for the float values of the data, ``x < threshold``
+    exactly when ``x < cut``, so routing compares floats only.
+    """
 
     attribute: int
-    threshold: float
+    threshold: Threshold
     below: "Node"
     at_or_above: "Node"
     counts: Optional[Tuple[Count, ...]] = None
+    cut: float = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        try:
+            threshold = canonical_threshold(self.threshold)
+        except InvalidParameterError as exc:
+            raise ModelError(str(exc)) from None
+        object.__setattr__(self, "threshold", threshold)
+        object.__setattr__(self, "cut", ceil_float(threshold))
 
 
 @dataclass(frozen=True)
@@ -136,7 +153,7 @@ def route(node: Node, columns: Sequence[Sequence[Union[int, float]]], row: int) 
         elif isinstance(node, IntervalSplit):
             node = node.children[node.child_index(value)]
         else:
-            node = node.below if value < node.threshold else node.at_or_above
+            node = node.below if value < node.cut else node.at_or_above
     return node
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Iterator, List, Tuple
 
 from refdp.data import CategoricalAttribute, Schema
+from refdp.data.grid import format_threshold
 from refdp.tree.leaf import Leaf
 from refdp.tree.nodes import CategoricalSplit, IntervalSplit, Node, ValueSplit, children_of, released_counts
 
@@ -49,7 +50,8 @@ def conditions_of(node: Node, schema: Schema) -> List[str]:
         t = node.thresholds
         middle = [f"{a!r} <= {name} < {b!r}" for a, b in zip(t, t[1:])]
         return [f"{name} < {t[0]!r}"] + middle + [f"{name} >= {t[-1]!r}"]
-    return [f"{name} < {node.threshold!r}", f"{name} >= {node.threshold!r}"]
+    shown = format_threshold(node.threshold)
+    return [f"{name} < {shown}", f"{name} >= {shown}"]
 
 
 def _walk(node: Node, schema: Schema, path: Tuple[str, ...]) -> Iterator[Rule]:

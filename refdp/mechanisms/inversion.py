@@ -1,0 +1,146 @@
+"""Exact sampling from weights known to any precision: inversion with a lazily drawn uniform.
+
+A finite distribution P[r] = omega_r / sum_j omega_j is sampled exactly when
+every weight omega_r >= 0 can be enclosed to any precision: a function
+``weights(bits)`` returns integers ``lower[r] <= omega_r * 2**bits * K <=
+upper[r]`` (K > 0 any constant common to all r, so only ratios matter) whose
+gaps shrink as ``bits`` grows.  :func:`sample_by_inversion` draws the bits
+of a uniform U in [0, 1) a few at a time and returns the smallest r with
+U * T < S_r (S_r the partial sums of the weights, T their total) as soon as
+every U' consistent with the bits drawn so far gives the same r; otherwise
+it draws more bits and asks for tighter enclosures.  The result is the index
+of the infinitely precise U, so its law is exactly omega / T (claim
+``exact-inversion-sampler``).  No float is involved anywhere.
+
+:func:`exp_neg_fixed` encloses e^{-x} for rational x >= 0 in integer
+fixed point, so the weights w_r exp(-gamma_r) of the exponential mechanism
+with rational utilities and base weights can be enclosed (and, as products
+and sums of such enclosures, the partition functions of DPEA's subtree
+sampler).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from itertools import accumulate
+from typing import Callable, Sequence, Tuple
+
+from refdp.errors import InvalidParameterError
+from refdp.rng import RandomSource
+
+__all__ = ["Enclosures", "WeightEnclosure", "exp_fixed", "exp_neg_fixed", "sample_by_inversion", "START_BITS"]
+
+Enclosures = Tuple[Sequence[int], Sequence[int]]
+"""(lower, upper): integer enclosures of every weight at one precision."""
+
+WeightEnclosure = Callable[[int], Enclosures]
+"""``weights(bits)``: enclosures of every weight times ``2**bits`` (times a constant common to all weights)."""
+
+START_BITS = 64
+"""The first precision asked of a :data:`WeightEnclosure`; each refinement doubles it."""
+
+_MAX_BITS = 1 << 16  # far beyond any tie a correct enclosure can leave undecided (probability ~2**-65000)
+_U_MARGIN = 32  # the uniform is drawn this many bits finer than the weights' precision
+
+# ln 2 < 6932/10000: e^{-x} < 2**-(bits + 1) whenever x > (bits + 1) * 6932/10000.
+_LN2_UP = (6932, 10000)
+
+
+def exp_fixed(numerator: int, denominator: int, width: int) -> Tuple[int, int]:
+    """Integers ``lo <= e^x * 2**width <= hi`` for x = numerator / denominator >= 0.
+
+    y = x / 2**s <= 1/2; the Taylor series of e^y summed in fixed point with
+    every term rounded down (lower end; the omitted tail only lowers it) or up
+    (upper end, plus a bound on the omitted tail: after a term t_j with
+    j >= 2 every further ratio y / (i + 1) is below 1/5, so the rest is at
+    most t_j); then squared s times with the same directed rounding.  Every
+    step is monotone on positive numbers, so each end stays on its side.
+    The relative gap is about 2**-(width - s - 8).
+    """
+    if numerator < 0 or denominator <= 0:
+        raise InvalidParameterError(f"exp_fixed needs x >= 0, got {numerator}/{denominator}")
+    s = 0
+    while 2 * numerator > denominator << s:
+        s += 1
+    one = 1 << width
+    y_lo = (numerator << width) // (denominator << s)
+    y_hi = y_lo + 1
+    lo = term = one
+    j = 1
+    while True:
+        term = term * y_lo // (j * one)
+        if term == 0:
+            break
+        lo += term
+        j += 1
+    hi = term = one
+    j = 1
+    while True:
+        term = -(-term * y_hi // (j * one))
+        hi += term
+        if term <= 1 and j >= 2:
+            hi += term
+            break
+        j += 1
+    for _ in range(s):
+        lo = (lo * lo) >> width
+        hi = -((-hi * hi) >> width)
+    return lo, hi
+
+
+def exp_neg_fixed(numerator: int, denominator: int, bits: int) -> Tuple[int, int]:
+    """Integers ``lo <= e^{-x} * 2**bits <= hi`` for x = numerator / denominator >= 0, ``hi - lo <= 2``.
+
+    x = 0 is exact; x above (bits + 1) ln 2 gives (0, 1) without computing
+    anything (e^{-x} * 2**bits < 1/2); otherwise 2**(bits + w) divided by
+    the ends of :func:`exp_fixed` at width w, rounded outwards.
+    """
+    if numerator < 0 or denominator <= 0:
+        raise InvalidParameterError(f"exp_neg_fixed needs x >= 0, got {numerator}/{denominator}")
+    if numerator == 0:
+        return 1 << bits, 1 << bits
+    if numerator * _LN2_UP[1] > (bits + 1) * _LN2_UP[0] * denominator:
+        return 0, 1
+    s = max(0, (2 * numerator // denominator).bit_length())
+    width = bits + 2 * s + 24
+    e_lo, e_hi = exp_fixed(numerator, denominator, width)
+    scale = 1 << (bits + width)
+    return scale // e_hi, -(-scale // e_lo)
+
+
+def sample_by_inversion(weights: WeightEnclosure, rng: RandomSource) -> int:
+    """The index r with probability exactly omega_r / sum_j omega_j, from enclosures of the omega.
+
+    U in [0, 1) is known as the dyadic interval [a / 2**b, (a + 1) / 2**b)
+    of the bits drawn so far (``rng.getrandbits(32)`` at a time, kept at
+    least 32 bits finer than the enclosures).  With partial sums of the
+    lower ends L_r and of the upper ends H_r (so L_r <= S_r <= H_r, and
+    L_last <= T <= H_last), r is certain when (a + 1) H_last <= 2**b L_r
+    (every U' gives U' T < S_r) and a L_last >= 2**b H_{r-1} (every U'
+    gives U' T >= S_{r-1}).  Otherwise the precision doubles and more bits
+    are drawn.  Weights of 0 (both ends 0) are never returned.
+    """
+    bits = START_BITS
+    a, b = 0, 0
+    while bits <= _MAX_BITS:
+        lower, upper = weights(bits)
+        if len(lower) != len(upper) or not lower:
+            raise InvalidParameterError("the weight enclosures must be two non-empty lists of equal length")
+        low_sums = list(accumulate(lower))
+        high_sums = list(accumulate(upper))
+        t_lo, t_hi = low_sums[-1], high_sums[-1]
+        if t_hi <= 0:
+            raise InvalidParameterError("every weight is 0: there is nothing to sample")
+        while b < bits + _U_MARGIN:
+            a = (a << 32) | rng.getrandbits(32)
+            b += 32
+        if t_lo > 0:
+            ceiling = -((-(a + 1) * t_hi) >> b)
+            r = bisect_left(low_sums, ceiling)
+            if r < len(low_sums) and (r == 0 or high_sums[r - 1] <= (a * t_lo) >> b):
+                return r
+        bits *= 2
+    raise RuntimeError(
+        "sample_by_inversion could not separate the candidates at 65536 bits; the weight enclosures do "
+        "not shrink (a bug in the caller's enclosures), please report it"
+    )
