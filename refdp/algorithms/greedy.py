@@ -243,7 +243,7 @@ def _gini_unnormalised_exact(table: Sequence[Sequence[int]]) -> Fraction:
             size += n
             numerator = numerator * n + sum(c * c for c in row) * denominator
             denominator *= n
-    return Fraction(numerator, denominator) - size
+    return Fraction(numerator - size * denominator, denominator)
 
 
 _EXACT_SCORES: Dict[str, ExactScore] = {"max": _max_operator_exact, "gini": _gini_unnormalised_exact}

@@ -194,14 +194,22 @@ class _ExactPlan:
         return lower, upper
 
 
-def _exact_values(values: Sequence[Real], name: str, floats: bool = False) -> List[Fraction]:
-    """``values`` as Fractions; finite floats (by their exact value) only when ``floats``."""
-    out: List[Fraction] = []
+def _ratios(values: Sequence[Real], name: str, floats: bool = False) -> List[Tuple[int, int]]:
+    """``values`` as (numerator, denominator > 0) pairs; finite floats by their exact value only when ``floats``.
+
+    Pairs rather than Fractions: a node scores hundreds of candidates, and
+    the exponents below need no reduction to lowest terms.
+    """
+    out: List[Tuple[int, int]] = []
     for value in values:
-        if not isinstance(value, float):
-            out.append(exact_fraction(value, name))
+        if isinstance(value, bool) or not isinstance(value, (int, Fraction, float)):
+            raise InvalidParameterError(f"{name} must hold numbers, got {value!r}")
+        if isinstance(value, int):
+            out.append((value, 1))
+        elif isinstance(value, Fraction):
+            out.append((value.numerator, value.denominator))
         elif floats and math.isfinite(value):
-            out.append(Fraction(value))
+            out.append(value.as_integer_ratio())
         else:
             raise InvalidParameterError(
                 f"{name} must be {'finite' if floats else 'exact (ints or Fractions)'}, got {value!r}"
@@ -216,7 +224,7 @@ def _plan_exact(
     base_weights: Optional[Sequence[Real]],
     floats: bool = False,
 ) -> _ExactPlan:
-    u = _exact_values(utilities, "utilities", floats)
+    u = _ratios(utilities, "utilities", floats)
     if not u:
         raise InvalidParameterError("utilities must not be empty")
     eps = exact_fraction(epsilon, "epsilon")
@@ -226,27 +234,26 @@ def _plan_exact(
     if delta_u <= 0:
         raise InvalidParameterError(f"sensitivity must be > 0, got {delta_u}")
     if base_weights is None:
-        weights = [Fraction(1)] * len(u)
+        weights = [(1, 1)] * len(u)
     else:
-        weights = _exact_values(base_weights, "base_weights", floats)
+        weights = _ratios(base_weights, "base_weights", floats)
         if len(weights) != len(u):
             raise InvalidParameterError(
                 f"base_weights has {len(weights)} entries but there are {len(u)} utilities; "
                 f"give one per candidate"
             )
-        if any(w < 0 for w in weights) or not any(w > 0 for w in weights):
+        if any(n < 0 for n, _ in weights) or not any(n > 0 for n, _ in weights):
             raise InvalidParameterError(
                 "base_weights must be >= 0 with at least one > 0 (a zero weight excludes a candidate)"
             )
-    denominator = math.lcm(*(w.denominator for w in weights))
-    scaled = tuple(w.numerator * (denominator // w.denominator) for w in weights)
-    u_max = max(ur for ur, w in zip(u, scaled) if w > 0)
+    denominator = math.lcm(*(d for _, d in weights))
+    scaled = tuple(n * (denominator // d) for n, d in weights)
+    top_n, top_d = max(((n, d) for (n, d), w in zip(u, scaled) if w > 0), key=lambda r: Fraction(*r))
     c = eps / (2 * delta_u)
-    gammas = []
-    for ur in u:
-        gamma = c * (u_max - ur)
-        gammas.append((gamma.numerator, gamma.denominator))
-    return _ExactPlan(scaled, tuple(gammas))
+    # gamma_r = c (u_max - u_r) = c_n (top_n d_r - n_r top_d) / (c_d top_d d_r), unreduced.
+    c_n, c_d = c.numerator, c.denominator
+    gammas = tuple((c_n * (top_n * d - n * top_d), c_d * top_d * d) for n, d in u)
+    return _ExactPlan(scaled, gammas)
 
 
 def exponential_sample_exact(
