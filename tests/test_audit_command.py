@@ -27,8 +27,7 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> Tuple[int, str, str]:
 
 def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> Dict[str, Any]:
     status, out, err = run(capsys, *argv, "--json")
-    assert status == 0, err
-    assert err == "", err  # no progress line for a run of a few seconds
+    assert status == 0, err  # stderr may hold progress lines: a busy machine makes any run long
     result: Dict[str, Any] = json.loads(out)
     return result
 
@@ -46,10 +45,10 @@ def test_list_planted(capsys: pytest.CaptureFixture[str]) -> None:
 @pytest.mark.parametrize("name", planted_names())
 def test_planted_faults_are_refuted_and_their_fixes_are_not(capsys: pytest.CaptureFixture[str], name: str) -> None:
     status, out, err = run(capsys, "--algorithm", f"planted:{name}", "--seed", "1")
-    assert status == 0 and err == "", err
+    assert status == 0, err
     assert "check: exact" in out and "verdict: REFUTED" in out, out
     status, out, err = run(capsys, "--algorithm", f"correct:{name}", "--seed", "1")
-    assert status == 0 and err == "", err
+    assert status == 0, err
     assert "verdict: NOT REFUTED" in out, out
 
 

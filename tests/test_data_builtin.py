@@ -1,8 +1,7 @@
-"""Built-in data sets: documented sizes and class counts, public schemas, load time."""
+"""Built-in data sets: documented sizes and class counts, public schemas, loading."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -108,13 +107,10 @@ def test_adult_test_labels_are_normalised() -> None:
     assert list(train.codes("workclass")).count(workclass.code("?")) == 1836
 
 
-def test_loading_adult_is_fast() -> None:
-    start = time.perf_counter()
-    data = _BUILTINS["adult"].load()  # uncached
-    elapsed = time.perf_counter() - start
+def test_loading_adult_uncached() -> None:
+    # How long this takes is the benchmark's business (the machine may be busy), not a test's.
+    data = _BUILTINS["adult"].load()
     assert len(data) == 32561
-    assert elapsed < 2.0, f"loading adult took {elapsed:.2f} s (budget 2 s)"
-    print(f"adult loaded in {elapsed:.3f} s")
 
 
 def test_load_builtin_is_cached_and_immutable() -> None:
