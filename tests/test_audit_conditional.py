@@ -105,7 +105,7 @@ def test_coins_are_words_of_fair_bits_and_bad_input_is_refused() -> None:
             raise AssertionError
 
     words = Words()
-    sides = assign_sides(40, words)  # type: ignore[arg-type]
+    sides = assign_sides(40, words)
     assert words.calls == 2 and sides[:4] == [True, False, True, False] and len(sides) == 40
     assert delta_allowance(1000, 0, 1e-6) == 0 and delta_allowance(1000, Fraction(1, 100), 1e-6) > 5
     assert conditional_lower_bound(0, 5, 10, alpha=0.05) == -math.inf
