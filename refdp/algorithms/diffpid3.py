@@ -290,6 +290,11 @@ SPEC = register(
                 "sound", True,
                 "the published algorithm with exact discrete Laplace counts and a public size bound "
                 "for information gain",
+                claims=(
+                    "continuous-split-exponential-mechanism", "diffpid3-budget", "discrete-laplace-mechanism",
+                    "exponential-mechanism", "exponential-mechanism-float-sampler",
+                    "information-gain-sensitivity", "parallel-composition", "tree-budget-plan",
+                ),
             ),
         ),
         parameters=(

@@ -488,11 +488,21 @@ SPEC = register(
                 "sound", True,
                 "Algorithm 2 soundly: one exponential mechanism over the public domain's "
                 "(attribute, value) pairs and ranges, noise on every class",
+                claims=(
+                    "continuous-split-exponential-mechanism", "discrete-laplace-mechanism",
+                    "exponential-mechanism", "exponential-mechanism-float-sampler",
+                    "max-operator-sensitivity", "parallel-composition",
+                ),
             ),
             Variant(
                 "published", False,
                 "Listings 1-2 as coded: noiseless split values, noise only on present classes, "
                 "types and candidates from the data, exp2 Gini, two draws per leaf",
+                claims=(
+                    "exponential-mechanism", "exponential-mechanism-float-sampler", "laplace-mechanism",
+                    "parallel-composition", "thesis-code-errata", "thesis-gini-exp2-sensitivity",
+                    "thesis-tree-budget", "tree-budget-plan",
+                ),
             ),
         ),
         parameters=(
