@@ -35,9 +35,9 @@ def test_fit_predict_and_fitted_attributes(cls: Estimator) -> None:
     assert clf.receipt_ is clf.model_.receipt
     assert 0.0 <= clf.score(data) <= 1.0
     if cls is BaselineTreeClassifier:
-        assert not clf.receipt_.sound
+        assert clf.receipt_.level == "unsound" and not clf.receipt_.sound
     else:
-        assert clf.receipt_.epsilon == 2 and clf.receipt_.sound
+        assert clf.receipt_.epsilon == 2 and clf.receipt_.level != "unsound"
 
 
 @pytest.mark.parametrize("cls", CLASSES)

@@ -179,13 +179,14 @@ def test_exact_histogram_loss_equals_ledger_total() -> None:
 @pytest.mark.smoke
 def test_receipt_round_trip_and_soundness() -> None:
     ledger = Ledger(Relation.SUBSTITUTE)
-    ledger.charge(label="a", mechanism="m", epsilon=0.1, sensitivity=Fraction(1, 2), claims=("x",), partition=("root",))
-    ledger.charge(label="b", mechanism="m", epsilon=0.2, sensitivity=2.5, claims=("y",), sound=False)
+    ledger.charge(label="a", mechanism="m", epsilon=0.1, sensitivity=Fraction(1, 2), claims=("laplace-mechanism",),
+                  partition=("root",))
+    ledger.charge(label="b", mechanism="m", epsilon=0.2, sensitivity=2.5, claims=("exponential-mechanism",), sound=False)
     ledger.record_data_independent(label="shape", note="random structure")
     receipt = receipt_from_ledger(ledger)
     assert receipt.epsilon == Fraction(3, 10)
-    assert not receipt.sound
-    assert receipt.claims == ("x", "y")
+    assert not receipt.sound and receipt.level == "unsound"
+    assert receipt.claims == ("exponential-mechanism", "laplace-mechanism")
     assert Receipt.from_json(json.loads(json.dumps(receipt.to_json()))) == receipt
 
 
@@ -194,7 +195,7 @@ def test_leak_makes_receipt_unsound() -> None:
     ledger.charge(label="a", mechanism="m", epsilon=1, sensitivity=1, claims=())
     ledger.record_leak("schema inferred from the data")
     receipt = receipt_from_ledger(ledger)
-    assert not receipt.sound and receipt.leaks == ("schema inferred from the data",)
+    assert not receipt.sound and receipt.level == "unsound" and receipt.leaks == ("schema inferred from the data",)
 
 
 @pytest.mark.parametrize("bad", [0, -1, float("nan"), float("inf"), "abc", True, None])
