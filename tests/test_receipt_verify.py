@@ -85,6 +85,14 @@ def _forge_no_leak_with_digest(obj: Obj) -> None:
     receipt["digest"] = receipt_digest(receipt)
 
 
+def _huge_total(obj: Obj) -> None:
+    """Every charge and the total scaled to 10^400, consistently: only the float check can object."""
+    receipt = obj["receipt"]
+    for charge in receipt["charges"]:
+        charge["epsilon"] = str(Fraction(charge["epsilon"]) * 10**400)
+    receipt["epsilon"] = str(Fraction(receipt["epsilon"]) * 10**400)
+
+
 def _variant(name: str) -> Callable[[Obj], None]:
     """Change the variant where it is stated twice: the model's field and its parameters."""
 
@@ -130,6 +138,8 @@ TAMPERINGS: List[Tuple[str, Tuple[str, str], Callable[[Obj], None], str]] = [
      "unknown algorithm 'magic-forest'"),
     ("a NaN weight", ("dpdf", "sound"), _set("weights", [float("nan")]), "finite"),
     ("an infinite weight", ("dp-adaboost", "sound"), _set("weights.0", float("inf")), "finite"),
+    ("no weights", ("dpdf", "sound"), _set("weights", []), "1 trees but 0 weights"),
+    ("a huge total with matching charges", ("noisy-majority", "sound"), _huge_total, "too large for a float"),
     ("an extra receipt field", ("dpdf", "sound"), _set("receipt.verified_by", "me"), "unexpected field"),
     ("an older model format", ("dpdf", "sound"), _set("version", 1), "retrain"),
 ]
@@ -266,6 +276,10 @@ def test_receipt_command_on_a_file_that_is_not_a_model(tmp_path: Path, capsys: p
     assert main(["receipt", "--model", str(path)]) == 2
     _, err = capsys.readouterr()
     assert err.count("\n") == 1 and "is not JSON" in err
+    path.write_bytes(b"\xff\xfe{}")
+    assert main(["predict", "--model", str(path), "--data", "monk1"]) == 2
+    _, err = capsys.readouterr()
+    assert err.count("\n") == 1 and "not a text file" in err
 
 
 def test_train_and_evaluate_print_the_level(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -275,8 +275,12 @@ def _check_total(receipt: Receipt) -> None:
 
 
 def _check_float(stated: Any, exact: Fraction, name: str) -> None:
-    if isinstance(stated, bool) or not isinstance(stated, (int, float)) or stated != float(exact):
-        _fail(f"{name}_float is {stated!r} but float({name}) is {float(exact)!r}")
+    try:
+        wanted = float(exact)
+    except OverflowError:
+        _fail(f"{name} is too large for a float (above 1.8e308)")
+    if isinstance(stated, bool) or not isinstance(stated, (int, float)) or stated != wanted:
+        _fail(f"{name}_float is {stated!r} but float({name}) is {wanted!r}")
 
 
 def _check_claims(stated: Any, receipt: Receipt) -> None:

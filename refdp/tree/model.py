@@ -187,14 +187,19 @@ def model_from_json(obj: Mapping[str, Any]) -> TreeModel:
         raise ModelError(f"refdp model version {version!r} is not supported (expected {VERSION})")
     try:
         schema = Schema.from_json(obj["schema"])
+        trees = tuple(node_from_json(t, schema) for t in obj["trees"])
+        weights = tuple(_weight(w) for w in obj["weights"])
+        # TreeModel fills in missing weights for models built in code; a file states them all
+        if len(weights) != len(trees):
+            raise ModelError(f"the model has {len(trees)} trees but {len(weights)} weights")
         model = TreeModel(
             algorithm=str(obj["algorithm"]),
             variant=str(obj["variant"]),
             params=dict(obj["params"]),
             schema=schema,
-            trees=tuple(node_from_json(t, schema) for t in obj["trees"]),
+            trees=trees,
             receipt=Receipt.from_json(obj["receipt"]),
-            weights=tuple(_weight(w) for w in obj["weights"]),
+            weights=weights,
             voting=str(obj["voting"]),
         )
     except (KeyError, TypeError, AttributeError) as exc:
@@ -207,9 +212,10 @@ def model_from_json(obj: Mapping[str, Any]) -> TreeModel:
 
 def read_model(path: Union[str, Path]) -> TreeModel:
     """Read and verify the model file at ``path`` (ModelError when it is not a valid model)."""
-    text = Path(path).read_text(encoding="utf-8")
     try:
-        obj = json.loads(text)
+        obj = json.loads(Path(path).read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise ModelError(f"{path} is not a text file (a model is UTF-8 JSON)") from None
     except json.JSONDecodeError as exc:
         raise ModelError(f"{path} is not JSON ({exc.msg} at line {exc.lineno})") from None
     return model_from_json(obj)
