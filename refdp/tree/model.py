@@ -67,8 +67,9 @@ class TreeModel:
             object.__setattr__(self, "weights", (1.0,) * len(self.trees))
         if len(self.weights) != len(self.trees):
             raise ModelError(f"{len(self.trees)} trees but {len(self.weights)} weights")
-        if not all(math.isfinite(w) for w in self.weights):
-            raise ModelError(f"every tree weight must be a finite number, got {list(self.weights)}")
+        for index, weight in enumerate(self.weights):
+            if not math.isfinite(weight):
+                raise ModelError(f"tree {index} has weight {weight!r}; every tree weight must be a finite number")
         if self.voting not in VOTING:
             raise ModelError(f"unknown voting rule {self.voting!r}; use one of {', '.join(VOTING)}")
 
