@@ -69,10 +69,10 @@ def _paths(node: Node, prefix: Tuple[int, ...] = ()) -> List[Tuple[int, ...]]:
 def test_unsound_runs_say_so_in_the_receipt() -> None:
     data = dataset(SCHEMA, ROWS)
     published = train("dpea", data, 1, {"variant": "published", "max_depth": 3, "min_size": 3}, rng=1)
-    assert not published.receipt.sound and published.receipt.epsilon == 1
+    assert published.receipt.level == "unsound" and published.receipt.epsilon == 1
     assert any("true counts" in leak for leak in published.receipt.leaks)
     mcmc = train("dpea", data, 1, {"search": "mcmc", "steps": 20, "max_depth": 2}, rng=1)
-    assert not mcmc.receipt.sound and not mcmc.receipt.leaks
+    assert mcmc.receipt.level == "unsound" and not mcmc.receipt.leaks
     assert any(not c.sound and "TV" in c.note for c in mcmc.receipt.charges)
     paper = train("dpea", data, 1, {"variant": "published", "search": "paper", "max_depth": 3, "embed_depth": "3"}, rng=1)
     assert any(c.mechanism == "exponential (MCMC)" for c in paper.receipt.charges)
