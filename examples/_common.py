@@ -29,6 +29,7 @@ if str(ROOT) not in sys.path:  # run as `python3 examples/NAME.py` from a clone,
 
 from refdp.data import Dataset  # noqa: E402
 from refdp.evaluation import CVResult, cross_validate, stratified_split, train_test_evaluate  # noqa: E402
+from refdp.privacy import worst_level  # noqa: E402
 from refdp.rng import as_rng  # noqa: E402
 
 import _svg  # noqa: E402
@@ -66,7 +67,7 @@ class Row:
     accuracies: Tuple[float, ...]
     receipt_epsilon: str
     receipt_delta: str
-    sound: bool
+    level: str
     seconds: float
     paper: Optional[float] = None
     paper_source: str = ""
@@ -105,7 +106,8 @@ class Row:
             "runs": len(self.accuracies),
             "receipt_epsilon": self.receipt_epsilon,
             "receipt_delta": self.receipt_delta,
-            "sound": self.sound,
+            "level": self.level,
+            "sound": self.level == "proved",
             "train_seconds": self.seconds,
             "paper": self.paper,
             "paper_source": self.paper_source,
@@ -147,7 +149,7 @@ def _result_row(dataset: str, setting: Setting, result: CVResult, paper: Optiona
         accuracies=result.accuracies,
         receipt_epsilon=str(result.receipt_epsilon),
         receipt_delta=f"{float(result.receipt_delta):.4g}",
-        sound=result.sound,
+        level=result.level,
         seconds=sum(result.train_seconds),
         paper=paper,
         paper_source=source,
@@ -207,7 +209,7 @@ def holdout_row(
         accuracies=tuple(a for r in results for a in r.accuracies),
         receipt_epsilon=max(r.receipt_epsilon for r in results),
         receipt_delta=max(r.receipt_delta for r in results),
-        sound=all(r.sound for r in results),
+        level=worst_level(r.level for r in results),
         train_seconds=tuple(t for r in results for t in r.train_seconds),
     )
     return _result_row(dataset, setting, merged, paper, source)
@@ -221,7 +223,7 @@ def markdown_table(rows: Sequence[Row], extra_columns: Sequence[str] = ()) -> st
     """The rows as a Markdown table (accuracy mean +- sd, 95% t interval, receipt)."""
     head = ["data set", "setting", "epsilon", "accuracy", "95% CI", "runs"]
     head += list(extra_columns)
-    head += ["receipt epsilon", "receipt delta", "sound", "paper"]
+    head += ["receipt epsilon", "receipt delta", "level", "paper"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for row in rows:
         interval = row.interval()
@@ -234,7 +236,7 @@ def markdown_table(rows: Sequence[Row], extra_columns: Sequence[str] = ()) -> st
             str(len(row.accuracies)),
         ]
         cells += [f"{row.extra[c]:.3f}" if c in row.extra else "" for c in extra_columns]
-        cells += [row.receipt_epsilon, row.receipt_delta, "yes" if row.sound else "NO", _fmt_paper(row)]
+        cells += [row.receipt_epsilon, row.receipt_delta, row.level if row.level != "unsound" else "UNSOUND", _fmt_paper(row)]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 

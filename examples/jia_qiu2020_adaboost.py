@@ -41,6 +41,7 @@ from refdp.algorithms import train
 from refdp.data import Dataset, load
 from refdp.evaluation import accuracy, stratified_split
 from refdp.metrics import f1_score, precision, recall, roc_auc
+from refdp.privacy import worst_level
 from refdp.rng import as_rng
 
 NAME = "jia_qiu2020_adaboost"
@@ -81,7 +82,7 @@ def run(data: Dataset, setting: Setting, epsilon: str, runs: int, seed: int) -> 
     rng = as_rng(seed)
     accuracies: List[float] = []
     sums: Dict[str, float] = {}
-    receipts: List[Tuple[str, str, bool]] = []
+    receipts: List[Tuple[str, str, str]] = []
     seconds = 0.0
     for _ in range(runs):
         train_rows, test_rows = stratified_split(data.labels, 0.3, rng)
@@ -97,7 +98,7 @@ def run(data: Dataset, setting: Setting, epsilon: str, runs: int, seed: int) -> 
             tag = "" if cls == POSITIVE else f" ({cls})"
             for key, value in _metrics(predicted, [p[column] for p in proba], actual, cls).items():
                 sums[key + tag] = sums.get(key + tag, 0.0) + value
-        receipts.append((str(model.receipt.epsilon), f"{float(model.receipt.delta):.4g}", model.receipt.sound))
+        receipts.append((str(model.receipt.epsilon), f"{float(model.receipt.delta):.4g}", model.receipt.level))
     baseline = setting.algorithm == _common.BASELINE
     paper = PEAK_ACCURACY if setting is PEAK else None
     return Row(
@@ -109,7 +110,7 @@ def run(data: Dataset, setting: Setting, epsilon: str, runs: int, seed: int) -> 
         accuracies=tuple(accuracies),
         receipt_epsilon=max(r[0] for r in receipts),
         receipt_delta=max(r[1] for r in receipts),
-        sound=all(r[2] for r in receipts),
+        level=worst_level(r[2] for r in receipts),
         seconds=seconds,
         paper=paper,
         paper_source="sec. V.C.1 peak, T=51" if paper else "",

@@ -25,7 +25,7 @@ from refdp.errors import (
 from refdp.evaluation import cross_validate, stratified_folds
 from refdp.privacy import Ledger, Receipt, Relation
 from refdp.rng import RandomSource, as_rng
-from refdp.tree import Leaf, TreeModel, model_from_json
+from refdp.tree import Leaf, TreeModel, model_from_json, read_model
 
 __version__ = "0.1.0"
 
@@ -55,6 +55,7 @@ __all__ = [
     "model_from_json",
     "read_arff",
     "read_csv",
+    "read_model",
     "stratified_folds",
     "train",
     "__version__",

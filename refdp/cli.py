@@ -1,7 +1,7 @@
 """The command line: ``python3 -m refdp SUBCOMMAND``.
 
-Subcommands: ``demo``, ``train``, ``predict``, ``evaluate``, ``algorithms``, ``audit``,
-``audit-cmd``, ``delta``, ``vectors`` and ``datasets``.  Errors in the input print one line on stderr and exit with
+Subcommands: ``demo``, ``train``, ``predict``, ``receipt``, ``evaluate``, ``algorithms``,
+``audit``, ``audit-cmd``, ``delta``, ``vectors`` and ``datasets``.  Errors in the input print one line on stderr and exit with
 status 2, never a traceback.
 """
 
@@ -15,13 +15,13 @@ from pathlib import Path
 from typing import Dict, List, NoReturn, Optional, Sequence
 
 from refdp import algorithms
-from refdp.algorithms import AlgorithmSpec, get_algorithm, train
-from refdp.claims import proofs_dir, read_claims
+from refdp.algorithms import AlgorithmSpec, Variant, get_algorithm, train
 from refdp.data import BUILTIN_NAMES, Dataset, describe_builtin, load, read_schema
 from refdp.errors import RefdpError
 from refdp.evaluation import cross_validate, train_test_evaluate
 from refdp.privacy import parse_relation
-from refdp.tree import TreeModel, dumps_model, model_from_json
+from refdp.privacy.levels import IDEALISED, MEANING, UNKNOWN_STATUS, UNSOUND, claim_status
+from refdp.tree import TreeModel, dumps_model, read_model
 
 __all__ = ["main"]
 
@@ -69,15 +69,12 @@ def _cmd_train(args: argparse.Namespace) -> int:
     Path(args.out).write_text(dumps_model(model), encoding="utf-8")
     print(f"trained {model.algorithm} ({model.variant}) on {len(data)} rows; wrote {args.out}")
     print(f"receipt: {model.receipt.summary()}")
+    print(f"see it in words: python3 -m refdp receipt --model {args.out}")
     return 0
 
 
 def _cmd_predict(args: argparse.Namespace) -> int:
-    try:
-        obj = json.loads(Path(args.model).read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise _UsageError(f"{args.model} is not JSON ({exc.msg} at line {exc.lineno})") from None
-    model: TreeModel = model_from_json(obj)
+    model: TreeModel = read_model(args.model)
     data = load(args.data, schema=model.schema if Path(args.data).suffix else None)
     lines = "".join(f"{label}\n" for label in model.predict(data))
     if args.out:
@@ -122,6 +119,7 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
                     "receipt_epsilon_float": float(result.receipt_epsilon),
                     "receipt_delta": str(result.receipt_delta),
                     "sound": result.sound,
+                    "level": result.level,
                     "train_seconds_total": seconds,
                     "train_seconds_mean": seconds / len(result.train_seconds),
                 },
@@ -137,7 +135,7 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
         )
         print(
             f"receipt total per model: epsilon={float(result.receipt_epsilon):g} "
-            f"delta={float(result.receipt_delta):g} ({'sound' if result.sound else 'NOT SOUND'})"
+            f"delta={float(result.receipt_delta):g}; level {result.level}: {MEANING[result.level]}"
         )
         print(f"training time: {seconds:.3f} s in all, {seconds / len(result.train_seconds):.4f} s per model")
     return 0
@@ -149,7 +147,14 @@ def _describe(spec: AlgorithmSpec) -> Dict[str, object]:
         "summary": spec.summary,
         "source": spec.source,
         "variants": [
-            {"name": v.name, "sound": v.sound, "description": v.description} for v in spec.variants
+            {
+                "name": v.name,
+                "sound": v.sound,
+                "level": v.level,
+                "claims": {cid: claim_status(cid) or UNKNOWN_STATUS for cid in v.claims},
+                "description": v.description,
+            }
+            for v in spec.variants
         ],
         "parameters": [
             {"name": p.name, "type": p.kind.__name__, "default": p.default, "choices": list(p.choices), "help": p.help}
@@ -159,23 +164,33 @@ def _describe(spec: AlgorithmSpec) -> Dict[str, object]:
     }
 
 
+def _why(variant: Variant) -> str:
+    """The claims (and flag) that keep ``variant`` from level proved, for the listing."""
+    worst = {IDEALISED: ("needs-idealised-numerics",), UNSOUND: ("published-but-unsound", None)}
+    statuses = worst.get(variant.level, ())
+    reasons = [] if variant.sound else ["registered unsound"]
+    for status in statuses:
+        cited = [cid for cid in variant.claims if claim_status(cid) == status]
+        if cited:
+            reasons.append(f"{status or UNKNOWN_STATUS}: {', '.join(cited)}")
+    return f" ({'; '.join(reasons)})" if reasons else ""
+
+
 def _cmd_algorithms(args: argparse.Namespace) -> int:
     specs = [get_algorithm(name) for name in algorithms.algorithm_names()]
     if args.json:
         print(json.dumps([_describe(s) for s in specs], indent=1))
         return 0
-    claims = read_claims(proofs_dir()) if proofs_dir().is_dir() else {}
     for spec in specs:
         print(f"{spec.name}: {spec.summary}")
         print(f"  source: {spec.source}")
         for v in spec.variants:
-            print(f"  variant {v.name} ({'sound' if v.sound else 'UNSOUND'}): {v.description}")
+            print(f"  variant {v.name}: level {v.level} with default parameters{_why(v)}; {v.description}")
         for p in spec.parameters:
             choices = f" (one of {', '.join(p.choices)})" if p.choices else ""
             print(f"  --param {p.name}={p.default}{choices}: {p.help}")
         for cid in spec.claims:
-            status = claims[cid].status if cid in claims else "see proofs/"
-            print(f"  claim {cid} [{status}]")
+            print(f"  claim {cid} [{claim_status(cid) or UNKNOWN_STATUS}]")
     return 0
 
 
@@ -226,6 +241,10 @@ def _parser() -> argparse.ArgumentParser:
     pr.add_argument("--out", default=None, help="write the labels here (default: stdout)")
     pr.set_defaults(func=_cmd_predict)
 
+    from refdp import receipt_command  # the `receipt` subcommand lives in its own module
+
+    receipt_command.register(sub)
+
     ev = sub.add_parser("evaluate", help="repeated stratified k-fold cross-validation")
     ev.add_argument("--algorithm", required=True, help="algorithm name (see `algorithms`)")
     data_args(ev)
@@ -240,7 +259,9 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("--json", action="store_true", help="print one JSON object")
     ev.set_defaults(func=_cmd_evaluate)
 
-    al = sub.add_parser("algorithms", help="list algorithms, variants, parameters and claims")
+    al = sub.add_parser(
+        "algorithms", help="list algorithms, variants (with their soundness level), parameters and claims"
+    )
     al.add_argument("--json", action="store_true", help="print JSON")
     al.set_defaults(func=_cmd_algorithms)
 

@@ -36,7 +36,7 @@ def _receipt_lines(receipt: Receipt) -> List[str]:
         lines.append(
             f"  {count:>3} x {label}: {mechanism}, epsilon={epsilon} each, sensitivity={sensitivity}"
         )
-    lines.append(f"  claims: {', '.join(receipt.claims)}")
+    lines.append("  claims: " + ", ".join(f"{cid} [{status}]" for cid, status in receipt.claim_statuses.items()))
     return lines
 
 

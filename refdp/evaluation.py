@@ -24,6 +24,7 @@ from refdp.data import Dataset
 from refdp.errors import InvalidParameterError
 from refdp.metrics import mean_confidence_interval
 from refdp.privacy import Number, Relation, as_epsilon
+from refdp.privacy.levels import PROVED, worst_level
 from refdp.rng import RandomSource, RngLike, as_rng
 
 __all__ = [
@@ -129,8 +130,14 @@ class CVResult:
     accuracies: Tuple[float, ...]
     receipt_epsilon: Fraction
     receipt_delta: Fraction
-    sound: bool
+    level: str
+    """The worst soundness level of the models' receipts (see :mod:`refdp.privacy.levels`)."""
     train_seconds: Tuple[float, ...] = field(compare=False)
+
+    @property
+    def sound(self) -> bool:
+        """True when every model's receipt is at level ``proved``."""
+        return self.level == PROVED
 
     @property
     def mean(self) -> float:
@@ -234,7 +241,7 @@ class _Run:
     seconds: float
     epsilon: Fraction
     delta: Fraction
-    sound: bool
+    level: str
 
 
 def _run(
@@ -253,7 +260,7 @@ def _run(
         seconds = time.perf_counter() - start
         actual = [test.schema.classes[c] for c in test.labels]
         receipt = model.receipt
-        runs.append(_Run(accuracy(model.predict(test), actual), seconds, receipt.epsilon, receipt.delta, receipt.sound))
+        runs.append(_Run(accuracy(model.predict(test), actual), seconds, receipt.epsilon, receipt.delta, receipt.level))
     return runs
 
 
@@ -276,6 +283,6 @@ def _result(
         accuracies=tuple(r.accuracy for r in runs),
         receipt_epsilon=max(r.epsilon for r in runs),
         receipt_delta=max(r.delta for r in runs),
-        sound=all(r.sound for r in runs),
+        level=worst_level(r.level for r in runs),
         train_seconds=tuple(r.seconds for r in runs),
     )

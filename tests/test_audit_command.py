@@ -83,7 +83,7 @@ def test_registry_algorithm_with_a_searched_neighbour(capsys: pytest.CaptureFixt
     first = run_json(capsys, "--algorithm", "noisy-majority", "--data", "vote", "--epsilon", "1",
                      "--seed", "3", "--trials", "300")
     assert first["verdict"] == "not refuted", first
-    assert first["rows"] == 40 and first["output"] == "counts" and first["receipt"].endswith("(sound)")
+    assert first["rows"] == 40 and first["output"] == "counts" and first["receipt"].endswith("(level proved)")
     assert first["neighbour_choice"].startswith("searched: the best of 6 candidates")
     assert first["trials"] == 300 and first["event"].startswith("output ")  # a threshold event
     again = run_json(capsys, "--algorithm", "noisy-majority", "--data", "vote", "--epsilon", "1",
@@ -98,7 +98,7 @@ def test_non_private_baseline_is_refuted(capsys: pytest.CaptureFixture[str]) -> 
     result = run_json(capsys, "--algorithm", "tree-baseline", "--data", "vote", "--epsilon", "1", "--seed", "3",
                       "--output", "structure", "--neighbour", "remove:0", "--trials", "200")
     assert result["verdict"] == "refuted" and result["lower_bound"] > 1, result
-    assert result["neighbour_choice"] == "given by --neighbour" and "NOT SOUND" in result["receipt"]
+    assert result["neighbour_choice"] == "given by --neighbour" and result["receipt"].endswith("(level unsound)")
 
 
 def test_given_neighbours(capsys: pytest.CaptureFixture[str]) -> None:

@@ -65,7 +65,7 @@ SCHEMA = Schema((ContinuousAttribute("x", 0.0, 1.0), CategoricalAttribute("c", (
 def _model(threshold: Fraction) -> TreeModel:
     tree = ThresholdSplit(0, threshold, Leaf((3, 0)), Leaf((0, 3)))
     return TreeModel(
-        algorithm="hand", variant="sound", params={}, schema=SCHEMA, trees=(tree,),
+        algorithm="noisy-majority", variant="sound", params={}, schema=SCHEMA, trees=(tree,),  # registered: loading checks it
         receipt=receipt_from_ledger(Ledger()),
     )
 

@@ -115,7 +115,7 @@ def test_published_fit_calibrates_to_theorem_1_at_the_noisy_size() -> None:
     q2 = [c for c in model.receipt.charges if c.mechanism == "exponential"]
     assert len(q2) == 1 and not q2[0].sound
     assert q2[0].sensitivity == published_sensitivity(int(sum(root.counts)))
-    assert not model.receipt.sound and model.receipt.epsilon == 1
+    assert model.receipt.level == "unsound" and model.receipt.epsilon == 1
 
 
 @pytest.mark.claim("gini-weighted-local-sensitivity")
@@ -174,7 +174,7 @@ def test_receipt_total_is_beta(
     assert model.receipt.delta == 0
     # With one level, or no attribute, the published variant never runs Q2 and is the sound one.
     reaches_q2 = max_depth > 1 and schema.n_attributes > 0
-    assert model.receipt.sound == (variant == "sound" or not reaches_q2), params
+    assert (model.receipt.level != "unsound") == (variant == "sound" or not reaches_q2), params
     assert len(model.trees) == n_trees and model.voting == "confidence"
 
 
@@ -240,7 +240,7 @@ def test_bad_input_is_refused_and_left_unchanged() -> None:
 def test_estimator() -> None:
     vote = load_builtin("vote")
     clf = DPDFClassifier(2, n_trees=4, seed=2).fit(vote)
-    assert clf.receipt_.epsilon == 2 and clf.receipt_.sound
+    assert clf.receipt_.epsilon == 2 and clf.receipt_.level != "unsound"
     assert 0.0 <= clf.score(vote) <= 1.0
     assert len(clf.predict_proba(vote)) == len(vote)
 
@@ -259,7 +259,7 @@ def test_cli_train_and_evaluate(variant: str, tmp_path: Path, capsys: pytest.Cap
         "--param", "n_trees=4", "--param", f"variant={variant}", "--out", str(path),
     )
     assert status == 0, err
-    assert ("NOT SOUND" in out) == (variant == "published"), out
+    assert ("level unsound" in out) == (variant == "published"), out
     status, out, err = _run(
         capsys, "evaluate", "--algorithm", "dpdf", "--data", "tic-tac-toe", "--epsilon", "1", "--folds", "3",
         "--seed", "1", "--json", "--param", f"variant={variant}",
@@ -267,7 +267,8 @@ def test_cli_train_and_evaluate(variant: str, tmp_path: Path, capsys: pytest.Cap
     assert status == 0, err
     result = json.loads(out)
     assert result["algorithm"] == "dpdf" and result["receipt_epsilon"] == "1"
-    assert result["sound"] == (variant == "sound")
+    assert (result["level"] != "unsound") == (variant == "sound")
+    assert result["sound"] == (result["level"] == "proved")
 
 
 def _adult_sample(n: int) -> Dataset:
@@ -303,7 +304,7 @@ def test_fits_adult_with_public_equal_width_intervals(relation: Relation) -> Non
     for bins in (2, 5):
         params: Dict[str, Param] = {"n_trees": 3, "max_depth": 3, "min_size": 10, "bins": bins}
         model = train("dpdf", data, 20, params, rng=3, relation=relation)
-        assert model.receipt.epsilon == 20 and model.receipt.sound, (bins, model.receipt)
+        assert model.receipt.epsilon == 20 and model.receipt.level != "unsound", (bins, model.receipt)
         nodes = [n for tree in model.trees for n in _interval_nodes(tree)]
         assert nodes, f"no continuous split with bins={bins} at eps=20 (seed 3)"
         for node in nodes:

@@ -35,9 +35,9 @@ def test_fit_predict_and_fitted_attributes(cls: Estimator) -> None:
     assert clf.receipt_ is clf.model_.receipt
     assert 0.0 <= clf.score(data) <= 1.0
     if cls is BaselineTreeClassifier:
-        assert not clf.receipt_.sound
+        assert clf.receipt_.level == "unsound" and not clf.receipt_.sound
     else:
-        assert clf.receipt_.epsilon == 2 and clf.receipt_.sound
+        assert clf.receipt_.epsilon == 2 and clf.receipt_.level != "unsound"
 
 
 @pytest.mark.parametrize("cls", CLASSES)
@@ -60,7 +60,7 @@ def test_paper_parameters_reach_the_algorithm() -> None:
         Fraction(1, 2), max_depth=2, min_samples=7, quality="gini", variant="published", grid=16,
         relation="substitute", seed=1,
     ).fit(data)
-    assert clf.model_.variant == "published" and not clf.receipt_.sound
+    assert clf.model_.variant == "published" and clf.receipt_.level == "unsound"
     assert clf.model_.params == {
         "variant": "published", "quality": "gini", "max_depth": 2, "min_samples": 7, "grid": 16
     }

@@ -63,10 +63,11 @@ def test_quick_run_writes_consistent_reports(name: str, tmp_path: Path, capsys: 
     assert len([line for line in markdown.splitlines() if line.startswith("| ") and "---" not in line]) >= len(rows)
     for row in rows:
         if row["algorithm"] == "tree-baseline":
-            assert row["epsilon"] == "-" and row["sound"] is False
+            assert row["epsilon"] == "-" and row["level"] == "unsound" and row["sound"] is False
             continue
         unsound = row["params"].get("variant") not in (None, "sound")
-        assert row["sound"] is not unsound, row
+        assert (row["level"] == "unsound") is unsound, row
+        assert row["sound"] is (row["level"] == "proved"), row
         if not unsound:
             assert Fraction(row["receipt_epsilon"]) == Fraction(row["epsilon"]), row
     assert markdown.splitlines()[0] in capsys.readouterr().out  # the table is printed too

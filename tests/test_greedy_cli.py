@@ -40,9 +40,10 @@ def test_train_and_predict_with_each_name(
     model = model_from_json(json.loads(path.read_text()))
     assert model.algorithm == name
     if name == "tree-baseline" or "variant=published" in params:
-        assert "NOT SOUND" in out and not model.receipt.sound
+        assert "level unsound" in out and model.receipt.level == "unsound"
     else:
-        assert model.receipt.epsilon == Fraction(1, 2) and " sound" in out
+        assert model.receipt.epsilon == Fraction(1, 2) and f"level {model.receipt.level}:" in out
+        assert model.receipt.level != "unsound"
     status, out, err = run(capsys, "predict", "--model", str(path), "--data", "credit-g")
     assert status == 0, err
     assert set(out.split()) <= {"good", "bad"}
@@ -61,9 +62,10 @@ def test_evaluate_json_with_each_name(name: str, params: List[str], capsys: pyte
     result = json.loads(out)
     assert len(result["accuracies"]) == 3 and 0.5 < result["accuracy_mean"] <= 1.0
     if name == "tree-baseline":
-        assert result["sound"] is False and result["receipt_epsilon"] == "0"
+        assert result["level"] == "unsound" and result["sound"] is False and result["receipt_epsilon"] == "0"
     else:
-        assert result["sound"] is True and result["receipt_epsilon"] == "1"
+        assert result["level"] != "unsound" and result["receipt_epsilon"] == "1"
+        assert result["sound"] is (result["level"] == "proved")
 
 
 def test_algorithms_lists_the_greedy_trees(capsys: pytest.CaptureFixture[str]) -> None:

@@ -92,7 +92,7 @@ MINORITY_D_ADD = _dataset(["x"] * 30 + ["y"] * 5 + ["x"], ["no"] * 35 + ["yes"])
 def test_audit_refutes_leaf_total_suppression() -> None:
     mechanism = KanonRdt("leaf-total", 5, 0.5)
     receipt = mechanism(MINORITY_D, random.Random(0)).receipt
-    assert not receipt.sound and float(receipt.delta) == lqs_delta(5, 0.5, 1).delta  # 0.109
+    assert receipt.level == "unsound" and float(receipt.delta) == lqs_delta(5, 0.5, 1).delta  # 0.109
     p1 = 0.5 * (1 - 2.0**-30 * sum(math.comb(30, j) for j in range(4)))  # beta P[Bin(30, 1/2) >= 4]
     p2 = 1e-5
     trials = required_trials(math.log(p1 / p2), 1, p2, delta=receipt.delta)
@@ -194,7 +194,7 @@ def test_every_released_count_is_zero_or_at_least_k() -> None:
     assert all(c == 0 or c >= 5 for c in counts) and any(c >= 5 for c in counts)
     faulty = train("kanon-rdt", load_builtin("vote"), 10, {"k": 5, "beta": 0.5, "max_depth": 2, "variant": "leaf-total"}, rng=3)
     assert any(0 < c < 5 for c in _all_counts(faulty))
-    assert not faulty.receipt.sound
+    assert faulty.receipt.level == "unsound"
 
 
 def _no_all_zero_subtree(node: object) -> bool:

@@ -53,14 +53,15 @@ def _placements(paths: Set[Path], prefix: Path = ()) -> List[FrozenSet[Path]]:
     return result
 
 
-def _brute_force(charges: Sequence[Charge], relation: Relation) -> Fraction:
+def _brute_force(charges: Sequence[Charge], relation: Relation, pick: str = "epsilon") -> Fraction:
+    """The worst total of ``pick`` ("epsilon" or "delta") over every placement of the changed record(s)."""
     paths: Set[Path] = set()
     for c in charges:
         for i in range(len(c.partition) + 1):
             paths.add(c.partition[:i])
     cost: Dict[Path, Fraction] = {}
     for c in charges:
-        cost[c.partition] = cost.get(c.partition, Fraction(0)) + c.epsilon
+        cost[c.partition] = cost.get(c.partition, Fraction(0)) + (c.epsilon if pick == "epsilon" else c.delta)
     placements = _placements(paths)
     if relation is Relation.ADD_REMOVE:
         return max(sum((cost.get(p, Fraction(0)) for p in pl), Fraction(0)) for pl in placements)
@@ -71,10 +72,16 @@ def _brute_force(charges: Sequence[Charge], relation: Relation) -> Fraction:
     )
 
 
+# Most charges spend no delta, so zero is drawn often: the total delta must not
+# depend on which charge happens to come last (a mutant that composed delta
+# only when the last charge had one passed every other test).
+deltas = st.one_of(st.just(Fraction(0)), st.fractions(min_value=Fraction(1, 100), max_value=Fraction(1, 4), max_denominator=100))
+
 charge_specs = st.lists(
     st.tuples(
         st.lists(st.sampled_from(COMPONENTS), max_size=3),
         st.fractions(min_value=Fraction(1, 8), max_value=2, max_denominator=8),
+        deltas,
     ),
     min_size=1,
     max_size=7,
@@ -84,11 +91,22 @@ charge_specs = st.lists(
 @pytest.mark.claim("sequential-composition", "parallel-composition")
 @settings(max_examples=300)
 @given(charge_specs, st.sampled_from(list(Relation)))
-def test_compose_matches_brute_force(specs: List[Tuple[List[str], Fraction]], relation: Relation) -> None:
+def test_compose_matches_brute_force(specs: List[Tuple[List[str], Fraction, Fraction]], relation: Relation) -> None:
     ledger = Ledger(relation)
-    for path, eps in specs:
-        ledger.charge(label="t", mechanism="m", epsilon=eps, sensitivity=None, claims=(), partition=path)
-    assert ledger.total()[0] == _brute_force(ledger.charges, relation)
+    for path, eps, delta in specs:
+        ledger.charge(label="t", mechanism="m", epsilon=eps, delta=delta, sensitivity=None, claims=(), partition=path)
+    assert ledger.total() == (
+        _brute_force(ledger.charges, relation, "epsilon"),
+        _brute_force(ledger.charges, relation, "delta"),
+    )
+
+
+@pytest.mark.claim("sequential-composition")
+def test_delta_spent_early_is_not_forgotten_by_a_later_pure_charge() -> None:
+    ledger = Ledger()
+    ledger.charge(label="a", mechanism="m", epsilon=1, delta="1/100", sensitivity=None, claims=())
+    ledger.charge(label="b", mechanism="m", epsilon=1, sensitivity=None, claims=())
+    assert ledger.total() == (Fraction(2), Fraction(1, 100))
 
 
 @pytest.mark.smoke
@@ -161,13 +179,14 @@ def test_exact_histogram_loss_equals_ledger_total() -> None:
 @pytest.mark.smoke
 def test_receipt_round_trip_and_soundness() -> None:
     ledger = Ledger(Relation.SUBSTITUTE)
-    ledger.charge(label="a", mechanism="m", epsilon=0.1, sensitivity=Fraction(1, 2), claims=("x",), partition=("root",))
-    ledger.charge(label="b", mechanism="m", epsilon=0.2, sensitivity=2.5, claims=("y",), sound=False)
+    ledger.charge(label="a", mechanism="m", epsilon=0.1, sensitivity=Fraction(1, 2), claims=("laplace-mechanism",),
+                  partition=("root",))
+    ledger.charge(label="b", mechanism="m", epsilon=0.2, sensitivity=2.5, claims=("exponential-mechanism",), sound=False)
     ledger.record_data_independent(label="shape", note="random structure")
     receipt = receipt_from_ledger(ledger)
     assert receipt.epsilon == Fraction(3, 10)
-    assert not receipt.sound
-    assert receipt.claims == ("x", "y")
+    assert not receipt.sound and receipt.level == "unsound"
+    assert receipt.claims == ("exponential-mechanism", "laplace-mechanism")
     assert Receipt.from_json(json.loads(json.dumps(receipt.to_json()))) == receipt
 
 
@@ -176,7 +195,7 @@ def test_leak_makes_receipt_unsound() -> None:
     ledger.charge(label="a", mechanism="m", epsilon=1, sensitivity=1, claims=())
     ledger.record_leak("schema inferred from the data")
     receipt = receipt_from_ledger(ledger)
-    assert not receipt.sound and receipt.leaks == ("schema inferred from the data",)
+    assert not receipt.sound and receipt.level == "unsound" and receipt.leaks == ("schema inferred from the data",)
 
 
 @pytest.mark.parametrize("bad", [0, -1, float("nan"), float("inf"), "abc", True, None])

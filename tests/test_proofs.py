@@ -41,7 +41,24 @@ def test_every_claim_has_a_test_and_every_test_names_a_known_claim() -> None:
 def test_index_is_current() -> None:
     index = _index_module()
     readme = (ROOT / "proofs" / "README.md").read_text(encoding="utf-8")
-    assert readme == index.render(readme), "run: python3 scripts/proofs_index.py"
+    assert readme == index.render(readme), "run: python3 scripts/proofs_index.py --write"
+
+
+def test_claim_status_module_is_current() -> None:
+    from refdp.claim_status import STATUS
+
+    text = (ROOT / "refdp" / "claim_status.py").read_text(encoding="utf-8")
+    assert text == _index_module().status_module(), "run: python3 scripts/proofs_index.py --write"
+    assert STATUS == {cid: claim.status for cid, claim in read_claims(proofs_dir()).items()}
+
+
+def test_index_check_reports_a_stale_status_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    index = _index_module()
+    stale = tmp_path / "claim_status.py"
+    stale.write_text(index.status_module().replace('"proved"', '"published-but-unsound"', 1), encoding="utf-8")
+    monkeypatch.setattr(index, "STATUS_MODULE", stale)
+    assert index.main(["--check"]) == 1
+    assert index.stale() == [stale]
 
 
 def test_claims_used_by_algorithms_exist() -> None:

@@ -55,7 +55,7 @@ def _tree() -> CategoricalSplit:
 
 def _model(**kwargs: object) -> TreeModel:
     return TreeModel(
-        algorithm="hand",
+        algorithm="noisy-majority",  # a registered algorithm: loading checks it
         variant="sound",
         params={},
         schema=SCHEMA,
@@ -142,7 +142,7 @@ def _intervals() -> IntervalSplit:
 
 def _interval_model() -> TreeModel:
     return TreeModel(
-        algorithm="hand", variant="sound", params={}, schema=SCHEMA, trees=(_intervals(),),
+        algorithm="noisy-majority", variant="sound", params={}, schema=SCHEMA, trees=(_intervals(),),
         receipt=receipt_from_ledger(Ledger()),
     )
 

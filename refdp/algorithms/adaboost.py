@@ -545,11 +545,16 @@ SPEC = register(
                 "sound", True,
                 "eps_p/T per round, exponential mechanism over every split of the subspace on capped "
                 "weights, noisy leaves, alpha_t from released counts, Poissonised bootstrap",
+                claims=(
+                    "adaboost-sound", "continuous-split-exponential-mechanism", "exponential-mechanism",
+                    "exponential-mechanism-float-sampler", "laplace-mechanism", "parallel-composition",
+                ),
             ),
             Variant(
                 "published", False,
                 "Algorithm 3 as printed: noiseless categorical partition, budget eps_p/T - ln(alpha_t), "
                 "leaf noise scale max(w) T ln(alpha_t)/eps_c, exact alpha_t",
+                claims=("adaboost-published-unsound", "adaboost-sound", "tree-budget-plan"),
             ),
         ),
         parameters=(

@@ -99,6 +99,9 @@ CLAIMS = (
     "diffpid3-info-gain-size-bound",
     "continuous-split-exponential-mechanism",
     "exponential-mechanism",
+    "exponential-mechanism-exact-sampler",
+    "exact-inversion-sampler",
+    "exponential-mechanism-float-sampler",
     "discrete-laplace-mechanism",
     "parallel-composition",
     "sequential-composition",
@@ -320,6 +323,11 @@ SPEC = register(
                 "sound", True,
                 "the published algorithm with exact discrete Laplace counts and a public size bound "
                 "for information gain",
+                claims=(
+                    "continuous-split-exponential-mechanism", "diffpid3-budget", "discrete-laplace-mechanism",
+                    "exponential-mechanism", "exponential-mechanism-float-sampler",
+                    "information-gain-sensitivity", "parallel-composition", "tree-budget-plan",
+                ),
             ),
         ),
         parameters=(

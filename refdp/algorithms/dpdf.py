@@ -384,10 +384,21 @@ SPEC = register(
         "confidence voting",
         source="S. Fletcher, M. Z. Islam, A differentially private decision forest, AusDM 2015",
         variants=(
-            Variant("sound", True, "the weighted Gini index with its global sensitivity 1/2"),
+            Variant(
+                "sound", True, "the weighted Gini index with its global sensitivity 1/2",
+                claims=(
+                    "discrete-laplace-mechanism", "dpdf-budget", "exponential-mechanism",
+                    "exponential-mechanism-float-sampler", "gini-weighted-sensitivity",
+                    "parallel-composition", "tree-budget-plan",
+                ),
+            ),
             Variant(
                 "published", False,
                 "Theorem 1's local sensitivity 2n/(n+1)^2 at the noisy node size (not DP)",
+                claims=(
+                    "discrete-laplace-mechanism", "dpdf-published-unsound", "exponential-mechanism",
+                    "exponential-mechanism-float-sampler", "parallel-composition", "tree-budget-plan",
+                ),
             ),
         ),
         parameters=(

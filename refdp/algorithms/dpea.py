@@ -315,11 +315,21 @@ SPEC = register(
                 "sound", True,
                 "stops on public information only (depth D, no attribute left); exact sampler of the "
                 "exponential mechanism by default; noisy counts of every class at every leaf",
+                claims=(
+                    "discrete-laplace-mechanism", "dpea-factorised-sampler",
+                    "dpea-subtree-quality-sensitivity", "exponential-mechanism",
+                    "exponential-mechanism-float-sampler", "parallel-composition",
+                ),
             ),
             Variant(
                 "published", False,
                 "the paper's stopping rule on true counts (fewer than min_size rows or one class) and "
                 "its MCMC without Hastings correction, stopped when the scores' variance is small",
+                claims=(
+                    "discrete-laplace-mechanism", "dpea-factorised-sampler",
+                    "dpea-subtree-quality-sensitivity", "exponential-mechanism",
+                    "exponential-mechanism-float-sampler", "parallel-composition",
+                ),
             ),
         ),
         parameters=(

@@ -214,8 +214,20 @@ SPEC = register(
         summary="random decision trees on Bernoulli(beta) samples; (leaf, label) counts below k set to 0; no noise",
         source="Waseda, Nojima & Wang, Appl. Sci. 2024 (Algorithm 3); Li, Qardaji & Su, ASIACCS 2012",
         variants=(
-            Variant("sound", True, "suppression per (leaf, label) cell, as in the paper"),
-            Variant("leaf-total", False, "suppression on the leaf total only (planted fault: delta >= beta)"),
+            Variant(
+                "sound", True, "suppression per (leaf, label) cell, as in the paper",
+                claims=(
+                    "kanon-rdt-privacy", "lqs-delta-certified", "lqs-sampling-suppression",
+                    "sequential-composition",
+                ),
+            ),
+            Variant(
+                "leaf-total", False, "suppression on the leaf total only (planted fault: delta >= beta)",
+                claims=(
+                    "kanon-rdt-privacy", "leaf-total-suppression-not-private", "lqs-delta-certified",
+                    "lqs-sampling-suppression", "sequential-composition",
+                ),
+            ),
         ),
         parameters=(
             Parameter("variant", str, "sound", "which variant to run", VARIANTS),

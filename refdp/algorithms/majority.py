@@ -66,7 +66,12 @@ SPEC = register(
         name="noisy-majority",
         summary="noisy class histogram of the training set; predicts its largest class",
         source="the Laplace / discrete Laplace mechanism on a histogram (Dwork et al. 2006)",
-        variants=(Variant("sound", True, "noise on every class of the schema"),),
+        variants=(
+            Variant(
+                "sound", True, "noise on every class of the schema",
+                claims=("discrete-laplace-mechanism", "parallel-composition"),
+            ),
+        ),
         parameters=(
             Parameter("variant", str, "sound", "which variant to run", ("sound",)),
             Parameter(

@@ -122,7 +122,12 @@ SPEC = register(
         name="private-rdt",
         summary="random decision trees from the public schema; noisy class counts in every leaf; summed votes",
         source="Jagannathan, Pillaipakkamnatt & Wright, Trans. Data Privacy 2012; Fan et al., ICDM 2003",
-        variants=(Variant("sound", True, "noise on every (leaf, class) cell, empty leaves included"),),
+        variants=(
+            Variant(
+                "sound", True, "noise on every (leaf, class) cell, empty leaves included",
+                claims=("discrete-laplace-mechanism", "parallel-composition"),
+            ),
+        ),
         parameters=(
             Parameter("variant", str, "sound", "which variant to run", ("sound",)),
             Parameter("n_trees", int, 10, "number of trees N_t (the budget is split evenly)"),

@@ -15,8 +15,9 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Callable, Dict, Mapping, Optional, Sequence, Tuple, Union
 
 from refdp.data import Dataset
-from refdp.errors import InvalidParameterError
+from refdp.errors import InvalidParameterError, ModelError
 from refdp.privacy import Ledger, Number, Relation, as_epsilon, receipt_from_ledger
+from refdp.privacy.levels import level_of
 from refdp.rng import RandomSource, RngLike, as_rng
 from refdp.tree import Node, TreeModel
 
@@ -33,6 +34,7 @@ __all__ = [
     "algorithm_names",
     "start_ledger",
     "finish_model",
+    "check_model",
     "train",
     "ENGINES",
     "EngineFit",
@@ -86,11 +88,25 @@ class Parameter:
 
 @dataclass(frozen=True)
 class Variant:
-    """A variant of an algorithm: ``sound`` (the default) or a published, unsound one."""
+    """A variant of an algorithm: ``sound`` (the default) or a published, unsound one.
+
+    ``claims`` are the claims its charges can cite with the default parameters
+    (on any data); its :attr:`level` is computed from their statuses, the
+    worst level a receipt of this variant gets with the defaults.
+    ``tests/test_receipt_levels.py`` trains every variant and checks that the
+    receipts cite no other claim and reach exactly this level, so the
+    declaration cannot drift from the code.
+    """
 
     name: str
     sound: bool
     description: str
+    claims: Tuple[str, ...] = ()
+
+    @property
+    def level(self) -> str:
+        """``proved``, ``idealised`` or ``unsound`` with the default parameters (see :mod:`refdp.privacy.levels`)."""
+        return level_of(self.claims, unsound_step=not self.sound)
 
 
 @dataclass(frozen=True)
@@ -106,6 +122,15 @@ class AlgorithmSpec:
     fit: Fit
     engine_fit: Optional[EngineFit] = None
     """``fit`` with its counting engine as a last argument, for algorithms that have the array engine."""
+
+    def variant(self, name: str) -> Variant:
+        """The variant called ``name``, or InvalidParameterError."""
+        for variant in self.variants:
+            if variant.name == name:
+                return variant
+        raise InvalidParameterError(
+            f"{self.name} has no variant {name!r}; its variants are: {', '.join(v.name for v in self.variants)}"
+        )
 
     @property
     def has_array_engine(self) -> bool:
@@ -199,6 +224,34 @@ def finish_model(
         weights=tuple(weights),
         voting=voting,
     )
+
+
+def check_model(model: TreeModel) -> None:
+    """ModelError unless ``model``'s algorithm and variant are registered and agree with its receipt.
+
+    A variant registered as sound must have only sound charges and no leak; a
+    published (unsound) variant must show at least one unsound charge or leak.
+    """
+    try:
+        spec = get_algorithm(model.algorithm)
+        variant = spec.variant(model.variant)
+    except InvalidParameterError as exc:
+        raise ModelError(f"the model does not match this refdp's algorithms: {exc}") from None
+    stated = model.params.get("variant", model.variant)
+    if stated != model.variant:
+        raise ModelError(f"the model's variant is {model.variant!r} but its parameters say {stated!r}")
+    receipt = model.receipt
+    unsound = [c.label for c in receipt.charges if not c.sound]
+    if variant.sound and (unsound or receipt.leaks):
+        what = f"unsound charge {unsound[0]!r}" if unsound else f"leak {receipt.leaks[0]!r}"
+        raise ModelError(
+            f"{spec.name} variant {variant.name!r} is registered as sound but its receipt has the {what}"
+        )
+    if not variant.sound and not (unsound or receipt.leaks):
+        raise ModelError(
+            f"{spec.name} variant {variant.name!r} is registered as unsound but every charge of its receipt is "
+            "sound and nothing leaked: the variant or the charges were changed"
+        )
 
 
 def train(

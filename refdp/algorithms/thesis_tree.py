@@ -107,6 +107,10 @@ __all__ = [
 ]
 
 CLAIMS = (
+    "float-threshold-leaks",
+    "exact-inversion-sampler",
+    "exponential-mechanism-exact-sampler",
+    "exponential-mechanism-float-sampler",
     "thesis-tree-budget",
     "tree-budget-plan",
     "continuous-split-exponential-mechanism",
@@ -269,7 +273,7 @@ class _SoundBuilder:
         choice = self.exponential(
             utilities, epsilon=self.eps, sensitivity=self.sensitivity, rng=self.rng, ledger=self.ledger,
             label="split (A_opt, v_opt), threshold interpolated between data values", partition=path,
-            claims=("exponential-mechanism", self.quality_claim, "continuous-split-exponential-mechanism"),
+            claims=("exponential-mechanism", self.quality_claim, "float-threshold-leaks"),
             base_weights=weights, sound=False,
             note="planted fault: the released float threshold is computed from data values",
         )
@@ -548,16 +552,30 @@ SPEC = register(
                 "sound", True,
                 "Algorithm 2 soundly: one exponential mechanism over the public domain's "
                 "(attribute, value) pairs and ranges, noise on every class",
+                claims=(
+                    "continuous-split-exponential-mechanism", "discrete-laplace-mechanism",
+                    "exact-inversion-sampler", "exponential-mechanism", "exponential-mechanism-exact-sampler",
+                    "max-operator-sensitivity", "parallel-composition",
+                ),
             ),
             Variant(
                 "published", False,
                 "Listings 1-2 as coded: noiseless split values, noise only on present classes, "
                 "types and candidates from the data, exp2 Gini, two draws per leaf",
+                claims=(
+                    "exponential-mechanism", "exponential-mechanism-float-sampler", "laplace-mechanism",
+                    "parallel-composition", "thesis-code-errata", "thesis-gini-exp2-sensitivity",
+                    "thesis-tree-budget", "tree-budget-plan",
+                ),
             ),
             Variant(
                 "float-threshold", False,
                 "UNSOUND, a planted fault for the audits: the sound variant with thresholds drawn "
                 "uniformly between data values in floating point (the float's bits are data)",
+                claims=(
+                    "discrete-laplace-mechanism", "exponential-mechanism", "exponential-mechanism-float-sampler",
+                    "float-threshold-leaks", "max-operator-sensitivity", "parallel-composition",
+                ),
             ),
         ),
         parameters=(

@@ -571,7 +571,7 @@ def _audit_registry(args: argparse.Namespace, alpha: float, seed: int) -> Dict[s
         "neighbour": chosen.description,
         "neighbour_choice": search_note,
         "output": output,
-        "receipt": f"epsilon={receipt.epsilon} delta={receipt.delta} ({'sound' if receipt.sound else 'NOT SOUND'})",
+        "receipt": f"epsilon={receipt.epsilon} delta={receipt.delta} (level {receipt.level})",
         **monte_carlo_fields(result, sizing, seconds),
     }
 

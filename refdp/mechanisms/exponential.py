@@ -310,17 +310,19 @@ def exponential_mechanism(
     exact value of each utility and base weight (ints and Fractions as
     given, a float by its exact binary value) as
     :func:`exponential_sample_exact` does, without any floating point.  The claim
-    of the sampler used (``exponential-mechanism-float-sampler`` or
-    ``exponential-mechanism-exact-sampler``) is added to ``claims`` in the
-    charge.
+    of the sampler used (``exponential-mechanism-float-sampler``, or
+    ``exponential-mechanism-exact-sampler`` with the ``exact-inversion-sampler``
+    it rests on) is added to ``claims`` in the charge.
     """
     eps = as_epsilon(epsilon)
     recorded_sensitivity, delta_u = sensitivity_value(sensitivity)
     path = check_partition(partition)
-    sampler_claim = (
-        "exponential-mechanism-exact-sampler" if exact else "exponential-mechanism-float-sampler"
+    sampler_claims = (
+        ("exponential-mechanism-exact-sampler", "exact-inversion-sampler")
+        if exact
+        else ("exponential-mechanism-float-sampler",)
     )
-    charge_claims = tuple(claims) + ((sampler_claim,) if sampler_claim not in claims else ())
+    charge_claims = tuple(claims) + tuple(c for c in sampler_claims if c not in claims)
     if exact:
         plan = _plan_exact(utilities, eps, delta_u, base_weights, floats=True)
         ledger.charge(

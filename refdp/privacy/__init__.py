@@ -2,7 +2,8 @@
 
 from refdp.privacy.ledger import Charge, Ledger, Partition, Sensitivity, cell, check_partition, compose
 from refdp.privacy.lqs import LqsResult, largest_beta, lqs_delta, lqs_min_epsilon, smallest_k
-from refdp.privacy.receipt import Receipt, receipt_from_ledger
+from refdp.privacy.levels import IDEALISED, LEVELS, PROVED, UNSOUND, level_of, worst_level
+from refdp.privacy.receipt import Receipt, charge_level, receipt_digest, receipt_from_ledger
 from refdp.privacy.relations import (
     Number,
     Relation,
@@ -13,6 +14,10 @@ from refdp.privacy.relations import (
 )
 
 __all__ = [
+    "IDEALISED",
+    "LEVELS",
+    "PROVED",
+    "UNSOUND",
     "Charge",
     "Ledger",
     "LqsResult",
@@ -25,12 +30,16 @@ __all__ = [
     "as_epsilon",
     "as_fraction",
     "cell",
+    "charge_level",
     "check_partition",
     "compose",
     "largest_beta",
+    "level_of",
     "lqs_delta",
     "lqs_min_epsilon",
     "parse_relation",
+    "receipt_digest",
     "receipt_from_ledger",
     "smallest_k",
+    "worst_level",
 ]

@@ -2,7 +2,7 @@
 
 from refdp.tree.codec import node_from_json, node_to_json
 from refdp.tree.leaf import Count, Leaf
-from refdp.tree.model import FORMAT, VERSION, VOTING, TreeModel, dumps_model, model_from_json
+from refdp.tree.model import FORMAT, VERSION, VOTING, TreeModel, dumps_model, model_from_json, read_model
 from refdp.tree.nodes import (
     CategoricalSplit,
     IntervalSplit,
@@ -38,6 +38,7 @@ __all__ = [
     "dumps_model",
     "leaves",
     "model_from_json",
+    "read_model",
     "n_nodes",
     "node_from_json",
     "node_to_json",

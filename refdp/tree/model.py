@@ -12,13 +12,22 @@ One class covers a single tree, a forest and a weighted ensemble: a model has
 
 Ties go to the class listed first in the schema.  The JSON form carries the
 schema, the receipt, the algorithm, its variant and parameters, so a model
-file can be read, audited and used on its own.
+file can be read, audited and used on its own.  Reading it back
+(:func:`model_from_json`) verifies the receipt (see
+:mod:`refdp.privacy.receipt`) and that the algorithm and variant are
+registered and agree with the charges; any mismatch is one ModelError.
+
+Format versions: 2 adds the receipt's soundness ``level``, the claims' statuses
+and an integrity ``digest``; a version-1 file cannot be verified and must be
+retrained.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Dict, List, Mapping, Sequence, Tuple, Union
 
 from refdp.data import Dataset, Schema
@@ -29,10 +38,10 @@ from refdp.tree.leaf import Leaf
 from refdp.tree.nodes import Node, children_of, route
 from refdp.tree.rules import Rule, conditions_of, rules
 
-__all__ = ["TreeModel", "VOTING", "FORMAT", "VERSION", "model_from_json", "dumps_model"]
+__all__ = ["TreeModel", "VOTING", "FORMAT", "VERSION", "model_from_json", "dumps_model", "read_model"]
 
 FORMAT = "refdp-model"
-VERSION = 1
+VERSION = 2
 VOTING = ("vote", "confidence", "sum-counts")
 
 Param = Union[int, float, str, bool]
@@ -58,6 +67,9 @@ class TreeModel:
             object.__setattr__(self, "weights", (1.0,) * len(self.trees))
         if len(self.weights) != len(self.trees):
             raise ModelError(f"{len(self.trees)} trees but {len(self.weights)} weights")
+        for index, weight in enumerate(self.weights):
+            if not math.isfinite(weight):
+                raise ModelError(f"tree {index} has weight {weight!r}; every tree weight must be a finite number")
         if self.voting not in VOTING:
             raise ModelError(f"unknown voting rule {self.voting!r}; use one of {', '.join(VOTING)}")
 
@@ -158,26 +170,62 @@ def _render(node: Node, schema: Schema, indent: str, lines: List[str]) -> None:
 
 
 def model_from_json(obj: Mapping[str, Any]) -> TreeModel:
-    """Rebuild a model from :meth:`TreeModel.to_json` output."""
+    """Rebuild a model from :meth:`TreeModel.to_json` output, verifying its receipt.
+
+    Raises one ModelError on anything malformed or inconsistent: see the module
+    docstring and :mod:`refdp.privacy.receipt` for what is checked.
+    """
     if not isinstance(obj, Mapping) or obj.get("format") != FORMAT:
         found = obj.get("format") if isinstance(obj, Mapping) else type(obj).__name__
         raise ModelError(f"not a refdp model (format is {found!r}, expected {FORMAT!r})")
-    if obj.get("version") != VERSION:
-        raise ModelError(f"refdp model version {obj.get('version')!r} is not supported (expected {VERSION})")
+    version = obj.get("version")
+    if isinstance(version, int) and not isinstance(version, bool) and 1 <= version < VERSION:
+        raise ModelError(
+            f"this model is in refdp model format {version}, whose privacy receipt cannot be verified "
+            f"(no soundness level or digest); retrain it with this refdp (format {VERSION})"
+        )
+    if version != VERSION:
+        raise ModelError(f"refdp model version {version!r} is not supported (expected {VERSION})")
     try:
         schema = Schema.from_json(obj["schema"])
-        return TreeModel(
+        trees = tuple(node_from_json(t, schema) for t in obj["trees"])
+        weights = tuple(_weight(w) for w in obj["weights"])
+        # TreeModel fills in missing weights for models built in code; a file states them all
+        if len(weights) != len(trees):
+            raise ModelError(f"the model has {len(trees)} trees but {len(weights)} weights")
+        model = TreeModel(
             algorithm=str(obj["algorithm"]),
             variant=str(obj["variant"]),
             params=dict(obj["params"]),
             schema=schema,
-            trees=tuple(node_from_json(t, schema) for t in obj["trees"]),
+            trees=trees,
             receipt=Receipt.from_json(obj["receipt"]),
-            weights=tuple(float(w) for w in obj["weights"]),
+            weights=weights,
             voting=str(obj["voting"]),
         )
     except (KeyError, TypeError, AttributeError) as exc:
         raise ModelError(f"malformed refdp model: missing or wrong field {exc}") from None
+    from refdp.algorithms.registry import check_model  # here: the algorithms build on this module
+
+    check_model(model)
+    return model
+
+
+def read_model(path: Union[str, Path]) -> TreeModel:
+    """Read and verify the model file at ``path`` (ModelError when it is not a valid model)."""
+    try:
+        obj = json.loads(Path(path).read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise ModelError(f"{path} is not a text file (a model is UTF-8 JSON)") from None
+    except json.JSONDecodeError as exc:
+        raise ModelError(f"{path} is not JSON ({exc.msg} at line {exc.lineno})") from None
+    return model_from_json(obj)
+
+
+def _weight(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ModelError(f"a tree weight must be a number, got {value!r}")
+    return float(value)
 
 
 def dumps_model(model: TreeModel) -> str:
