@@ -502,8 +502,12 @@ def test_exponential_mechanism_records_one_charge(exact: bool) -> None:
     (charge,) = ledger.charges
     assert charge.epsilon == Fraction(1, 10) and charge.sensitivity == Fraction(2)
     assert charge.mechanism == "exponential" and charge.partition == ("tree=0", "root")
-    sampler = "exponential-mechanism-exact-sampler" if exact else "exponential-mechanism-float-sampler"
-    assert charge.claims == ("exponential-mechanism", sampler) and charge.note == "gini"
+    sampler = (
+        ("exponential-mechanism-exact-sampler", "exact-inversion-sampler")
+        if exact
+        else ("exponential-mechanism-float-sampler",)
+    )
+    assert charge.claims == ("exponential-mechanism", *sampler) and charge.note == "gini"
     assert ledger.total() == (Fraction(1, 10), Fraction(0))
 
 
