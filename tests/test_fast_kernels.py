@@ -15,13 +15,12 @@ from typing import List, Optional, Tuple
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from refdp.algorithms.greedy import ReferenceCounts
+from refdp.engine import REFERENCE, ReferenceCounts
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset, Schema
 from refdp.data.grid import ThresholdGrid
-from refdp.fast import ArrayCounts
-from refdp.fast import exponential_mechanism as fast_exponential
+from refdp.fast import ARRAY, ArrayCounts
+from refdp.fast.noise import bernoulli as fast_bernoulli
 from refdp.fast.noise import discrete_laplace as fast_discrete_laplace
-from refdp.mechanisms import exponential_mechanism
 from refdp.mechanisms.exact import discrete_laplace
 from refdp.privacy import Ledger, Relation
 from strategies import datasets, schemas
@@ -82,10 +81,10 @@ def test_exponential_sampler_draws_the_reference_index(
 ) -> None:
     utilities, weights = case
     outcomes = []
-    for sampler in (exponential_mechanism, fast_exponential):
+    for engine in (REFERENCE, ARRAY):
         ledger, rng = Ledger(Relation.ADD_REMOVE), random.Random(seed)
-        index = sampler(utilities, epsilon=epsilon, sensitivity=sensitivity, rng=rng, ledger=ledger,
-                        label="x", partition=("p",), base_weights=weights)
+        index = engine.exponential(utilities, epsilon=epsilon, sensitivity=sensitivity, rng=rng, ledger=ledger,
+                                   label="x", partition=("p",), base_weights=weights)
         outcomes.append((index, ledger.charges, rng.random()))
     assert outcomes[0] == outcomes[1], f"seed={seed} utilities={utilities} weights={weights}"
 
@@ -96,6 +95,15 @@ def test_discrete_laplace_draws_the_reference_samples(scale: Fraction, seed: int
     a, b = random.Random(seed), random.Random(seed)
     assert [discrete_laplace(scale, a) for _ in range(5)] == [fast_discrete_laplace(scale, b) for _ in range(5)]
     assert a.random() == b.random(), f"seed={seed} scale={scale}: the samplers used the rng differently"
+
+
+@SETTINGS
+@given(st.fractions(0, 1), st.integers(0, 2**32))
+def test_bernoulli_draws_the_reference_samples(p: Fraction, seed: int) -> None:
+    a, b = random.Random(seed), random.Random(seed)
+    reference, fast = REFERENCE.bernoulli(p, a), fast_bernoulli(p, b)
+    assert [reference() for _ in range(20)] == [fast() for _ in range(20)], f"seed={seed} p={p}"
+    assert a.random() == b.random()
 
 
 def _members(mask: int, n: int) -> List[int]:

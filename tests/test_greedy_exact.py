@@ -26,7 +26,8 @@ import pytest
 
 from refdp.algorithms import Param, get_algorithm
 from refdp.algorithms.diffpid3 import per_query_epsilon as diffpid3_epsilon
-from refdp.algorithms.greedy import ReferenceCounts, TrainingView, grid_threshold_tables, threshold_intervals
+from refdp.algorithms.greedy import grid_threshold_tables
+from refdp.engine import ReferenceCounts, TrainingView, threshold_intervals
 from refdp.algorithms.thesis_tree import per_query_epsilon as thesis_epsilon
 from refdp.algorithms.thesis_tree import published_best_value, published_score
 from refdp.audit import (

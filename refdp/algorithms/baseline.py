@@ -30,15 +30,9 @@ from bisect import bisect_left, bisect_right
 from fractions import Fraction
 from typing import Mapping, Optional, Sequence, Tuple
 
-from refdp.algorithms.greedy import (
-    REFERENCE,
-    Engine,
-    Interval,
-    NodeCounts,
-    Rows,
-    non_negative_int,
-    score_function,
-)
+from refdp.algorithms.greedy import non_negative_int
+from refdp.engine import REFERENCE, Engine, Interval, NodeCounts, Rows
+from refdp.scoring.kernels import score_function
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
 from refdp.data import CategoricalAttribute, Dataset, Schema
 from refdp.privacy import Relation

@@ -55,22 +55,18 @@ from fractions import Fraction
 from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from refdp.algorithms.greedy import (
-    REFERENCE,
-    Engine,
+    GRID_PARAMETER,
     NodeCost,
-    NodeCounts,
-    Rows,
     child_path,
     close_budget,
-    non_negative_int,
-    plan_units,
-    GRID_PARAMETER,
-    exact_score_function,
     grid_cells,
     grid_threshold_tables,
-    score_function,
+    non_negative_int,
+    plan_units,
     threshold_conditions,
 )
+from refdp.engine import REFERENCE, Engine, NodeCounts, Rows
+from refdp.scoring.kernels import exact_score_function, score_function
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset, Schema
 from refdp.data.grid import Threshold, ThresholdGrid, ceil_float

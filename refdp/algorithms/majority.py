@@ -18,7 +18,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Mapping
 
-from refdp.algorithms.greedy import REFERENCE, Engine
+from refdp.engine import REFERENCE, Engine
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
 from refdp.data import Dataset
 from refdp.privacy import Relation

@@ -32,7 +32,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import List, Mapping, Tuple
 
-from refdp.algorithms.greedy import REFERENCE, Engine
+from refdp.engine import REFERENCE, Engine
 from refdp.algorithms.rdt import (
     CATEGORICAL_SPLITS,
     RandomTreeBuilder,

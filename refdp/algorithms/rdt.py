@@ -33,9 +33,9 @@ the attribute, then one ``rng.randrange`` for a binary split's value or one
 
 from __future__ import annotations
 
-from typing import Callable, List, Mapping, Optional, Protocol, Sequence, Tuple, Union, runtime_checkable
+from typing import Callable, List, Mapping, Optional, Sequence, Tuple, Union
 
-from refdp.algorithms.greedy import NodeCounts, Rows
+from refdp.engine import NodeCounts, RowMasks, Rows
 from refdp.algorithms.registry import Param
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset, Schema
 from refdp.data.dataset import ColumnView
@@ -52,7 +52,6 @@ __all__ = [
     "base_columns",
     "int_param",
     "RandomTreeBuilder",
-    "RowMasks",
 ]
 
 MAX_DEPTH = 64
@@ -142,28 +141,6 @@ def base_columns(data: Dataset) -> Tuple[List[Column], Sequence[int], Sequence[i
         columns.append(column.base if isinstance(column, ColumnView) else column)
     labels = data.labels
     return columns, labels.base if isinstance(labels, ColumnView) else labels, data.indices
-
-
-@runtime_checkable
-class RowMasks(Protocol):
-    """Sets of rows as masks, which an engine may offer besides :class:`NodeCounts`.
-
-    A mask is an int holding one byte per base row, 1 if the row is in the
-    set and 0 if not, so intersections and differences of sets are single
-    integer operations and a tree routes all rows at once, node by node.
-    """
-
-    def root_mask(self, rows: Rows) -> int:
-        """The mask of ``rows``."""
-
-    def value_mask(self, attribute: int, value: int) -> int:
-        """The rows whose categorical ``attribute`` has code ``value``."""
-
-    def threshold_masks(self, attribute: int, threshold: float) -> Tuple[int, int]:
-        """(rows with ``x < threshold``, rows with ``x >= threshold``) of continuous ``attribute``."""
-
-    def mask_class_counts(self, mask: int) -> List[int]:
-        """The class histogram of the rows of ``mask``."""
 
 
 class _Slot:
@@ -288,8 +265,9 @@ class RandomTreeBuilder:
         An engine that offers :class:`RowMasks` splits masks instead of row
         lists (the same rows reach the same leaves).  Nothing is drawn.
         """
-        if isinstance(counts, RowMasks):
-            return self._leaf_class_counts_masked(counts, counts.root_mask(rows))
+        masks = counts.masks()
+        if masks is not None:
+            return self._leaf_class_counts_masked(masks, masks.root_mask(rows))
         result = [[0] * self._schema.n_classes for _ in range(self._n_leaves)]
         stack: List[Tuple[_Slot, Rows]] = [(self._root, rows)]
         while stack:

@@ -12,17 +12,17 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING, Callable, Dict, Mapping, Optional, Sequence, Tuple, Union
+from typing import Callable, Dict, Mapping, Optional, Sequence, Tuple, Union
 
 from refdp.data import Dataset
+from refdp.engine import REFERENCE, Engine
 from refdp.errors import InvalidParameterError, ModelError
+from refdp.fast import ARRAY
 from refdp.privacy import Ledger, Number, Relation, as_epsilon, receipt_from_ledger
 from refdp.privacy.levels import level_of
 from refdp.rng import RandomSource, RngLike, as_rng
 from refdp.tree import Node, TreeModel
 
-if TYPE_CHECKING:  # greedy builds on this module
-    from refdp.algorithms.greedy import Engine
 
 __all__ = [
     "Param",
@@ -42,12 +42,12 @@ __all__ = [
 
 Param = Union[int, float, str]
 Fit = Callable[[Dataset, Fraction, Mapping[str, Param], RandomSource, Relation], TreeModel]
-EngineFit = Callable[[Dataset, Fraction, Mapping[str, Param], RandomSource, Relation, "Engine"], TreeModel]
+EngineFit = Callable[[Dataset, Fraction, Mapping[str, Param], RandomSource, Relation, Engine], TreeModel]
 
-#: The engines a model can be trained with.  "reference" is the plain code that
-#: follows the paper; "array" (where an algorithm has it) counts through
-#: :mod:`refdp.fast` and must give the same model, byte for byte, for a seed.
-ENGINES = ("reference", "array")
+ENGINES: Dict[str, Engine] = {"reference": REFERENCE, "array": ARRAY}
+"""The engines a model can be trained with, by name.  "reference" is the plain code that follows
+the paper; "array" (where an algorithm has it) counts through :mod:`refdp.fast` and must give the
+same model, byte for byte, for a seed."""
 
 
 @dataclass(frozen=True)
@@ -147,12 +147,12 @@ class AlgorithmSpec:
             raise InvalidParameterError(
                 f"{self.name} has no array engine yet; use engine=reference"
             )
-        from refdp.fast import ARRAY  # here, not at the top: refdp.fast builds on the algorithms
+        array = ENGINES[engine]
 
         def fit(
             data: Dataset, epsilon: Fraction, params: Mapping[str, Param], rng: RandomSource, relation: Relation
         ) -> TreeModel:
-            return engine_fit(data, epsilon, params, rng, relation, ARRAY)
+            return engine_fit(data, epsilon, params, rng, relation, array)
 
         return fit
 

@@ -63,26 +63,19 @@ from operator import truediv
 from typing import Dict, List, Mapping, Sequence, Tuple, Union
 
 from refdp.algorithms.greedy import (
-    REFERENCE,
-    Engine,
+    GRID_PARAMETER,
     NodeCost,
-    NodeCounts,
-    Rows,
-    ThresholdCandidates,
-    TrainingView,
     child_path,
-    class_counts,
     close_budget,
-    non_negative_int,
-    plan_units,
-    exact_score_function,
     grid_cells,
     grid_threshold_tables,
+    non_negative_int,
+    plan_units,
     sample_threshold,
-    score_function,
     threshold_conditions,
-    GRID_PARAMETER,
 )
+from refdp.engine import REFERENCE, Engine, NodeCounts, Rows, ThresholdCandidates, TrainingView, class_counts
+from refdp.scoring.kernels import exact_score_function, score_function
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset, Schema
 from refdp.data.grid import Threshold, ThresholdGrid, ceil_float

@@ -1,4 +1,4 @@
-"""The array engine's :class:`~refdp.algorithms.greedy.NodeCounts`: counting at C speed.
+"""The array engine's :class:`~refdp.engine.NodeCounts`: counting at C speed.
 
 Most kernels are chains of standard-library calls that iterate in C
 (:func:`operator.itemgetter` over a column, :class:`collections.Counter`,
@@ -14,12 +14,12 @@ Most kernels are chains of standard-library calls that iterate in C
   rows), cumulative sums per class;
 * partitions: ``compress`` with the selector of a comparison, or one pass
   that appends each row to its side; children keep the parent's row order;
-* masks (:class:`refdp.algorithms.rdt.RowMasks`): a random tree routes all
+* masks (:class:`refdp.engine.RowMasks`): a random tree routes all
   rows at once, node by node, as ints with one byte per row.
 
 Float work per candidate (scores of interval tables) runs as list
 comprehensions, which CPython executes faster than chains of maps, with
-the very float operations of :func:`refdp.algorithms.greedy.score_function`
+the very float operations of :func:`refdp.scoring.kernels.score_function`
 in the same order, so the scores are equal to the last bit (the
 equivalence tests check whole models byte for byte).
 """
@@ -34,7 +34,7 @@ from itertools import accumulate, compress, repeat
 from operator import add, floordiv, itemgetter, mod, mul, neg, not_, sub, truediv
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, TypeVar
 
-from refdp.algorithms.greedy import Interval, Rows, Table, ThresholdCandidates
+from refdp.engine import Interval, RowMasks, Rows, Table, ThresholdCandidates
 from refdp.data import Dataset
 from refdp.data.grid import ThresholdGrid
 from refdp.errors import InvalidParameterError
@@ -113,7 +113,7 @@ def _square_sum(columns: Sequence[Sequence[int]]) -> List[int]:
 
 
 def xlogx_table(size: int) -> List[float]:
-    """``[xlogx(c) for c in range(size + 1)]`` (:func:`refdp.algorithms.greedy.xlogx`), at C speed."""
+    """``[xlogx(c) for c in range(size + 1)]`` (:func:`refdp.scoring.kernels.xlogx`), at C speed."""
     counts = range(1, size + 1)
     return [0.0] + list(map(mul, counts, map(math.log2, counts)))
 
@@ -218,7 +218,7 @@ def _entropy_terms(table: Callable[[int], float], columns: Sequence[Sequence[int
 
 
 class ArrayCounts:
-    """:class:`~refdp.algorithms.greedy.NodeCounts` over a :class:`ColumnStore`."""
+    """:class:`~refdp.engine.NodeCounts` over a :class:`ColumnStore`, with :class:`~refdp.engine.RowMasks`."""
 
     def __init__(self, data: Dataset) -> None:
         self.store = ColumnStore(data)
@@ -310,11 +310,14 @@ class ArrayCounts:
                 b.pop()
         return ArrayThresholds(starts, ends, below, totals, self.xlogx)
 
+    def masks(self) -> RowMasks:
+        return self
+
     def _mask(self, selector: bytes) -> int:
         return int.from_bytes(selector, "little")
 
     def root_mask(self, rows: Rows) -> int:
-        """:meth:`refdp.algorithms.rdt.RowMasks.root_mask`: one byte per base row, little-endian."""
+        """:meth:`refdp.engine.RowMasks.root_mask`: one byte per base row, little-endian."""
         if self._masked is not rows:
             selector = bytearray(len(self.store.rows))
             for i in rows:
@@ -324,7 +327,7 @@ class ArrayCounts:
         return self._root_mask
 
     def value_mask(self, attribute: int, value: int) -> int:
-        """:meth:`refdp.algorithms.rdt.RowMasks.value_mask`, made once per (attribute, value)."""
+        """:meth:`refdp.engine.RowMasks.value_mask`, made once per (attribute, value)."""
         key = (attribute, value)
         if key not in self._value_masks:
             codes = self.store.codes(attribute)
@@ -336,7 +339,7 @@ class ArrayCounts:
         return self._value_masks[key]
 
     def threshold_masks(self, attribute: int, threshold: float) -> Tuple[int, int]:
-        """:meth:`refdp.algorithms.rdt.RowMasks.threshold_masks`, from the rows' ranks.
+        """:meth:`refdp.engine.RowMasks.threshold_masks`, from the rows' ranks.
 
         x < t exactly when x's rank is below ``bisect_left(distinct, t)``;
         ranks of up to 2**16 distinct values are compared a byte at a time
@@ -382,7 +385,7 @@ class ArrayCounts:
         return self._rank_bytes_cache[attribute]
 
     def mask_class_counts(self, mask: int) -> List[int]:
-        """:meth:`refdp.algorithms.rdt.RowMasks.mask_class_counts`: one AND and one count per class."""
+        """:meth:`refdp.engine.RowMasks.mask_class_counts`: one AND and one count per class."""
         n = len(self.store.rows)
         if not self._label_masks:
             labels = self.store.labels()

@@ -7,22 +7,24 @@ noisy leaf counts.  :func:`discrete_laplace` here runs the same algorithm on
 integer numerators and denominators reduced with :func:`math.gcd`, so every
 ``rng.randrange(d)`` call has the same ``d`` (the denominator in lowest
 terms) in the same order and the samples are the reference's, draw for
-draw.  :func:`noisy_histogram` records the reference's charges, one per
-cell, then draws the same noise.
+draw.  The array engine hands it to the mechanisms of
+:mod:`refdp.mechanisms.counts`, which validate and charge as always.
+
+:func:`bernoulli` is :func:`refdp.mechanisms.bernoulli`'s draw,
+``rng.randrange(denominator) < numerator`` of p in lowest terms, with p
+checked once rather than once per draw.
 """
 
 from __future__ import annotations
 
 from fractions import Fraction
 from math import gcd
-from typing import Callable, List, Optional, Sequence, Union
+from typing import Callable
 
-from refdp.mechanisms import discrete_laplace_mechanism
-from refdp.mechanisms import noisy_histogram as reference_histogram
-from refdp.privacy import Ledger, Number, as_epsilon, cell, check_partition
+from refdp.errors import InvalidParameterError
 from refdp.rng import RandomSource
 
-__all__ = ["discrete_laplace", "noisy_count", "noisy_histogram"]
+__all__ = ["bernoulli", "discrete_laplace"]
 
 
 def _bernoulli_exp_unit(numerator: int, denominator: int, randrange: Callable[[int], int]) -> bool:
@@ -59,68 +61,9 @@ def discrete_laplace(scale: Fraction, rng: RandomSource) -> int:
         return -y if negative else y
 
 
-def noisy_count(
-    value: int, *, epsilon: Number, rng: RandomSource, ledger: Ledger, label: str, partition: Sequence[str] = ()
-) -> int:
-    """:func:`refdp.mechanisms.discrete_laplace_mechanism` with sensitivity 1: same charge, same draws.
-
-    Anything but a plain int count >= 0 goes to the reference function (which refuses it).
-    """
-    if type(value) is not int or value < 0:
-        return discrete_laplace_mechanism(value, epsilon=epsilon, rng=rng, ledger=ledger, label=label, partition=partition)
-    eps = as_epsilon(epsilon)
-    path = check_partition(partition)
-    ledger.charge(
-        label=label,
-        mechanism="discrete-laplace",
-        epsilon=eps,
-        sensitivity=Fraction(1),
-        claims=("discrete-laplace-mechanism",),
-        partition=path,
-    )
-    return value + discrete_laplace(1 / eps, rng)
-
-
-def noisy_histogram(
-    counts: Sequence[int],
-    *,
-    epsilon: Number,
-    rng: RandomSource,
-    ledger: Ledger,
-    label: str,
-    partition: Sequence[str] = (),
-    noise: str = "discrete-laplace",
-    names: Optional[Sequence[str]] = None,
-) -> Union[List[int], List[float]]:
-    """:func:`refdp.mechanisms.noisy_histogram` (key ``class``), discrete Laplace drawn here.
-
-    Anything but plain int counts, distinct names and discrete Laplace noise
-    goes to the reference function.
-    """
-    values = list(counts)
-    cell_names = [str(j) for j in range(len(values))] if names is None else [str(n) for n in names]
-    if (
-        noise != "discrete-laplace"
-        or not values
-        or set(map(type, values)) != {int}
-        or min(values) < 0
-        or len(cell_names) != len(values)
-        or len(set(cell_names)) != len(cell_names)
-    ):
-        return reference_histogram(  # type: ignore[call-overload, no-any-return]
-            counts, epsilon=epsilon, rng=rng, ledger=ledger, label=label, partition=partition,
-            noise=noise, names=names,
-        )
-    eps = as_epsilon(epsilon)
-    path = check_partition(partition)
-    for name in cell_names:
-        ledger.charge(
-            label=label,
-            mechanism="discrete-laplace",
-            epsilon=eps,
-            sensitivity=Fraction(1),
-            claims=("discrete-laplace-mechanism", "parallel-composition"),
-            partition=path + (cell("class", name),),
-        )
-    scale = 1 / eps
-    return [c + discrete_laplace(scale, rng) for c in values]
+def bernoulli(p: Fraction, rng: RandomSource) -> Callable[[], bool]:
+    """Bernoulli(p) draws, each the draw :func:`refdp.mechanisms.bernoulli` makes."""
+    if not 0 <= p <= 1:
+        raise InvalidParameterError(f"a Bernoulli probability must be in [0, 1], got {p}")
+    numerator, denominator, randrange = p.numerator, p.denominator, rng.randrange
+    return lambda: randrange(denominator) < numerator

@@ -26,6 +26,7 @@ from refdp.mechanisms.exact import (
     discrete_laplace_pmf,
 )
 from refdp.mechanisms.exponential import (
+    float_probabilities,
     exponential_log_probabilities,
     exponential_mechanism,
     exponential_probabilities,
@@ -48,6 +49,7 @@ __all__ = [
     "exponential_mechanism",
     "exponential_probabilities",
     "exponential_sample_exact",
+    "float_probabilities",
     "laplace_cdf",
     "laplace_mechanism",
     "laplace_noise",

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import List, Literal, Optional, Sequence, Union, overload
+from typing import Callable, List, Literal, Optional, Sequence, Union, overload
 
 from refdp.errors import InvalidParameterError
 from refdp.mechanisms._params import SensitivityLike, sensitivity_value
@@ -23,7 +23,11 @@ from refdp.mechanisms.laplace import laplace_noise
 from refdp.privacy import Ledger, Number, as_epsilon, cell, check_partition
 from refdp.rng import RandomSource
 
-__all__ = ["NoiseKind", "discrete_laplace_mechanism", "laplace_mechanism", "noisy_histogram"]
+__all__ = ["NoiseKind", "DiscreteLaplaceSampler", "discrete_laplace_mechanism", "laplace_mechanism", "noisy_histogram"]
+
+DiscreteLaplaceSampler = Callable[[Fraction, RandomSource], int]
+"""A sampler of the discrete Laplace with a given scale: :func:`refdp.mechanisms.exact.discrete_laplace`,
+or an engine's sampler that makes the same draws (the charges stay in this module)."""
 
 NoiseKind = Literal["discrete-laplace", "laplace"]
 """The noise of :func:`noisy_histogram`: exact integer noise or float Laplace noise."""
@@ -60,6 +64,7 @@ def discrete_laplace_mechanism(
     partition: Sequence[str] = (),
     claims: Sequence[str] = ("discrete-laplace-mechanism",),
     sound: bool = True,
+    sampler: DiscreteLaplaceSampler = discrete_laplace,
 ) -> int:
     """``value + Z`` with Z ~ DLap(Delta/epsilon), exactly; records one charge of ``epsilon``.
 
@@ -81,7 +86,7 @@ def discrete_laplace_mechanism(
         partition=path,
         sound=sound,
     )
-    return count + discrete_laplace(delta / eps, rng)
+    return count + sampler(delta / eps, rng)
 
 
 def laplace_mechanism(
@@ -135,6 +140,7 @@ def noisy_histogram(
     key: str = ...,
     noise: Literal["discrete-laplace"] = ...,
     names: Optional[Sequence[str]] = ...,
+    sampler: DiscreteLaplaceSampler = ...,
 ) -> List[int]: ...
 
 
@@ -150,6 +156,7 @@ def noisy_histogram(
     key: str = ...,
     noise: Literal["laplace"],
     names: Optional[Sequence[str]] = ...,
+    sampler: DiscreteLaplaceSampler = ...,
 ) -> List[float]: ...
 
 
@@ -164,6 +171,7 @@ def noisy_histogram(
     key: str = "class",
     noise: NoiseKind = "discrete-laplace",
     names: Optional[Sequence[str]] = None,
+    sampler: DiscreteLaplaceSampler = discrete_laplace,
 ) -> Union[List[int], List[float]]:
     """Noise on every cell of a histogram (zero cells included), each cell charged ``epsilon``.
 
@@ -174,7 +182,8 @@ def noisy_histogram(
     the cell indices "0", "1", ...  With ``noise="discrete-laplace"`` (the
     default, exact) the counts must be ints and the result is a list of
     ints; with ``noise="laplace"`` they may be real (weighted counts) and the
-    result is a list of floats.
+    result is a list of floats.  ``sampler`` draws the discrete Laplace noise
+    (an engine's own sampler must make the reference's draws).
     """
     if noise not in _NOISE_KINDS:
         raise InvalidParameterError(f"noise must be one of {_NOISE_KINDS}, got {noise!r}")
@@ -211,6 +220,6 @@ def noisy_histogram(
         )
     if noise == "discrete-laplace":
         scale = 1 / eps
-        return [int(c) + discrete_laplace(scale, rng) for c in values]
+        return [int(c) + sampler(scale, rng) for c in values]
     b = float(1 / eps)
     return [float(c) + laplace_noise(b, rng) for c in values]

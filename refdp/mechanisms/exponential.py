@@ -34,7 +34,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Dict, List, Optional, Sequence, Tuple, Union
+from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from refdp.errors import InvalidParameterError
 from refdp.mechanisms._params import (
@@ -49,6 +49,9 @@ from refdp.privacy import Ledger, Number, as_epsilon, check_partition
 from refdp.rng import RandomSource
 
 __all__ = [
+    "FloatProbabilities",
+    "IndexDraw",
+    "float_probabilities",
     "exponential_log_probabilities",
     "exponential_probabilities",
     "sample_index",
@@ -91,6 +94,33 @@ def _coefficient(epsilon: Number, sensitivity: SensitivityLike) -> float:
         ) from None
 
 
+FloatProbabilities = Callable[[Tuple[float, ...], Tuple[float, ...], float], List[float]]
+"""The float arithmetic of the mechanism: (utilities, base weights, c = epsilon / (2 Delta_u)) -> probabilities."""
+
+IndexDraw = Callable[[Sequence[float], RandomSource], int]
+"""How an index is drawn from float probabilities (:func:`sample_index`, or an engine's equal draw)."""
+
+
+def _log_probabilities(u: Tuple[float, ...], weights: Tuple[float, ...], c: float) -> List[float]:
+    u_max = max(ur for ur, w in zip(u, weights) if w > 0)
+    a = [
+        math.log(w) + 2.0 * (c * (0.5 * ur - 0.5 * u_max)) if w > 0 else -math.inf
+        for ur, w in zip(u, weights)
+    ]
+    a_max = max(a)
+    log_sum = math.log(math.fsum(math.exp(ar - a_max) for ar in a))
+    return [(ar - a_max) - log_sum for ar in a]
+
+
+def float_probabilities(u: Tuple[float, ...], weights: Tuple[float, ...], c: float) -> List[float]:
+    """P[r] from validated floats: exp of the log-probabilities of :func:`exponential_log_probabilities`.
+
+    The reference arithmetic; an engine may compute the same floats its own
+    way (:class:`refdp.engine.Engine`), never anything else.
+    """
+    return [math.exp(lp) for lp in _log_probabilities(u, weights, c)]
+
+
 def exponential_log_probabilities(
     utilities: Sequence[Real],
     *,
@@ -109,16 +139,7 @@ def exponential_log_probabilities(
     -1.8e308 comes back as -inf.
     """
     u = finite_floats(utilities, "utilities")
-    weights = _float_weights(base_weights, len(u))
-    c = _coefficient(epsilon, sensitivity)
-    u_max = max(ur for ur, w in zip(u, weights) if w > 0)
-    a = [
-        math.log(w) + 2.0 * (c * (0.5 * ur - 0.5 * u_max)) if w > 0 else -math.inf
-        for ur, w in zip(u, weights)
-    ]
-    a_max = max(a)
-    log_sum = math.log(math.fsum(math.exp(ar - a_max) for ar in a))
-    return [(ar - a_max) - log_sum for ar in a]
+    return _log_probabilities(u, _float_weights(base_weights, len(u)), _coefficient(epsilon, sensitivity))
 
 
 def exponential_probabilities(
@@ -129,12 +150,8 @@ def exponential_probabilities(
     base_weights: Optional[Sequence[Real]] = None,
 ) -> List[float]:
     """P[r] of the exponential mechanism: exp of :func:`exponential_log_probabilities`."""
-    return [
-        math.exp(lp)
-        for lp in exponential_log_probabilities(
-            utilities, epsilon=epsilon, sensitivity=sensitivity, base_weights=base_weights
-        )
-    ]
+    u = finite_floats(utilities, "utilities")
+    return float_probabilities(u, _float_weights(base_weights, len(u)), _coefficient(epsilon, sensitivity))
 
 
 def sample_index(probabilities: Sequence[float], rng: RandomSource) -> int:
@@ -295,6 +312,8 @@ def exponential_mechanism(
     exact: bool = False,
     sound: bool = True,
     note: str = "",
+    probabilities: FloatProbabilities = float_probabilities,
+    draw: IndexDraw = sample_index,
 ) -> int:
     """Run the exponential mechanism and record one charge of ``epsilon`` on ``partition``.
 
@@ -313,6 +332,11 @@ def exponential_mechanism(
     of the sampler used (``exponential-mechanism-float-sampler``, or
     ``exponential-mechanism-exact-sampler`` with the ``exact-inversion-sampler``
     it rests on) is added to ``claims`` in the charge.
+
+    ``probabilities`` and ``draw`` are the float sampler's arithmetic and
+    draw: an engine may pass its own, which must compute the very floats of
+    :func:`float_probabilities` and draw the index :func:`sample_index`
+    would; validation and the charge stay here.
     """
     eps = as_epsilon(epsilon)
     recorded_sensitivity, delta_u = sensitivity_value(sensitivity)
@@ -336,9 +360,8 @@ def exponential_mechanism(
             note=note,
         )
         return sample_by_inversion(plan.enclosures, rng)
-    probabilities = exponential_probabilities(
-        utilities, epsilon=eps, sensitivity=sensitivity, base_weights=base_weights
-    )
+    u = finite_floats(utilities, "utilities")
+    chances = probabilities(u, _float_weights(base_weights, len(u)), _coefficient(eps, sensitivity))
     ledger.charge(
         label=label,
         mechanism="exponential",
@@ -349,4 +372,4 @@ def exponential_mechanism(
         sound=sound,
         note=note,
     )
-    return sample_index(probabilities, rng)
+    return draw(chances, rng)

@@ -18,6 +18,7 @@ import math
 from fractions import Fraction
 from typing import List, Sequence
 
+from refdp.scoring.kernels import gini_unnormalised_exact, information_gain_float, max_operator_exact
 from refdp.scoring.table import CountTable, as_count_table
 
 __all__ = ["max_operator", "gini_unnormalised", "gini_weighted", "information_gain"]
@@ -30,15 +31,7 @@ def max_operator(table: CountTable) -> Fraction:
     correctly (Friedman & Schuster 2010; Novakovic 2019, sec. 6.4.1).
     Sensitivity 1 under both relations (``proofs/max-operator-sensitivity.md``).
     """
-    return Fraction(sum(max(row) for row in as_count_table(table)))
-
-
-def _impurity_mass(row: Sequence[int]) -> Fraction:
-    # tau_j * (1 - sum_c (tau_{j,c}/tau_j)^2) = tau_j - sum_c tau_{j,c}^2 / tau_j
-    size = sum(row)
-    if size == 0:
-        return Fraction(0)
-    return size - Fraction(sum(count * count for count in row), size)
+    return Fraction(max_operator_exact(as_count_table(table)))
 
 
 def gini_unnormalised(table: CountTable) -> Fraction:
@@ -49,7 +42,7 @@ def gini_unnormalised(table: CountTable) -> Fraction:
     and a pure split scores 0.  Sensitivity 2 under both relations
     (``proofs/gini-unnormalised-sensitivity.md``).
     """
-    return -sum((_impurity_mass(row) for row in as_count_table(table)), Fraction(0))
+    return gini_unnormalised_exact(as_count_table(table))
 
 
 def gini_weighted(table: CountTable) -> Fraction:
@@ -78,10 +71,6 @@ def information_gain(table: CountTable) -> float:
     probabilities unchanged, and the sensitivity is that of ``q`` alone,
     ``log2(N + 1) + 1/ln 2`` for a public bound ``N`` on the node size
     (``proofs/information-gain-sensitivity.md``).  Computed in floating point
-    with :func:`math.fsum`.
+    (:func:`refdp.scoring.kernels.information_gain_float`, the learners' arithmetic).
     """
-    terms: List[float] = []
-    for row in as_count_table(table):
-        size = sum(row)
-        terms.extend(count * math.log2(count / size) for count in row if count > 0)
-    return math.fsum(terms)
+    return information_gain_float(as_count_table(table))
