@@ -10,7 +10,7 @@ __all__ = ["STATUS"]
 
 STATUS: Dict[str, str] = {
     "adaboost-published-unsound": "published-but-unsound",
-    "adaboost-sound": "needs-idealised-numerics",
+    "adaboost-sound": "proved",
     "cks-bernoulli-exp": "proved",
     "cks-discrete-laplace": "proved",
     "clopper-pearson-interval": "proved",

@@ -260,7 +260,11 @@ class DPDFClassifier(TreeClassifier):
 
 
 class DPAdaBoostClassifier(TreeClassifier):
-    """CART-DPsAdaBoost (Jia and Qiu 2020); see :mod:`refdp.algorithms.adaboost`."""
+    """CART-DPsAdaBoost (Jia and Qiu 2020); see :mod:`refdp.algorithms.adaboost`.
+
+    ``grid`` is the cells of the public threshold grid of each continuous
+    attribute (the sound variant's candidate thresholds).
+    """
 
     algorithm = "dp-adaboost"
 
@@ -272,6 +276,7 @@ class DPAdaBoostClassifier(TreeClassifier):
         max_depth: int = 1,
         n_features: int = 5,
         theta: float = 3.0,
+        grid: int = 64,
         variant: str = "sound",
         relation: Union[Relation, str] = Relation.ADD_REMOVE,
         seed: Optional[int] = None,
@@ -285,6 +290,7 @@ class DPAdaBoostClassifier(TreeClassifier):
                 "max_depth": max_depth,
                 "n_features": n_features,
                 "theta": float(theta),
+                "grid": grid,
                 "variant": variant,
             },
             relation=relation,

@@ -3,11 +3,10 @@
 AdaBoost of CART stumps (depth d = 1 by default) with total budget eps_p
 and T rounds.  Round t builds a tree on a bootstrap sample, choosing at every
 node among k attributes drawn at random (random subspace): continuous split
-points by the exponential mechanism over the intervals of the public range,
-weighted by their length; categorical attributes by a binary partition
-(value vs rest: ``a = v`` against ``a != v``, for each value v of the public
-domain, instead of the paper's every subset).  Its leaves release class
-counts with Laplace noise; its error tau_t gives the tree's weight
+points by the exponential mechanism, categorical attributes by a binary
+partition (value vs rest: ``a = v`` against ``a != v``, for each value v of
+the public domain, instead of the paper's every subset).  Its leaves release
+noisy weighted class counts; its error tau_t gives the tree's weight
 alpha_t = 1/2 ln((1 - tau_t) / tau_t) and the records' new weights; a round
 with tau_t > 1/2 stops the paper's loop.  Prediction is the alpha-weighted
 vote of the trees (Algorithm 4; ``TreeModel(voting="vote")``).  With more
@@ -16,46 +15,68 @@ leaf, weight update by right or wrong).
 
 Variants:
 
-* ``sound`` (default; claim ``adaboost-sound``): budget eps_p / T per round,
-  composed sequentially; one exponential mechanism per node over every
-  (attribute, split) candidate of the node's subspace, quality the
-  unnormalised Gini of *weighted* counts, sensitivity 2 theta; weighted
-  leaf counts with Laplace(theta / eps) noise.  A record's weight is
-  unnormalised, w_{1,i} = 1, w_{t+1,i} = min(theta, w_{t,i} exp(-alpha_t y_i g_t(x_i))):
-  it depends only on the record and on released values, and never exceeds
-  theta.  (The paper's eq. 17 sets a weight above theta to 0 instead; with
-  noisy trees that drops whole classes after one bad round, so the sound
-  variant clips.)  tau_t is computed from the released noisy leaf counts.
-  The bootstrap is Poissonised with multiplicities clipped to 1: every record
-  joins round t's sample independently with probability 1 - 1/e (the chance
-  that it appears in an ordinary bootstrap sample of size n), so no record
-  counts twice.  The receipt total is eps_p exactly.
+* ``sound`` (default; claim ``adaboost-sound``), exact wherever it decides
+  or releases anything.  Record weights live on a public grid: record i's
+  weight is k_i / Q with Q = :data:`WEIGHT_UNITS` and an integer k_i in
+  {0, ..., floor(theta Q)}; k_{1,i} = Q and
+
+      k_{t+1,i} = min(floor(theta Q), floor(k_{t,i} e^{-alpha_t}))   (tree t right on record i),
+      k_{t+1,i} = min(floor(theta Q), floor(k_{t,i} e^{alpha_t}))    (wrong),
+
+  computed exactly with integer square roots (e^{2 alpha_t} = (1 - tau_t)/tau_t
+  is rational), so a weight depends only on the record and on released
+  values and never exceeds theta.  (The paper's eq. 17 sets a weight above
+  theta to 0 instead; with noisy trees that drops whole classes after one
+  bad round, so the sound variant clips.)  Weighted counts are then
+  integers in units of 1/Q.  Budget eps_p / T per round, composed
+  sequentially; one exponential mechanism per node, sampled exactly, over
+  every value-vs-rest pair of the node's categorical attributes (base
+  weight grid - 1 each) and every interior point of the public grid of its
+  continuous attributes (base weight 1 each, so a whole range weighs as
+  much as one pair), quality the unnormalised Gini of the integer weighted
+  counts (an exact Fraction), sensitivity 2 floor(theta Q) units; a
+  threshold is released as the grid point itself.  Leaves release the
+  weighted class counts plus discrete Laplace noise of sensitivity
+  floor(theta Q) units, as k / Q (an exact float).  tau_t is the exact
+  rational computed from the released leaf counts (clipped at 0), and
+  alpha_t is a float computed from it (post-processing, used only as the
+  tree's vote).  The bootstrap is Poissonised with multiplicities clipped
+  to 1: every record joins round t's sample independently with probability
+  exactly 1 - 1/e (the chance that it appears in an ordinary bootstrap
+  sample of size n; ``not bernoulli_exp(1)``), so no record counts twice.
+  The receipt total is eps_p exactly.
 * ``published`` (claim ``adaboost-published-unsound``): Algorithm 3 as
   printed: per-round budget eps_c = eps_p / T - ln(alpha_{t-1}), bootstrap
   of size n drawn with the normalised weights D_t, noiseless Gini-minimising
   categorical partitions and choice of attribute, continuous split points by
-  the exponential mechanism with eps_c / (2 (d + 1)(n_c + 1)), exact tau_t
-  and alpha_t, weights D_t(i) > theta / n set to 0, leaf noise
+  the exponential mechanism with eps_c / (2 (d + 1)(n_c + 1)) over the
+  intervals between the node's values (a float threshold inside), exact
+  tau_t and alpha_t, weights D_t(i) > theta / n set to 0, leaf noise
   Laplace(max_i D_t(i) T ln(alpha_t) / eps_c) (none when that is <= 0);
   the loop also stops at alpha_t = 0, where ln(alpha_t) is undefined.  The
   receipt states the paper's eps_p, marked unsound, with its leaks.
 
 ``theta`` is in units of the initial weight: 1 in ``sound``, 1/n in
-``published`` (whose D_1(i) = 1/n).
+``published`` (whose D_1(i) = 1/n).  ``grid`` is used by ``sound`` only.
 """
 
 from __future__ import annotations
 
 import bisect
 import math
+from dataclasses import dataclass
 from fractions import Fraction
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from refdp.algorithms.greedy import (
+    GRID_PARAMETER,
     NodeCost,
     TrainingView,
     child_path,
     close_budget,
+    exact_score_function,
+    grid_cells,
+    grid_threshold_tables,
     non_negative_int,
     plan_units,
     threshold_conditions,
@@ -70,8 +91,9 @@ from refdp.algorithms.registry import (
     start_ledger,
 )
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset
+from refdp.data.grid import ThresholdGrid
 from refdp.errors import InvalidParameterError
-from refdp.mechanisms import exponential_mechanism, laplace_mechanism, laplace_noise, sample_index
+from refdp.mechanisms import discrete_laplace_mechanism, exponential_mechanism, laplace_noise, sample_index
 from refdp.privacy import Ledger, Partition, Relation, as_fraction, cell
 from refdp.rng import RandomSource
 from refdp.tree import Leaf, Node, ThresholdSplit, TreeModel, ValueSplit, route
@@ -81,10 +103,16 @@ __all__ = [
     "SPEC",
     "INCLUDE_PROBABILITY",
     "TAU_FLOOR",
+    "WEIGHT_UNITS",
     "Candidate",
+    "GridCodes",
     "RoundBuilder",
     "weighted_gini",
+    "weight_cap",
     "split_candidates",
+    "joins_sample",
+    "noisy_error",
+    "next_weight",
     "published_partition",
     "round_epsilon",
     "query_epsilon",
@@ -96,18 +124,41 @@ CLAIMS = (
     "adaboost-sound",
     "adaboost-published-unsound",
     "exponential-mechanism",
+    "exponential-mechanism-exact-sampler",
     "continuous-split-exponential-mechanism",
-    "laplace-mechanism",
+    "discrete-laplace-mechanism",
+    "cks-bernoulli-exp",
     "sequential-composition",
     "parallel-composition",
     "tree-budget-plan",
 )
 
 INCLUDE_PROBABILITY = 1.0 - math.exp(-1.0)
-"""P[a record joins a round's sample]: 1 - 1/e, its chance to appear in a bootstrap of size n (n large)."""
+"""P[a record joins a round's sample]: 1 - 1/e, its chance to appear in a bootstrap of size n (n large).
+
+A float for reference and tests; the sampler draws the event exactly (:func:`joins_sample`)."""
 
 TAU_FLOOR = 1e-10
 """tau_t is clipped to [TAU_FLOOR, 1 - TAU_FLOOR] so that alpha_t stays finite."""
+
+_TAU_FLOOR_EXACT = Fraction(1, 10**10)
+"""The sound variant's clip of tau_t, exact (the float TAU_FLOOR is the nearest float to it)."""
+
+WEIGHT_UNITS = 1 << 10
+"""Q: the sound variant's record weights are integers in units of 1/Q (the initial weight is Q units).
+
+Any public Q makes the round exact; its size trades only resolution.  The
+exponential mechanism is scale-free (utilities and sensitivity both scale
+by Q) and the leaf noise DLap(floor(theta Q)/eps) in units of 1/Q is the
+Laplace noise of scale theta/eps up to a lattice of step 1/Q.  What Q
+decides is where flooring bites: a weight loses less than 1/Q per update
+(relative error 1/k for a weight of k units) and a weight that falls below
+1/Q of the initial one becomes 0 for good (after about ln(1024) / alpha
+rounds in a row classified right: 14 at alpha = 1/2, by then it weighs
+under 0.1% of a fresh record).  2**10 keeps the integers small (a node's
+weighted count is below n theta 2**10, far under 2**53, so k / Q is an
+exact float) while the rounding stays below what the noise hides.
+"""
 
 SOUND_INTERNAL = NodeCost(Fraction(1), Fraction(1))
 """A node's exponential mechanism: sensitivity 2 theta holds for a substitution too."""
@@ -115,92 +166,110 @@ SOUND_INTERNAL = NodeCost(Fraction(1), Fraction(1))
 SOUND_LEAF = NodeCost(Fraction(1), Fraction(2))
 """A leaf's weighted class histogram: one cell per class."""
 
-Candidate = Tuple[int, int, float, float]
-"""(attribute, value code, interval start, interval end); a categorical candidate has start = end = 0."""
+Candidate = Tuple[int, int]
+"""(attribute, value code) of a categorical pair, or (attribute, k) of the grid point g_k of a continuous one."""
+
+_GINI = exact_score_function("gini")
 
 
-def weighted_gini(table: Sequence[Sequence[float]]) -> float:
-    """q(T) = -sum_j (W_j - sum_c W_{j,c}^2 / W_j), the unnormalised Gini of weighted counts.
+def weighted_gini(table: Sequence[Sequence[int]]) -> Fraction:
+    """q(T) = -sum_j (W_j - sum_c W_{j,c}^2 / W_j), the unnormalised Gini of integer weighted counts, exactly.
 
-    With unit weights this is :func:`refdp.scoring.gini_unnormalised`; with
-    every record weight in [0, theta] its sensitivity is 2 theta (claim
-    ``adaboost-sound``).
+    With weights in units of 1/Q the value is Q times the Gini of the real
+    weights; with every record weight in [0, cap] units its sensitivity is
+    2 cap units (claim ``adaboost-sound``, Lemma 2).  With unit weights this
+    is :func:`refdp.scoring.gini_unnormalised`.
     """
-    total = 0.0
-    for row in table:
-        size = math.fsum(row)
-        if size > 0:
-            total += size - math.fsum(c * c for c in row) / size
-    return -total
+    return Fraction(_GINI(table))
 
 
-def _weighted_class_totals(
-    view: TrainingView, rows: Sequence[int], weights: Sequence[float]
-) -> List[float]:
-    totals = [0.0] * view.n_classes
+def weight_cap(theta: Fraction) -> int:
+    """floor(theta Q): the largest record weight of the sound variant, in units of 1/Q."""
+    return math.floor(theta * WEIGHT_UNITS)
+
+
+@dataclass(frozen=True)
+class GridCodes:
+    """The public grid of every continuous attribute, and every row's grid code (rows x < g_k have code < k)."""
+
+    cells: int
+    grids: Mapping[int, ThresholdGrid]
+    codes: Mapping[int, Sequence[int]]
+
+    @staticmethod
+    def of(view: TrainingView, cells: int) -> "GridCodes":
+        grids: Dict[int, ThresholdGrid] = {}
+        codes: Dict[int, Sequence[int]] = {}
+        for a, attribute in enumerate(view.schema.attributes):
+            if isinstance(attribute, ContinuousAttribute):
+                grids[a] = grid = ThresholdGrid.of(attribute, cells)
+                codes[a] = grid.codes([float(x) for x in view.columns[a]])
+        return GridCodes(cells, grids, codes)
+
+
+def _class_totals(view: TrainingView, rows: Sequence[int], weights: Sequence[int]) -> List[int]:
+    totals = [0] * view.n_classes
+    labels = view.labels
     for i in rows:
-        totals[view.labels[i]] += weights[i]
+        totals[labels[i]] += weights[i]
     return totals
 
 
+def _weighted_table(
+    view: TrainingView, codes: Sequence[Union[int, float]], n_codes: int, rows: Sequence[int], weights: Sequence[int],
+) -> List[List[int]]:
+    table = [[0] * view.n_classes for _ in range(n_codes)]
+    labels = view.labels
+    for i in rows:
+        table[int(codes[i])][labels[i]] += weights[i]
+    return table
+
+
 def split_candidates(
-    view: TrainingView, rows: Sequence[int], weights: Sequence[float], attributes: Sequence[int]
-) -> Tuple[List[Candidate], List[float], List[float]]:
-    """Every split of ``attributes`` at a node: (candidates, weighted Gini utilities, base weights).
+    view: TrainingView, grids: GridCodes, rows: Sequence[int], weights: Sequence[int], attributes: Sequence[int],
+) -> Tuple[List[Candidate], List[Fraction], List[int]]:
+    """Every split of ``attributes`` at a node: (candidates, exact weighted Gini utilities, base weights).
 
     Categorical attribute a: one candidate ``a = v`` vs ``a != v`` per value v
-    of the public domain, base weight 1.  Continuous attribute a with public
-    range [lower, upper]: one candidate per interval between consecutive
-    distinct values of the node (and the bounds), base weight
-    ``length / (upper - lower)``; a threshold in ``(start, end]`` makes its split.
-    ``weights[i]`` is record i's weight (0 for a record outside the sample).
+    of the public domain, base weight ``grids.cells - 1``.  Continuous
+    attribute a: one candidate per interior grid point g_k (``x < g_k`` vs
+    ``x >= g_k``), base weight 1.  ``weights[i]`` is record i's weight in
+    units of 1/Q (any integers; 0 for a record outside the sample).
     """
-    total = _weighted_class_totals(view, rows, weights)
+    total = _class_totals(view, rows, weights)
     candidates: List[Candidate] = []
-    utilities: List[float] = []
-    base: List[float] = []
+    utilities: List[Fraction] = []
+    base: List[int] = []
+    pair_weight = grids.cells - 1
     for a in attributes:
         attribute = view.schema.attributes[a]
-        column = view.columns[a]
         if isinstance(attribute, CategoricalAttribute):
-            table = [[0.0] * view.n_classes for _ in range(attribute.n_values)]
-            for i in rows:
-                table[int(column[i])][view.labels[i]] += weights[i]
+            table = _weighted_table(view, view.columns[a], attribute.n_values, rows, weights)
             for v, row in enumerate(table):
-                candidates.append((a, v, 0.0, 0.0))
+                candidates.append((a, v))
                 utilities.append(weighted_gini([row, [t - r for t, r in zip(total, row)]]))
-                base.append(1.0)
+                base.append(pair_weight)
             continue
-        assert isinstance(attribute, ContinuousAttribute)
-        width = attribute.upper - attribute.lower
-        order = sorted(rows, key=column.__getitem__)
-        below = [0.0] * view.n_classes
-        previous, position = attribute.lower, 0
-        while True:
-            value = float(column[order[position]]) if position < len(order) else attribute.upper
-            if value > previous:
-                above = [t - b for t, b in zip(total, below)]
-                candidates.append((a, -1, previous, value))
-                utilities.append(weighted_gini([below, above]))
-                base.append((value - previous) / width)
-            if position >= len(order):
-                break
-            while position < len(order) and column[order[position]] == value:
-                below[view.labels[order[position]]] += weights[order[position]]
-                position += 1
-            previous = value
+        table = _weighted_table(view, grids.codes[a], grids.cells, rows, weights)
+        for k, split in enumerate(grid_threshold_tables(table), 1):
+            candidates.append((a, k))
+            utilities.append(weighted_gini(split))
+            base.append(1)
     return candidates, utilities, base
 
 
-def published_partition(table: Sequence[Sequence[float]]) -> int:
-    """The paper's noiseless categorical partition: the value v whose ``a = v`` vs rest has least Gini.
+def joins_sample(rng: RandomSource) -> bool:
+    """True with probability exactly 1 - 1/e: ``not bernoulli_exp(1, rng)``, with the same draws.
 
-    ``table[v]`` is the class counts of value v; ties go to the first value.
-    A deterministic function of the data: not differentially private.
+    CKS Algorithm 1 at gamma = 1 (claim ``cks-bernoulli-exp``): K is the first
+    k with a failed Bernoulli(1/k), drawn as ``rng.randrange(k) < 1``, and
+    P[K odd] = e^{-1}.  Inlined because the general sampler builds a Fraction
+    per trial, and this runs once per record and round.
     """
-    total = [math.fsum(column) for column in zip(*table)]
-    scores = [weighted_gini([row, [t - r for t, r in zip(total, row)]]) for row in table]
-    return max(range(len(scores)), key=lambda v: (scores[v], -v))
+    k = 1
+    while rng.randrange(k) == 0:
+        k += 1
+    return k % 2 == 0
 
 
 def round_epsilon(epsilon: Fraction, n_estimators: int) -> Fraction:
@@ -219,6 +288,41 @@ def tree_weight(tau: float) -> float:
     return 0.5 * math.log((1.0 - tau) / tau)
 
 
+def noisy_error(tree: Node) -> Fraction:
+    """tau from released leaf counts, exactly: clipped weight outside each leaf's predicted class over the clipped total.
+
+    1 when no released count is positive.  Every released count is a float,
+    taken at its exact value.
+    """
+    stack, wrong, total = [tree], Fraction(0), Fraction(0)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Leaf):
+            clipped = [max(Fraction(0), Fraction(c)) for c in node.counts]
+            leaf_total = sum(clipped, Fraction(0))
+            total += leaf_total
+            wrong += leaf_total - clipped[node.prediction]
+        elif isinstance(node, ValueSplit):
+            stack.extend((node.equal, node.rest))
+        elif isinstance(node, ThresholdSplit):
+            stack.extend((node.below, node.at_or_above))
+    return wrong / total if total > 0 else Fraction(1)
+
+
+def next_weight(units: int, right: bool, tau: Fraction, cap: int) -> int:
+    """min(cap, floor(units e^{-alpha})) if ``right``, else min(cap, floor(units e^{alpha})), exactly.
+
+    e^{2 alpha} = (1 - tau) / tau, so floor(units e^{+-alpha}) =
+    floor(sqrt(units^2 r)) = isqrt(floor(units^2 r)) with r = (1 - tau)/tau
+    or its inverse (floor(sqrt(floor(y))) = floor(sqrt(y)) for y >= 0).
+    ``tau`` must lie in (0, 1).
+    """
+    if not 0 < tau < 1:
+        raise InvalidParameterError(f"tau must lie in (0, 1) for a weight update, got {tau}")
+    ratio = tau / (1 - tau) if right else (1 - tau) / tau
+    return min(cap, math.isqrt(units * units * ratio.numerator // ratio.denominator))
+
+
 def _subspace(n_attributes: int, k: int, rng: RandomSource) -> Tuple[int, ...]:
     """k attribute indices uniformly without replacement (partial Fisher-Yates), in ascending order."""
     pool = list(range(n_attributes))
@@ -228,68 +332,65 @@ def _subspace(n_attributes: int, k: int, rng: RandomSource) -> Tuple[int, ...]:
     return tuple(sorted(pool[:k]))
 
 
-def _threshold_in(start: float, end: float, rng: RandomSource) -> float:
-    """A threshold uniform on (start, end] (a draw that rounds to ``start`` is redrawn)."""
-    while True:
-        t = min(start + rng.random() * (end - start), end)
-        if t > start:
-            return t
-
-
 class RoundBuilder:
     """One sound round's tree: every node's data, weights, budget, randomness and ledger.
 
     ``build(rows, depth, path)`` grows a full tree of ``depth`` levels on the
-    sampled ``rows``: an exponential mechanism (budget ``eps``, sensitivity
-    2 theta) per internal node, a Laplace(theta/eps) weighted class histogram
-    per leaf, charged on ``path`` and its split cells.
+    sampled ``rows``: an exact exponential mechanism (budget ``eps``,
+    sensitivity 2 ``cap``) per internal node, a discrete Laplace weighted
+    class histogram (sensitivity ``cap`` per class) per leaf, charged on
+    ``path`` and its split cells.  Weights and ``cap`` are in units of 1/Q.
     """
 
     def __init__(
         self,
         view: TrainingView,
-        weights: Sequence[float],
+        grids: GridCodes,
+        weights: Sequence[int],
         k: int,
         eps: Fraction,
-        theta: Fraction,
+        cap: int,
         rng: RandomSource,
         ledger: Ledger,
     ) -> None:
         self.view = view
+        self.grids = grids
         self.weights = weights
         self.k = k
         self.eps = eps
-        self.theta = theta
+        self.cap = cap
         self.rng = rng
         self.ledger = ledger
 
     def build(self, rows: List[int], depth: int, path: Partition) -> Node:
         schema = self.view.schema
         if depth == 0:
-            totals = _weighted_class_totals(self.view, rows, self.weights)
+            totals = _class_totals(self.view, rows, self.weights)
             return Leaf(tuple(
-                laplace_mechanism(
-                    totals[c], sensitivity=self.theta, epsilon=self.eps, rng=self.rng, ledger=self.ledger,
-                    label="leaf weighted class count", partition=path + (cell("class", name),),
-                    claims=("laplace-mechanism", "parallel-composition", "adaboost-sound"),
-                )
+                discrete_laplace_mechanism(
+                    totals[c], sensitivity=self.cap, epsilon=self.eps, rng=self.rng, ledger=self.ledger,
+                    label=f"leaf weighted class count (units of 1/{WEIGHT_UNITS})",
+                    partition=path + (cell("class", name),),
+                    claims=("discrete-laplace-mechanism", "parallel-composition", "adaboost-sound"),
+                ) / WEIGHT_UNITS
                 for c, name in enumerate(schema.classes)
             ))
         attributes = _subspace(schema.n_attributes, self.k, self.rng)
         self.ledger.record_data_independent(label="random subspace", partition=path, note=f"attributes {attributes}")
-        candidates, utilities, base = split_candidates(self.view, rows, self.weights, attributes)
-        continuous = any(c[1] < 0 for c in candidates)
+        candidates, utilities, base = split_candidates(self.view, self.grids, rows, self.weights, attributes)
+        continuous = any(a in self.grids.grids for a in attributes)
         choice = exponential_mechanism(
-            utilities, epsilon=self.eps, sensitivity=2 * self.theta, rng=self.rng, ledger=self.ledger,
-            label="split (attribute, partition or interval)", partition=path,
+            utilities, epsilon=self.eps, sensitivity=2 * self.cap, rng=self.rng, ledger=self.ledger,
+            label=f"split (attribute, value or grid point), weighted Gini in units of 1/{WEIGHT_UNITS}",
+            partition=path,
             claims=("exponential-mechanism", "adaboost-sound")
             + (("continuous-split-exponential-mechanism",) if continuous else ()),
-            base_weights=base,
+            base_weights=base, exact=True,
         )
-        a, v, start, end = candidates[choice]
+        a, v = candidates[choice]
         attribute = schema.attributes[a]
-        column = self.view.columns[a]
         if isinstance(attribute, CategoricalAttribute):
+            column = self.view.columns[a]
             name, shown = attribute.name, attribute.values[v]
             return ValueSplit(
                 a, v,
@@ -297,61 +398,140 @@ class RoundBuilder:
                 self.build([i for i in rows if column[i] != v], depth - 1, child_path(path, f"{name}!={shown}")),
             )
         assert isinstance(attribute, ContinuousAttribute)
-        threshold = _threshold_in(start, end, self.rng)
+        threshold = self.grids.grids[a].point(v)
+        codes = self.grids.codes[a]
         low, high = threshold_conditions(attribute, threshold)
         return ThresholdSplit(
             a, threshold,
-            self.build([i for i in rows if column[i] < threshold], depth - 1, child_path(path, low)),
-            self.build([i for i in rows if column[i] >= threshold], depth - 1, child_path(path, high)),
+            self.build([i for i in rows if codes[i] < v], depth - 1, child_path(path, low)),
+            self.build([i for i in rows if codes[i] >= v], depth - 1, child_path(path, high)),
         )
-
-
-def _noisy_error(tree: Node) -> float:
-    """tau from released leaf counts: clipped weight outside each leaf's predicted class over the clipped total."""
-    stack, wrong, total = [tree], 0.0, 0.0
-    while stack:
-        node = stack.pop()
-        if isinstance(node, Leaf):
-            clipped = [max(0.0, float(c)) for c in node.counts]
-            total += sum(clipped)
-            wrong += sum(clipped) - clipped[node.prediction]
-        elif isinstance(node, ValueSplit):
-            stack.extend((node.equal, node.rest))
-        elif isinstance(node, ThresholdSplit):
-            stack.extend((node.below, node.at_or_above))
-    return wrong / total if total > 0 else 1.0
 
 
 def _fit_sound(
     view: TrainingView, epsilon: Fraction, params: Mapping[str, Param], rng: RandomSource, ledger: Ledger,
 ) -> Tuple[List[Node], List[float]]:
     T, depth, k = int(params["n_estimators"]), int(params["max_depth"]), int(params["n_features"])
-    theta = as_fraction(float(params["theta"]), "theta")
-    cap = float(theta)
+    cap = weight_cap(as_fraction(float(params["theta"]), "theta"))
     eps = query_epsilon(epsilon, T, depth, ledger.relation)
+    grids = GridCodes.of(view, grid_cells(params))
     columns = view.columns
-    weights: List[float] = [0.0] * len(view.labels)
+    weights: List[int] = [0] * len(view.labels)
     for i in view.rows:
-        weights[i] = 1.0
+        weights[i] = WEIGHT_UNITS
     trees: List[Node] = []
     alphas: List[float] = []
     for t in range(T):
-        sample = [i for i in view.rows if rng.random() < INCLUDE_PROBABILITY]
+        sample = [i for i in view.rows if joins_sample(rng)]
         ledger.record_data_independent(
             label=f"round {t}: Poissonised bootstrap", partition=(f"round {t}",),
-            note="each record joins with probability 1 - 1/e, at most once",
+            note="each record joins with probability exactly 1 - 1/e, at most once",
         )
-        tree = RoundBuilder(view, weights, k, eps, theta, rng, ledger).build(sample, depth, (f"round {t}",))
-        tau = _noisy_error(tree)
-        if tau > 0.5:
+        tree = RoundBuilder(view, grids, weights, k, eps, cap, rng, ledger).build(sample, depth, (f"round {t}",))
+        tau = noisy_error(tree)
+        if tau > Fraction(1, 2):
             continue
-        alpha = tree_weight(tau)
+        tau = max(tau, _TAU_FLOOR_EXACT)
         trees.append(tree)
-        alphas.append(alpha)
+        alphas.append(tree_weight(float(tau)))
+        # Many records share a weight, so each (weight, right) pair is updated once per round.
+        updated: Dict[Tuple[int, bool], int] = {}
         for i in view.rows:
-            right = route(tree, columns, i).prediction == view.labels[i]
-            weights[i] = min(cap, weights[i] * math.exp(-alpha if right else alpha))
+            key = (weights[i], route(tree, columns, i).prediction == view.labels[i])
+            new = updated.get(key)
+            if new is None:
+                new = updated[key] = next_weight(key[0], key[1], tau, cap)
+            weights[i] = new
     return trees, alphas
+
+
+def _float_gini(table: Sequence[Sequence[float]]) -> float:
+    """The unnormalised Gini of a float table (the published variant's arithmetic)."""
+    total = 0.0
+    for row in table:
+        size = math.fsum(row)
+        if size > 0:
+            total += size - math.fsum(c * c for c in row) / size
+    return -total
+
+
+def _float_class_totals(view: TrainingView, rows: Sequence[int], weights: Sequence[float]) -> List[float]:
+    totals = [0.0] * view.n_classes
+    for i in rows:
+        totals[view.labels[i]] += weights[i]
+    return totals
+
+
+_Interval = Tuple[int, int, float, float]
+"""(attribute, value code, interval start, interval end); a categorical candidate has start = end = 0."""
+
+
+def _interval_candidates(
+    view: TrainingView, rows: Sequence[int], weights: Sequence[float], attributes: Sequence[int]
+) -> Tuple[List[_Interval], List[float], List[float]]:
+    """The published variant's splits: value-vs-rest pairs, and the intervals between the node's values.
+
+    Categorical attribute a: one candidate per value v, base weight 1.
+    Continuous attribute a with public range [lower, upper]: one candidate
+    per interval between consecutive distinct values of the node (and the
+    bounds), base weight ``length / (upper - lower)``; a threshold in
+    ``(start, end]`` makes its split.  Its float threshold leaks the data
+    values around it (claim ``float-threshold-leaks``).
+    """
+    total = _float_class_totals(view, rows, weights)
+    candidates: List[_Interval] = []
+    utilities: List[float] = []
+    base: List[float] = []
+    for a in attributes:
+        attribute = view.schema.attributes[a]
+        column = view.columns[a]
+        if isinstance(attribute, CategoricalAttribute):
+            table = [[0.0] * view.n_classes for _ in range(attribute.n_values)]
+            for i in rows:
+                table[int(column[i])][view.labels[i]] += weights[i]
+            for v, row in enumerate(table):
+                candidates.append((a, v, 0.0, 0.0))
+                utilities.append(_float_gini([row, [t - r for t, r in zip(total, row)]]))
+                base.append(1.0)
+            continue
+        assert isinstance(attribute, ContinuousAttribute)
+        width = attribute.upper - attribute.lower
+        order = sorted(rows, key=column.__getitem__)
+        below = [0.0] * view.n_classes
+        previous, position = attribute.lower, 0
+        while True:
+            value = float(column[order[position]]) if position < len(order) else attribute.upper
+            if value > previous:
+                above = [t - b for t, b in zip(total, below)]
+                candidates.append((a, -1, previous, value))
+                utilities.append(_float_gini([below, above]))
+                base.append((value - previous) / width)
+            if position >= len(order):
+                break
+            while position < len(order) and column[order[position]] == value:
+                below[view.labels[order[position]]] += weights[order[position]]
+                position += 1
+            previous = value
+    return candidates, utilities, base
+
+
+def published_partition(table: Sequence[Sequence[float]]) -> int:
+    """The paper's noiseless categorical partition: the value v whose ``a = v`` vs rest has least Gini.
+
+    ``table[v]`` is the class counts of value v; ties go to the first value.
+    A deterministic function of the data: not differentially private.
+    """
+    total = [math.fsum(column) for column in zip(*table)]
+    scores = [_float_gini([row, [t - r for t, r in zip(total, row)]]) for row in table]
+    return max(range(len(scores)), key=lambda v: (scores[v], -v))
+
+
+def _threshold_in(start: float, end: float, rng: RandomSource) -> float:
+    """A threshold uniform on (start, end] (a draw that rounds to ``start`` is redrawn)."""
+    while True:
+        t = min(start + rng.random() * (end - start), end)
+        if t > start:
+            return t
 
 
 def _weighted_choice(utilities: Sequence[float], base: Sequence[float], coefficient: float, rng: RandomSource) -> int:
@@ -376,13 +556,13 @@ class _PublishedRound:
     def build(self, rows: List[int], depth: int) -> Node:
         schema = self.view.schema
         if depth == 0:
-            return Leaf(tuple(_weighted_class_totals(self.view, rows, self.unit)))
+            return Leaf(tuple(_float_class_totals(self.view, rows, self.unit)))
         attributes = _subspace(schema.n_attributes, self.k, self.rng)
         n_continuous = sum(1 for a in attributes if isinstance(schema.attributes[a], ContinuousAttribute))
         coefficient = self.eps_bar / (2 * (n_continuous + 1)) / (2 * 2)
-        best: Optional[Tuple[float, Candidate]] = None
+        best: Optional[Tuple[float, _Interval]] = None
         for a in attributes:
-            candidates, utilities, base = split_candidates(self.view, rows, self.unit, (a,))
+            candidates, utilities, base = _interval_candidates(self.view, rows, self.unit, (a,))
             if isinstance(schema.attributes[a], CategoricalAttribute):
                 table = [[0.0] * self.view.n_classes for _ in candidates]
                 for i in rows:
@@ -511,6 +691,7 @@ def _check(params: Mapping[str, Param], n_attributes: int) -> None:
         raise InvalidParameterError(
             f"parameter theta must be a finite float >= 1 (in units of the initial weight), got {theta!r}"
         )
+    grid_cells(params)
 
 
 def fit_adaboost(
@@ -543,11 +724,13 @@ SPEC = register(
         variants=(
             Variant(
                 "sound", True,
-                "eps_p/T per round, exponential mechanism over every split of the subspace on capped "
-                "weights, noisy leaves, alpha_t from released counts, Poissonised bootstrap",
+                "eps_p/T per round, exact exponential mechanism over the subspace's value-vs-rest pairs and "
+                "public grid points on capped weights (integers in units of 1/1024), discrete Laplace leaves, "
+                "tau_t from released counts, Poissonised bootstrap",
                 claims=(
-                    "adaboost-sound", "continuous-split-exponential-mechanism", "exponential-mechanism",
-                    "exponential-mechanism-float-sampler", "laplace-mechanism", "parallel-composition",
+                    "adaboost-sound", "continuous-split-exponential-mechanism", "discrete-laplace-mechanism",
+                    "exact-inversion-sampler", "exponential-mechanism", "exponential-mechanism-exact-sampler",
+                    "parallel-composition",
                 ),
             ),
             Variant(
@@ -563,6 +746,7 @@ SPEC = register(
             Parameter("max_depth", int, 1, "d, the depth of each tree (1: a stump)"),
             Parameter("n_features", int, 5, "k, the attributes drawn at each node (random subspace)"),
             Parameter("theta", float, 3.0, "weight cap theta, in units of the initial weight"),
+            GRID_PARAMETER,
         ),
         claims=CLAIMS,
         fit=fit_adaboost,
