@@ -147,8 +147,9 @@ def test_private_rdt(case: Tuple[Schema, Dataset, int, Relation], epsilon: Any, 
 def test_kanon_rdt(case: Tuple[Schema, Dataset, int, Relation], n_trees: int, depth: int, k: int, beta: str,
                    variant: str, categorical: str) -> None:
     _, data, seed, relation = case
+    # max_delta=1: the engines are compared on large deltas too (a delta of 1 or more is refused by both)
     params: Dict[str, Any] = {"n_trees": n_trees, "max_depth": depth, "k": k, "beta": float(beta),
-                              "variant": variant, "categorical": categorical}
+                              "variant": variant, "categorical": categorical, "max_delta": 1.0}
     assert_same("kanon-rdt", data, 2 * n_trees, params, seed, relation)
 
 
@@ -183,12 +184,13 @@ BUILTIN_CASES: List[Tuple[str, str, Dict[str, Any]]] = [
     ("credit-g", "thesis-tree", {"max_depth": 3, "quality": "gini"}),
     ("credit-g", "tree-baseline", {"max_depth": 4}),
     ("credit-g", "private-rdt", {"max_depth": 5, "categorical": "binary"}),
-    ("credit-g", "kanon-rdt", {"max_depth": 4, "beta": 0.09}),
+    ("credit-g", "kanon-rdt", {"max_depth": 4, "beta": 0.09, "n_trees": 10, "k": 5, "max_delta": 1.0}),
+    ("credit-g", "kanon-rdt", {}),
     ("adult/16", "diffpid3", {"max_depth": 3}),
     ("adult/16", "thesis-tree", {"max_depth": 3}),
     ("adult/16", "tree-baseline", {"max_depth": 3}),
     ("adult/16", "private-rdt", {"max_depth": 5, "categorical": "binary", "n_trees": 3}),
-    ("adult/16", "kanon-rdt", {"max_depth": 4, "beta": 0.09, "n_trees": 3}),
+    ("adult/16", "kanon-rdt", {"max_depth": 4, "beta": 0.09, "n_trees": 3, "k": 5, "max_delta": 1e-2}),
     ("adult/16", "noisy-majority", {}),
     ("credit-g", "dpdf", {"n_trees": 3, "min_size": 20}),
     ("adult/16", "dpdf", {"n_trees": 2, "min_size": 50}),

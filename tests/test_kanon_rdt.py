@@ -7,23 +7,28 @@ assertion messages carry the audit's numbers.
 
 from __future__ import annotations
 
+import json
 import math
 import random
+import re
+from dataclasses import replace
 from fractions import Fraction
-from typing import Dict, List, Sequence, Union
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import pytest
 
 from refdp.algorithms import get_algorithm, train
-from refdp.algorithms.kanon_rdt import tree_guarantee
+from refdp.algorithms.kanon_rdt import DEFAULT_MAX_DELTA, Settings, advise, receipt_delta, tree_guarantee
 from refdp.audit import monte_carlo_audit, required_trials
-from refdp.data import CategoricalAttribute, Dataset, Schema, load_builtin
+from refdp.cli import main
+from refdp.data import BUILTIN_NAMES, CategoricalAttribute, Dataset, Schema, load_builtin
 from refdp.errors import InvalidParameterError
 from refdp.evaluation import train_test_evaluate
 from refdp.privacy import Relation, lqs_delta
 from refdp.privacy.lqs import exp_bounds, float_up
 from refdp.rng import RandomSource
-from refdp.tree import Leaf, TreeModel, children_of, dumps_model, leaves, route
+from refdp.tree import Leaf, TreeModel, children_of, dumps_model, leaves, model_from_json, route
 
 SCHEMA = Schema((CategoricalAttribute("a", ("x", "y")),), "c", ("no", "yes"))
 X = [[0]]  # a row with a = x
@@ -38,7 +43,8 @@ class KanonRdt:
 
     def __init__(self, variant: str, k: int, beta: float) -> None:
         self.params = get_algorithm("kanon-rdt").resolve(
-            {"variant": variant, "n_trees": 1, "max_depth": 1, "k": k, "beta": beta}
+            # max_delta=1: these audits need deltas large enough to measure (1/8 and 0.109)
+            {"variant": variant, "n_trees": 1, "max_depth": 1, "k": k, "beta": beta, "max_delta": 1.0}
         )
 
     def __call__(self, data: Dataset, rng: RandomSource) -> TreeModel:
@@ -123,7 +129,7 @@ def test_the_sound_variant_never_shows_the_lone_minority_record() -> None:
 @pytest.mark.parametrize("relation", [Relation.ADD_REMOVE, Relation.SUBSTITUTE])
 def test_receipt_reports_epsilon_and_delta(relation: Relation) -> None:
     data = load_builtin("vote")
-    params = {"n_trees": 4, "k": 5, "beta": 0.2, "max_depth": 3}
+    params = {"n_trees": 4, "k": 5, "beta": 0.2, "max_depth": 3, "max_delta": 1.0}
     model = train("kanon-rdt", data, 3, params, rng=1, relation=relation)
     receipt = model.receipt
     share = Fraction(3, 4) if relation is Relation.ADD_REMOVE else Fraction(3, 8)
@@ -144,14 +150,14 @@ def test_receipt_reports_epsilon_and_delta(relation: Relation) -> None:
 
 def test_too_small_an_epsilon_is_refused_with_the_smallest_that_works() -> None:
     data = load_builtin("vote")
-    params = {"n_trees": 10, "beta": 0.4}
+    params = {"n_trees": 10, "beta": 0.4, "k": 5, "max_delta": 1.0}
     with pytest.raises(InvalidParameterError) as info:
         train("kanon-rdt", data, 5, params, rng=1)
     assert "at least 5.10826" in str(info.value), str(info.value)
     with pytest.raises(InvalidParameterError) as info:
         train("kanon-rdt", data, 10, params, rng=1, relation=Relation.SUBSTITUTE)
     assert "at least 10.2165" in str(info.value), str(info.value)
-    assert params == {"n_trees": 10, "beta": 0.4}
+    assert params == {"n_trees": 10, "beta": 0.4, "k": 5, "max_delta": 1.0}
     assert train("kanon-rdt", data, Fraction(511, 100), params, rng=1).receipt.epsilon == Fraction(511, 100)
 
 
@@ -174,7 +180,7 @@ def test_bad_parameters_are_refused(params: Dict[str, Union[int, float, str]], f
 
 def test_k_zero_is_the_unpruned_baseline_with_the_k_one_guarantee() -> None:
     data = load_builtin("vote")
-    model = train("kanon-rdt", data, 2, {"k": 0, "beta": 0.1, "n_trees": 2}, rng=1)
+    model = train("kanon-rdt", data, 2, {"k": 0, "beta": 0.1, "n_trees": 2, "max_delta": 1.0}, rng=1)
     per_tree = lqs_delta(1, 0.1, 1).delta
     assert per_tree >= 0.1 and float(model.receipt.delta) == float(Fraction(per_tree) * 2)
     assert any(0 < c < 5 for t in model.trees for leaf in leaves(t) for c in leaf.counts)
@@ -189,10 +195,12 @@ def _all_counts(model: TreeModel) -> List[int]:
 
 @pytest.mark.claim("kanon-rdt-privacy")
 def test_every_released_count_is_zero_or_at_least_k() -> None:
-    model = train("kanon-rdt", load_builtin("vote"), 10, {"k": 5, "beta": 0.5, "max_depth": 2}, rng=3)
+    # 5 trees: the old default of 10 trees at epsilon 10 had a receipt delta of 1.09, now refused
+    params = {"k": 5, "beta": 0.5, "max_depth": 2, "n_trees": 5, "max_delta": 1.0}
+    model = train("kanon-rdt", load_builtin("vote"), 10, params, rng=3)
     counts = _all_counts(model)
     assert all(c == 0 or c >= 5 for c in counts) and any(c >= 5 for c in counts)
-    faulty = train("kanon-rdt", load_builtin("vote"), 10, {"k": 5, "beta": 0.5, "max_depth": 2, "variant": "leaf-total"}, rng=3)
+    faulty = train("kanon-rdt", load_builtin("vote"), 10, {**params, "variant": "leaf-total"}, rng=3)
     assert any(0 < c < 5 for c in _all_counts(faulty))
     assert faulty.receipt.level == "unsound"
 
@@ -209,13 +217,14 @@ def _no_all_zero_subtree(node: object) -> bool:
 
 @pytest.mark.claim("kanon-rdt-privacy")
 def test_all_zero_subtrees_are_shown_as_one_zero_leaf() -> None:
-    model = train("kanon-rdt", load_builtin("vote"), 10, {"k": 10, "beta": 0.3, "max_depth": 6}, rng=4)
+    params = {"k": 10, "beta": 0.3, "max_depth": 6, "n_trees": 10, "max_delta": 1.0}
+    model = train("kanon-rdt", load_builtin("vote"), 10, params, rng=4)
     assert all(_no_all_zero_subtree(t) for t in model.trees)
 
 
 def test_replay_gives_byte_identical_json() -> None:
     data = load_builtin("vote")
-    params = {"n_trees": 3, "max_depth": 4, "beta": 0.3}
+    params = {"n_trees": 3, "max_depth": 4, "beta": 0.3, "k": 5, "max_delta": 1.0}
     first = dumps_model(train("kanon-rdt", data, 5, params, rng=42))
     assert first == dumps_model(train("kanon-rdt", data, 5, params, rng=42))
     assert first != dumps_model(train("kanon-rdt", data, 5, params, rng=43))
@@ -225,7 +234,8 @@ def test_cross_validation_and_a_fixed_split_run() -> None:
     vote = load_builtin("vote")
     result = train_test_evaluate(
         "kanon-rdt", vote.subset(range(0, 300)), vote.subset(range(300, 435)), 10,
-        params={"beta": 0.5, "k": 3, "max_depth": 3}, seed=1,
+        # 5 trees: 10 trees (the old default) give delta 10 x 1/8 >= 1, now refused
+        params={"beta": 0.5, "k": 3, "max_depth": 3, "n_trees": 5, "max_delta": 1.0}, seed=1,
     )
     assert result.mean > 0.7 and result.receipt_epsilon == 10 and result.receipt_delta > 0
 
@@ -235,14 +245,16 @@ def test_adult_train_test_accuracy_is_in_the_papers_range() -> None:
     """Table 6(b): 0.78-0.82 at depth 7-9 with 8-11 trees; the majority class is 0.764."""
     result = train_test_evaluate(
         "kanon-rdt", load_builtin("adult"), load_builtin("adult-test"), 10,
-        params={"beta": 0.4, "k": 5, "max_depth": 9}, seed=1,
+        params={"beta": 0.4, "k": 5, "max_depth": 9, "n_trees": 10, "max_delta": 1.0}, seed=1,
     )
     assert 0.79 < result.mean < 0.84, result
 
 
 class KanonSubstitute:
     def __init__(self) -> None:
-        self.params = get_algorithm("kanon-rdt").resolve({"n_trees": 2, "max_depth": 1, "k": 3, "beta": 0.5})
+        self.params = get_algorithm("kanon-rdt").resolve(
+            {"n_trees": 2, "max_depth": 1, "k": 3, "beta": 0.5, "max_delta": 1.0}
+        )
 
     def __call__(self, data: Dataset, rng: RandomSource) -> TreeModel:
         return get_algorithm("kanon-rdt").fit(data, Fraction(4), self.params, rng, Relation.SUBSTITUTE)
@@ -265,3 +277,152 @@ def test_audit_does_not_refute_kanon_rdt_under_substitute() -> None:
         trials=20000, selection_trials=5000, seed=7006, reduce=counts_x,
     )
     assert not result.refuted, result.summary()
+
+
+# --- the delta check (issue 15) ------------------------------------------------
+
+ISSUE_15 = {"n_trees": 10, "k": 5, "beta": 0.09}  # the old defaults with the beta the old error suggested
+
+
+def _advised(message: str) -> List[Tuple[Dict[str, Union[int, float]], Fraction]]:
+    """Every single-value change the refusal suggests, as (parameters to override, epsilon)."""
+    out: List[Tuple[Dict[str, Union[int, float]], Fraction]] = []
+    message = message.split("`python3 -m refdp delta", 1)[0]  # the per-tree question is not a setting
+    defaults = re.search(r"the defaults \(([^)]*)\)", message)
+    if defaults is not None:
+        pairs = re.findall(r"--param (\w+)=([0-9.e-]+)", defaults.group(1))
+        out.append(({key: float(value) if key == "beta" else int(value) for key, value in pairs}, Fraction(0)))
+        message = message.replace(defaults.group(0), "")
+    for key, value in re.findall(r"--param (k|n_trees)=(\d+)", message):
+        out.append(({key: int(value)}, Fraction(0)))
+    for value in re.findall(r"--param beta=(\d+(?:\.\d+)?(?:e-\d+)?)", message):
+        out.append(({"beta": float(value)}, Fraction(0)))
+    for value in re.findall(r"--epsilon (\d+(?:[./]\d+)?)", message):
+        out.append(({}, Fraction(value)))
+    return out
+
+
+@pytest.mark.claim("kanon-rdt-privacy")
+@pytest.mark.parametrize("max_delta", [None, 1.0])
+def test_a_receipt_delta_of_one_or_more_is_refused_whatever_max_delta_says(max_delta: Optional[float]) -> None:
+    params: Dict[str, Union[int, float]] = dict(ISSUE_15)
+    if max_delta is not None:
+        params["max_delta"] = max_delta
+    assert 10 * Fraction(lqs_delta(5, 0.09, Fraction(1, 10)).delta) >= 1  # 1.0185: the issue's receipt
+    rng = random.Random(5)
+    state = rng.getstate()
+    with pytest.raises(InvalidParameterError) as info:
+        train("kanon-rdt", load_builtin("vote"), 1, params, rng=rng)
+    message = str(info.value)
+    assert "1 or more and promises nothing" in message and "1.018" in message, message
+    assert "--param k=" in message and "python3 -m refdp delta --beta 0.09 --epsilon 1/10" in message, message
+    assert rng.getstate() == state  # refused before any draw
+
+
+@pytest.mark.claim("kanon-rdt-privacy")
+@pytest.mark.parametrize("relation", [Relation.ADD_REMOVE, Relation.SUBSTITUTE])
+def test_delta_above_max_delta_is_refused_and_every_advised_setting_passes(relation: Relation) -> None:
+    data = load_builtin("vote").subset(range(0, 100))
+    params: Dict[str, Union[int, float]] = {"n_trees": 2, "k": 10, "beta": 0.2, "max_depth": 2}
+    with pytest.raises(InvalidParameterError) as info:
+        train("kanon-rdt", data, 2, params, rng=1, relation=relation)
+    message = str(info.value)
+    assert f"above --param max_delta={DEFAULT_MAX_DELTA!r}" in message, message
+    assert "--target-delta" in message and "\n" not in message, message
+    advised = _advised(message)
+    assert {tuple(p) for p, _ in advised} >= {("k",), ("beta",)}, message
+    if relation is Relation.ADD_REMOVE:  # under substitute (1 + e^epsilon_t) grows with epsilon
+        assert {tuple(p) for p, _ in advised} >= {(), ("k", "beta", "n_trees")}, message
+    for override, epsilon in advised:
+        model = train("kanon-rdt", data, epsilon or 2, {**params, **override}, rng=1, relation=relation)
+        assert 0 < model.receipt.delta <= Fraction(DEFAULT_MAX_DELTA), (override, epsilon)
+    assert params == {"n_trees": 2, "k": 10, "beta": 0.2, "max_depth": 2}
+
+
+@pytest.mark.claim("kanon-rdt-privacy")
+def test_the_advice_is_the_smallest_k_and_the_largest_n_trees_that_pass() -> None:
+    settings = Settings(Fraction(2), 2, 10, Fraction(1, 5), Relation.ADD_REMOVE)
+    max_delta = Fraction(1, 10**5)
+    advice = advise(settings, max_delta)
+    assert advice.k is not None and advice.n_trees is not None and advice.beta is not None
+    assert receipt_delta(replace(settings, k=advice.k)) <= max_delta
+    assert receipt_delta(replace(settings, k=advice.k - 1)) > max_delta
+    assert receipt_delta(replace(settings, n_trees=advice.n_trees)) <= max_delta
+    assert receipt_delta(replace(settings, beta=advice.beta)) <= max_delta
+    assert advice.epsilon is not None and receipt_delta(replace(settings, epsilon=advice.epsilon)) <= max_delta
+
+
+@pytest.mark.claim("kanon-rdt-privacy")
+def test_the_receipt_states_max_delta_and_the_model_records_it() -> None:
+    model = train("kanon-rdt", load_builtin("vote"), 1, {}, rng=1)
+    assert model.params["max_delta"] == DEFAULT_MAX_DELTA
+    charges = [c for c in model.receipt.charges if not c.data_independent]
+    assert charges and all(f"max_delta={DEFAULT_MAX_DELTA!r}" in c.note for c in charges)
+    assert model_from_json(json.loads(dumps_model(model))).params["max_delta"] == DEFAULT_MAX_DELTA
+    looser = train("kanon-rdt", load_builtin("vote"), 1, {"max_delta": 1e-3}, rng=1)
+    assert all("max_delta=0.001" in c.note for c in looser.receipt.charges if not c.data_independent)
+
+
+@pytest.mark.parametrize("value", [0.0, -1e-5, 1.5, "nan", "inf"])
+def test_max_delta_outside_zero_one_is_refused(value: Union[float, str]) -> None:
+    with pytest.raises(InvalidParameterError, match="max_delta"):
+        train("kanon-rdt", load_builtin("vote"), 1, {"max_delta": value}, rng=1)
+
+
+@pytest.mark.claim("kanon-rdt-privacy")
+def test_the_defaults_pass_at_epsilon_one_under_add_remove() -> None:
+    spec = get_algorithm("kanon-rdt")
+    defaults = spec.resolve({})
+    assert defaults["max_delta"] == DEFAULT_MAX_DELTA == 1e-5
+    settings = Settings(
+        Fraction(1), int(defaults["n_trees"]), int(defaults["k"]),
+        Fraction(repr(defaults["beta"])), Relation.ADD_REMOVE,
+    )
+    assert receipt_delta(settings) <= Fraction(1, 10**5)
+    # the margin the defaults were chosen with (docs/results.md): they pass from epsilon 0.86 on
+    for epsilon in ("0.86", "0.9", "1.5", "2", "5", "10"):
+        assert receipt_delta(replace(settings, epsilon=Fraction(epsilon))) <= Fraction(1, 10**5), epsilon
+    assert receipt_delta(replace(settings, epsilon=Fraction("0.85"))) > Fraction(1, 10**5)
+
+
+@pytest.mark.claim("kanon-rdt-privacy")
+@pytest.mark.parametrize("name", [n for n in BUILTIN_NAMES if n not in ("adult", "adult-test")])
+def test_the_defaults_train_at_epsilon_one_on_the_small_builtin_data_sets(name: str) -> None:
+    model = train("kanon-rdt", load_builtin(name), 1, {}, rng=1)
+    assert model.receipt.epsilon == 1 and 0 < model.receipt.delta <= Fraction(1, 10**5)
+    assert model.receipt.sound and model.params == get_algorithm("kanon-rdt").resolve({})
+
+
+@pytest.mark.slow
+@pytest.mark.claim("kanon-rdt-privacy")
+@pytest.mark.parametrize("name", ["adult", "adult-test"])
+def test_the_defaults_train_at_epsilon_one_on_adult_from_the_cli(
+    name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "model.json"
+    assert main(["train", "--algorithm", "kanon-rdt", "--data", name, "--epsilon", "1", "--seed", "1",
+                 "--out", str(out)]) == 0
+    model = model_from_json(json.loads(out.read_text(encoding="utf-8")))
+    assert model.receipt.epsilon == 1 and 0 < model.receipt.delta <= Fraction(1, 10**5)
+
+
+@pytest.mark.claim("kanon-rdt-privacy")
+def test_the_cli_refusal_is_one_line_naming_cli_flags(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "model.json"
+    argv = ["train", "--algorithm", "kanon-rdt", "--data", "vote", "--epsilon", "1", "--out", str(out)]
+    for key, value in ISSUE_15.items():
+        argv += ["--param", f"{key}={value}"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("refdp: error: kanon-rdt") and err.count("\n") == 1 and "Traceback" not in err
+    assert "--target-delta" in err and not out.exists()
+    for python in ("params", "None", "True", "{", "max_delta="):  # flags only, never Python spellings
+        assert python not in err.replace("--param max_delta", ""), (python, err)
+    k = re.findall(r"--param k=(\d+)", err.split("the defaults (", 1)[0])
+    assert len(k) == 1, err
+    assert main(argv + ["--param", f"k={k[0]}"]) == 0  # the advice, taken as printed
+    assert out.exists()
+    capsys.readouterr()
+    assert main(argv + ["--param", "max_delta=2"]) == 2
+    err = capsys.readouterr().err
+    assert "max_delta" in err and "(0, 1]" in err and err.count("\n") == 1
