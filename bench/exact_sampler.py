@@ -18,8 +18,7 @@ import argparse
 import random
 import statistics
 import time
-from fractions import Fraction
-from typing import Any, Callable, Dict, List, Tuple
+from typing import Any, Dict, List, Tuple
 
 import refdp.algorithms.diffpid3 as diffpid3_module
 import refdp.algorithms.thesis_tree as thesis_module

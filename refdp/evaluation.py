@@ -170,6 +170,11 @@ def cross_validate(
     ``seed`` (an int) makes the folds and the noise replayable; otherwise
     ``rng`` is used (a secure source when it is None too).  ``engine`` picks
     the implementation (same results on both).
+
+    >>> from refdp.data import load
+    >>> result = cross_validate("noisy-majority", load("vote"), 1, folds=5, seed=3)
+    >>> result.folds, round(result.mean, 4), result.level
+    (5, 0.6138, 'proved')
     """
     spec = get_algorithm(algorithm)
     fit = spec.fitter(engine)

@@ -8,7 +8,7 @@ distributions satisfy max_o |log P(o|D) - log P(o|D')| <= epsilon.
 
 from __future__ import annotations
 
-from typing import List, Tuple
+from typing import List
 
 import pytest
 from hypothesis import given, settings

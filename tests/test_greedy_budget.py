@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from refdp.algorithms import get_algorithm, train
+from refdp.algorithms import train
 from refdp.algorithms.diffpid3 import DEFAULT_MAX_SIZE, stops
 from refdp.algorithms.diffpid3 import per_query_epsilon as diffpid3_epsilon
 from refdp.algorithms.thesis_tree import per_query_epsilon as thesis_epsilon

@@ -3,15 +3,16 @@
 Importing this package registers every algorithm.
 """
 
-from refdp.algorithms import majority
-from refdp.algorithms import baseline
-from refdp.algorithms import diffpid3
-from refdp.algorithms import thesis_tree
-from refdp.algorithms import private_rdt
-from refdp.algorithms import kanon_rdt
-from refdp.algorithms import adaboost
-from refdp.algorithms import dpdf
-from refdp.algorithms import dpea
+# Each module registers its algorithm when imported; the names themselves are not used here.
+from refdp.algorithms import majority  # noqa: F401
+from refdp.algorithms import baseline  # noqa: F401
+from refdp.algorithms import diffpid3  # noqa: F401
+from refdp.algorithms import thesis_tree  # noqa: F401
+from refdp.algorithms import private_rdt  # noqa: F401
+from refdp.algorithms import kanon_rdt  # noqa: F401
+from refdp.algorithms import adaboost  # noqa: F401
+from refdp.algorithms import dpdf  # noqa: F401
+from refdp.algorithms import dpea  # noqa: F401
 from refdp.algorithms.registry import (
     AlgorithmSpec,
     Param,

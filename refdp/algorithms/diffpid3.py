@@ -80,7 +80,7 @@ from refdp.tree import CategoricalSplit, Leaf, Node, ThresholdSplit, TreeModel
 __all__ = [
     "SPEC",
     "fit_diffpid3",
-   
+
     "per_query_epsilon",
     "stops",
     "size_bound",

@@ -83,7 +83,7 @@ from refdp.tree import CategoricalSplit, IntervalSplit, Leaf, Node, TreeModel
 __all__ = [
     "SPEC",
     "fit_dpdf",
-   
+
     "equal_width_thresholds",
     "per_query_epsilon",
     "published_sensitivity",

@@ -267,6 +267,14 @@ def train(
 
     ``engine`` picks the implementation (see :data:`ENGINES`); both give the
     same model for the same random source.
+
+    >>> from refdp.data import load
+    >>> vote = load("vote")
+    >>> model = train("thesis-tree", vote, 1, {"max_depth": 2}, rng=7)
+    >>> model.receipt.level, model.receipt.epsilon
+    ('proved', Fraction(1, 1))
+    >>> model.predict(vote.subset([0, 1, 2]))
+    ['republican', 'republican', 'republican']
     """
     spec = get_algorithm(name)
     fit = spec.fitter(engine)

@@ -88,7 +88,7 @@ from refdp.tree import Count, Leaf, Node, ThresholdSplit, TreeModel, ValueSplit
 __all__ = [
     "SPEC",
     "fit_thesis_tree",
-   
+
     "per_query_epsilon",
     "SOUND_INTERNAL",
     "SOUND_LEAF",

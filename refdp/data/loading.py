@@ -34,6 +34,10 @@ def load(
 
     The readers' default missing-value policies apply; call :func:`read_csv`
     or :func:`read_arff` directly for others.
+
+    >>> vote = load("vote")
+    >>> len(vote), vote.schema.classes
+    (435, ('democrat', 'republican'))
     """
     text = os.fspath(name_or_path)
     if text in BUILTIN_NAMES:

@@ -177,7 +177,20 @@ class Ledger:
         sound: bool = True,
         note: str = "",
     ) -> Charge:
-        """Record that a mechanism spent (epsilon, delta) on ``partition``."""
+        """Record that a mechanism spent (epsilon, delta) on ``partition``.
+
+        >>> ledger = Ledger()
+        >>> for value in ("yes", "no"):
+        ...     _ = ledger.charge(label="count", mechanism="discrete-laplace", epsilon="1/2",
+        ...                       sensitivity=1, claims=("discrete-laplace-mechanism",),
+        ...                       partition=(f"vote={value}",))
+        >>> ledger.total()  # disjoint cells of one split compose in parallel
+        (Fraction(1, 2), Fraction(0, 1))
+        >>> _ = ledger.charge(label="size", mechanism="discrete-laplace", epsilon="1/2",
+        ...                   sensitivity=1, claims=("discrete-laplace-mechanism",))
+        >>> ledger.total()  # a charge on the whole data set adds up with them
+        (Fraction(1, 1), Fraction(0, 1))
+        """
         eps = as_fraction(epsilon, "epsilon")
         if eps < 0:
             raise PrivacyError(f"a charge cannot have negative epsilon ({eps}); check the budget split")

@@ -57,7 +57,18 @@ _CHARGE_FIELDS = (
 
 @dataclass(frozen=True)
 class Receipt:
-    """Total privacy cost and the evidence for it."""
+    """Total privacy cost and the evidence for it.
+
+    >>> from refdp.privacy import Ledger, receipt_from_ledger
+    >>> ledger = Ledger()
+    >>> _ = ledger.charge(label="count", mechanism="discrete-laplace", epsilon=1, sensitivity=1,
+    ...                   claims=("discrete-laplace-mechanism",))
+    >>> receipt = receipt_from_ledger(ledger)
+    >>> receipt.level, receipt.sound, receipt.epsilon
+    ('proved', True, Fraction(1, 1))
+    >>> Receipt.from_json(receipt.to_json()) == receipt
+    True
+    """
 
     epsilon: Fraction
     delta: Fraction

@@ -14,9 +14,7 @@ information gain involves logarithms and is a float.
 
 from __future__ import annotations
 
-import math
 from fractions import Fraction
-from typing import List, Sequence
 
 from refdp.scoring.kernels import gini_unnormalised_exact, information_gain_float, max_operator_exact
 from refdp.scoring.table import CountTable, as_count_table
