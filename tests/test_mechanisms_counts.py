@@ -15,6 +15,7 @@ from refdp.mechanisms import (
     discrete_laplace_mechanism,
     laplace_mechanism,
     laplace_noise,
+    noisy_cells,
     noisy_histogram,
 )
 from refdp.privacy import Ledger, Relation
@@ -288,3 +289,24 @@ def test_inputs_are_not_mutated_on_error() -> None:
     with pytest.raises(InvalidParameterError):
         noisy_histogram(counts, epsilon=1, rng=random.Random(0), ledger=Ledger(), label="x", names=names)
     assert counts == [3, -1, 0] and names == ["a", "b", "c"]
+
+
+@pytest.mark.claim("parallel-composition", "discrete-laplace-mechanism")
+def test_noisy_cells_is_one_charge_with_the_draws_of_one_histogram_per_row() -> None:
+    table = [[3, 0], [5, 7], [0, 0]]
+    flat = [c for row in table for c in row]
+    one, many = Ledger(Relation.SUBSTITUTE), Ledger(Relation.SUBSTITUTE)
+    a, b = random.Random(5), random.Random(5)
+    compact = noisy_cells(flat, shape=(("leaf", 3), ("class", 2)), epsilon=Fraction(1, 3), rng=a, ledger=one,
+                          label="t", partition=("tree0",))
+    rows = [noisy_histogram(row, epsilon=Fraction(1, 3), rng=b, ledger=many, label="t",
+                            partition=("tree0", f"leaf={j}")) for j, row in enumerate(table)]
+    assert compact == [c for row in rows for c in row]
+    assert len(one.charges) == 1 and len(many.charges) == 6 and one.total() == many.total()
+    for bad in (dict(shape=(("leaf", 2), ("class", 2))), dict(shape=()), dict(noise="gauss")):
+        kwargs = {"shape": (("leaf", 3), ("class", 2)), **bad}
+        with pytest.raises(InvalidParameterError):
+            noisy_cells(flat, epsilon=1, rng=a, ledger=one, label="t", **kwargs)  # type: ignore[arg-type]
+    with pytest.raises(InvalidParameterError):
+        noisy_cells([1, -1], shape=(("c", 2),), epsilon=1, rng=a, ledger=one, label="t")
+    assert len(one.charges) == 1  # refused calls charge nothing

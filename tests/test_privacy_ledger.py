@@ -232,3 +232,79 @@ def test_parse_relation() -> None:
 
 def test_compose_empty_is_zero() -> None:
     assert compose([], Relation.SUBSTITUTE) == (Fraction(0), Fraction(0))
+
+
+# --- compact charges: one entry for every cell of nested disjoint splits -----------------------------
+
+shapes = st.lists(
+    st.tuples(st.sampled_from(["leaf", "class", "bin"]), st.integers(1, 3)), min_size=1, max_size=3, unique_by=lambda t: t[0]
+)
+
+
+def _expanded(path: Path, shape: Sequence[Tuple[str, int]]) -> List[Path]:
+    cells: List[Path] = [path]
+    for key, count in shape:
+        cells = [c + (cell(key, j),) for c in cells for j in range(count)]
+    return cells
+
+
+@pytest.mark.claim("parallel-composition", "sequential-composition")
+@settings(max_examples=300)
+@given(
+    charge_specs,
+    st.lists(st.sampled_from(["s0", "s1"]), max_size=2),
+    shapes,
+    st.fractions(min_value=Fraction(1, 8), max_value=2, max_denominator=8),
+    deltas,
+    st.integers(1, 2),
+    st.sampled_from(list(Relation)),
+)
+def test_a_compact_charge_composes_as_its_cells_would(
+    specs: List[Tuple[List[str], Fraction, Fraction]],
+    path: List[str],
+    shape: List[Tuple[str, int]],
+    eps: Fraction,
+    delta: Fraction,
+    copies: int,
+    relation: Relation,
+) -> None:
+    # Other charges beside the compact ones, except on explicit cells of the compact split.
+    others = [s for s in specs if not any(c.startswith(f"{shape[0][0]}=") for c in s[0])]
+    compact, explicit = Ledger(relation), Ledger(relation)
+    for ledger in (compact, explicit):
+        for p, e, d in others:
+            ledger.charge(label="t", mechanism="m", epsilon=e, delta=d, sensitivity=None, claims=(), partition=p)
+    for _ in range(copies):
+        compact.charge(label="h", mechanism="m", epsilon=eps, delta=delta, sensitivity=None, claims=(),
+                       partition=path, cells=shape)
+        for cell_path in _expanded(tuple(path), shape):
+            explicit.charge(label="h", mechanism="m", epsilon=eps, delta=delta, sensitivity=None, claims=(),
+                            partition=cell_path)
+    assert compact.total() == explicit.total()
+
+
+def test_compact_cells_cannot_be_mixed_with_explicit_ones_or_other_shapes() -> None:
+    ledger = Ledger()
+    ledger.charge(label="h", mechanism="m", epsilon=1, sensitivity=None, claims=(), cells=(("leaf", 3),))
+    ledger.charge(label="c", mechanism="m", epsilon=1, sensitivity=None, claims=(), partition=("leaf=1",))
+    with pytest.raises(PrivacyError, match="as a whole and one by one"):
+        ledger.total()
+    other = Ledger()
+    other.charge(label="h", mechanism="m", epsilon=1, sensitivity=None, claims=(), cells=(("leaf", 3),))
+    other.charge(label="h", mechanism="m", epsilon=1, sensitivity=None, claims=(), cells=(("leaf", 4),))
+    with pytest.raises(PrivacyError, match="different cells"):
+        other.total()
+    for bad in ((("leaf", 0),), (("a=b", 2),), (("leaf", True),), (("leaf",),)):
+        with pytest.raises(InvalidParameterError):
+            Ledger().charge(label="h", mechanism="m", epsilon=1, sensitivity=None, claims=(), cells=bad)  # type: ignore[arg-type]
+
+
+def test_compact_charges_round_trip_in_receipts() -> None:
+    ledger = Ledger(Relation.SUBSTITUTE)
+    ledger.charge(label="h", mechanism="discrete-laplace", epsilon=Fraction(1, 2), sensitivity=Fraction(1),
+                  claims=("discrete-laplace-mechanism",), partition=("tree0",), cells=(("leaf", 5), ("class", 2)))
+    receipt = receipt_from_ledger(ledger)
+    assert receipt.epsilon == 1  # one record leaves a cell and joins another
+    text = json.loads(json.dumps(receipt.to_json()))
+    assert text["charges"][0]["cells"] == [["leaf", 5], ["class", 2]]
+    assert Receipt.from_json(text) == receipt

@@ -94,14 +94,14 @@ def _fit(
             partition=(scope,),
             note="Fan et al. structure drawn from the public schema before reading any row",
         )
-        released: List[Tuple[Count, ...]] = []
-        for leaf, histogram in enumerate(builder.leaf_class_counts(counts, rows)):
-            noisy = engine.histogram(
-                histogram, epsilon=per_cell, rng=rng, ledger=ledger,
-                label=f"tree {t} leaf {leaf} class counts", partition=(scope, cell("leaf", leaf)),
-                names=classes, noise=noise,
-            )
-            released.append(tuple(noisy))
+        histograms = builder.leaf_class_counts(counts, rows)
+        noisy = engine.cells(
+            [c for histogram in histograms for c in histogram], shape=(("leaf", n_leaves), ("class", len(classes))),
+            epsilon=per_cell, rng=rng, ledger=ledger, partition=(scope,), noise=noise,
+            label=f"tree {t}: class counts of every leaf ({n_leaves} leaves x {len(classes)} classes)",
+        )
+        k = len(classes)
+        released: List[Tuple[Count, ...]] = [tuple(noisy[j * k : j * k + k]) for j in range(n_leaves)]
         trees.append(builder.build(released.__getitem__, collapse_zeros=False))
     return finish_model(SPEC.name, data, params, trees, ledger, voting="sum-counts")
 

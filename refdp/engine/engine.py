@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable, List, Optional, Sequence, Union
+from typing import Callable, List, Optional, Sequence, Tuple, Union
 
 from refdp.data import Dataset
 from refdp.engine.counts import NodeCounts, ReferenceCounts
@@ -26,6 +26,7 @@ from refdp.mechanisms import (
     discrete_laplace,
     discrete_laplace_mechanism,
     exponential_mechanism,
+    noisy_cells,
     noisy_histogram,
     sample_index,
 )
@@ -106,6 +107,26 @@ class Engine:
         return noisy_histogram(
             counts, epsilon=epsilon, rng=rng, ledger=ledger, label=label, partition=partition, names=names,
             sampler=self.discrete_laplace,
+        )
+
+    def cells(
+        self,
+        counts: Sequence[int],
+        *,
+        shape: Sequence[Tuple[str, int]],
+        epsilon: Number,
+        rng: RandomSource,
+        ledger: Ledger,
+        label: str,
+        partition: Sequence[str] = (),
+        noise: str = "discrete-laplace",
+    ) -> Union[List[int], List[float]]:
+        """:func:`refdp.mechanisms.noisy_cells` (one charge for a whole table) with this engine's sampler."""
+        if noise not in ("discrete-laplace", "laplace"):
+            raise InvalidParameterError(f"noise must be discrete-laplace or laplace, got {noise!r}")
+        return noisy_cells(
+            counts, shape=shape, epsilon=epsilon, rng=rng, ledger=ledger, label=label, partition=partition,
+            noise="laplace" if noise == "laplace" else "discrete-laplace", sampler=self.discrete_laplace,
         )
 
     def count(

@@ -16,6 +16,7 @@ from refdp.mechanisms.counts import (
     NoiseKind,
     discrete_laplace_mechanism,
     laplace_mechanism,
+    noisy_cells,
     noisy_histogram,
 )
 from refdp.mechanisms.exact import (
@@ -54,6 +55,7 @@ __all__ = [
     "laplace_mechanism",
     "laplace_noise",
     "laplace_pdf",
+    "noisy_cells",
     "noisy_histogram",
     "sample_index",
 ]

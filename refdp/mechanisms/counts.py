@@ -14,16 +14,24 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Callable, List, Literal, Optional, Sequence, Union, overload
+from typing import Callable, List, Literal, Optional, Sequence, Tuple, Union, overload
 
 from refdp.errors import InvalidParameterError
 from refdp.mechanisms._params import SensitivityLike, sensitivity_value
 from refdp.mechanisms.exact import discrete_laplace
 from refdp.mechanisms.laplace import laplace_noise
 from refdp.privacy import Ledger, Number, as_epsilon, cell, check_partition
+from refdp.privacy.ledger import check_cells
 from refdp.rng import RandomSource
 
-__all__ = ["NoiseKind", "DiscreteLaplaceSampler", "discrete_laplace_mechanism", "laplace_mechanism", "noisy_histogram"]
+__all__ = [
+    "NoiseKind",
+    "DiscreteLaplaceSampler",
+    "discrete_laplace_mechanism",
+    "laplace_mechanism",
+    "noisy_histogram",
+    "noisy_cells",
+]
 
 DiscreteLaplaceSampler = Callable[[Fraction, RandomSource], int]
 """A sampler of the discrete Laplace with a given scale: :func:`refdp.mechanisms.exact.discrete_laplace`,
@@ -221,5 +229,60 @@ def noisy_histogram(
     if noise == "discrete-laplace":
         scale = 1 / eps
         return [int(c) + sampler(scale, rng) for c in values]
+    b = float(1 / eps)
+    return [float(c) + laplace_noise(b, rng) for c in values]
+
+
+def noisy_cells(
+    counts: Sequence[int],
+    *,
+    shape: Sequence[Tuple[str, int]],
+    epsilon: Number,
+    rng: RandomSource,
+    ledger: Ledger,
+    label: str,
+    partition: Sequence[str] = (),
+    noise: NoiseKind = "discrete-laplace",
+    sampler: DiscreteLaplaceSampler = discrete_laplace,
+) -> Union[List[int], List[float]]:
+    """Noise on every cell of a table of nested disjoint splits, charged as ONE ledger entry.
+
+    ``shape`` names the splits, outermost first, with their numbers of cells
+    (for example ``(("leaf", 640), ("class", 2))``); ``counts`` are the cells
+    in row-major order.  The single charge has ``cells=shape`` and composes
+    exactly as one charge of ``epsilon`` per cell would
+    (:mod:`refdp.privacy.ledger`; claim ``parallel-composition``), so a
+    forest's receipt holds one entry per histogram, not per cell.  Noise as
+    in :func:`noisy_histogram`: exact discrete Laplace (ints) by default, or
+    float Laplace (``noise="laplace"``).
+    """
+    if noise not in _NOISE_KINDS:
+        raise InvalidParameterError(f"noise must be one of {_NOISE_KINDS}, got {noise!r}")
+    cells = check_cells(shape)
+    if not cells:
+        raise InvalidParameterError("shape must name at least one split")
+    size = math.prod(n for _, n in cells)
+    values = list(counts)
+    if len(values) != size:
+        raise InvalidParameterError(f"shape {cells} has {size} cells but counts has {len(values)}")
+    for c in values:
+        _count(c, "every count")
+        if c < 0:
+            raise InvalidParameterError(f"counts must be >= 0, got {c!r}")
+    eps = as_epsilon(epsilon)
+    path = check_partition(partition)
+    discrete = noise == "discrete-laplace"
+    ledger.charge(
+        label=label,
+        mechanism="discrete-laplace" if discrete else "laplace",
+        epsilon=eps,
+        sensitivity=Fraction(1),
+        claims=("discrete-laplace-mechanism" if discrete else "laplace-mechanism", "parallel-composition"),
+        partition=path,
+        cells=cells,
+    )
+    if discrete:
+        scale = 1 / eps
+        return [c + sampler(scale, rng) for c in values]
     b = float(1 / eps)
     return [float(c) + laplace_noise(b, rng) for c in values]

@@ -20,6 +20,12 @@ Composition rule (claims ``sequential-composition`` and
 * Any other component (no ``=``), and cells of different splits, may share
   rows: their costs add up (sequential composition), as do the charges made
   on one partition.
+* A charge with ``cells`` (for example ``(("leaf", 640), ("class", 2))``)
+  stands for the same charge on every cell of those nested disjoint splits
+  below its partition (a whole noisy histogram in one entry): it composes
+  exactly as the 1280 charges it replaces would, so receipts grow with the
+  number of histograms, not of cells.  Such cells cannot also be charged
+  one by one (the ledger could not tell which explicit cell is which).
 
 The cost of a partition is the sum of its own charges plus the composed costs
 of its children (computed for one changed record and for two); the total is
@@ -45,6 +51,8 @@ __all__ = [
     "Charge",
     "Ledger",
     "check_partition",
+    "check_cells",
+    "Cells",
     "compose",
     "cell",
 ]
@@ -81,6 +89,39 @@ class Charge:
     sound: bool = True
     data_independent: bool = False
     note: str = ""
+    cells: Tuple[Tuple[str, int], ...] = ()
+
+
+Cells = Tuple[Tuple[str, int], ...]
+"""Nested disjoint splits (key, number of cells), outermost first: the cells a compact charge covers."""
+
+
+def check_cells(cells: Sequence[Tuple[str, int]]) -> Cells:
+    """``cells`` as a tuple of (split key, count >= 1) pairs, or InvalidParameterError."""
+    out: List[Tuple[str, int]] = []
+    for entry in cells:
+        if not isinstance(entry, tuple) or len(entry) != 2:
+            raise InvalidParameterError(f"cells must be (split key, number of cells) pairs, got {entry!r}")
+        key, count = entry
+        cell(key, 0)  # validates the key
+        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+            raise InvalidParameterError(f"the number of cells of split {key!r} must be an int >= 1, got {count!r}")
+        out.append((key, count))
+    return tuple(out)
+
+
+def _grid_costs(per_cell: Fraction, cells: Cells) -> Tuple[Fraction, Fraction]:
+    """(one record, two records) of ``per_cell`` spent on every cell of nested disjoint splits.
+
+    A cell costs its own charges for one or two changed records; a split of
+    n identical cells costs one cell for one record, and for two the larger
+    of one cell's two-record cost and two cells' one-record costs (n >= 2).
+    """
+    one, two = per_cell, per_cell
+    for _, count in reversed(cells):
+        if count >= 2:
+            two = max(two, 2 * one)
+    return one, two
 
 
 def _split_component(component: str) -> Optional[str]:
@@ -101,8 +142,27 @@ def _costs(node: _Node, pick: int) -> Tuple[Fraction, Fraction]:
     may fall in the same cell of a split (that cell's own two-record cost) or
     in two different cells (one-record cost of each).
     """
-    own = sum((c.epsilon if pick == 0 else c.delta for c in node.own), Fraction(0))
+    own = sum((c.epsilon if pick == 0 else c.delta for c in node.own if not c.cells), Fraction(0))
     one, two = own, own
+    grids: Dict[str, List[Charge]] = {}
+    for c in node.own:
+        if c.cells:
+            grids.setdefault(c.cells[0][0], []).append(c)
+    for grid_key, charges in grids.items():
+        if any(c.cells != charges[0].cells for c in charges):
+            raise PrivacyError(
+                f"charges on the cells of split {grid_key!r} describe different cells ({charges[0].cells} and "
+                f"{next(c.cells for c in charges if c.cells != charges[0].cells)}); the ledger cannot compose them"
+            )
+        if any(_split_component(component) == grid_key for component in node.children):
+            raise PrivacyError(
+                f"the cells of split {grid_key!r} are charged both as a whole and one by one; the ledger cannot "
+                "tell which explicit cell is which"
+            )
+        per_cell = sum((c.epsilon if pick == 0 else c.delta for c in charges), Fraction(0))
+        grid_one, grid_two = _grid_costs(per_cell, charges[0].cells)
+        one += grid_one
+        two += grid_two
     groups: Dict[str, List[Tuple[Fraction, Fraction]]] = {}
     for component, child in node.children.items():
         costs = _costs(child, pick)
@@ -176,8 +236,12 @@ class Ledger:
         delta: Number = 0,
         sound: bool = True,
         note: str = "",
+        cells: Sequence[Tuple[str, int]] = (),
     ) -> Charge:
         """Record that a mechanism spent (epsilon, delta) on ``partition``.
+
+        With ``cells`` (nested disjoint splits, outermost first) it spent
+        (epsilon, delta) on every cell of those splits below ``partition``.
 
         >>> ledger = Ledger()
         >>> for value in ("yes", "no"):
@@ -204,6 +268,7 @@ class Ledger:
             claims=tuple(claims),
             sound=sound,
             note=note,
+            cells=check_cells(cells),
         )
         self._charges.append(entry)
         return entry

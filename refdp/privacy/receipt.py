@@ -36,8 +36,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Dict, List, Mapping, NoReturn, Optional, Sequence, Tuple, Union
 
-from refdp.errors import InvalidParameterError, ModelError
-from refdp.privacy.ledger import Charge, Ledger, Sensitivity, compose
+from refdp.errors import InvalidParameterError, ModelError, PrivacyError
+from refdp.privacy.ledger import Charge, Ledger, Sensitivity, check_cells, compose
 from refdp.privacy.levels import LEVELS, MEANING, PROVED, UNKNOWN_STATUS, claim_status, level_of
 from refdp.privacy.relations import Relation, parse_relation
 
@@ -50,7 +50,7 @@ _RECEIPT_FIELDS = (
     "charges", "digest",
 )
 _CHARGE_FIELDS = (
-    "label", "mechanism", "epsilon", "delta", "sensitivity", "partition", "claims", "sound",
+    "label", "mechanism", "epsilon", "delta", "sensitivity", "partition", "cells", "claims", "sound",
     "data_independent", "note",
 )
 
@@ -226,6 +226,7 @@ def _charge_to_json(charge: Charge) -> Dict[str, Any]:
         "delta": str(charge.delta),
         "sensitivity": _sensitivity_to_json(charge.sensitivity),
         "partition": list(charge.partition),
+        "cells": [[key, count] for key, count in charge.cells],
         "claims": list(charge.claims),
         "sound": charge.sound,
         "data_independent": charge.data_independent,
@@ -245,6 +246,16 @@ def _charge_from_json(obj: Any, index: int) -> Charge:
     partition = tuple(_string(p, f"{where} partition component") for p in _list(fields["partition"], f"{where} partition"))
     if not all(partition):
         _fail(f"{where} has an empty partition component")
+    cells = []
+    for entry in _list(fields["cells"], f"{where} cells"):
+        pair = _list(entry, f"{where} cells entry")
+        if len(pair) != 2 or not isinstance(pair[1], int) or isinstance(pair[1], bool):
+            _fail(f"{where} cells entry must be [split key, number of cells], got {entry!r}")
+        cells.append((_string(pair[0], f"{where} cells key"), pair[1]))
+    try:
+        checked = check_cells(cells)
+    except InvalidParameterError as exc:
+        _fail(f"{where}: {exc}")
     return Charge(
         label=_string(fields["label"], f"charge {index} label"),
         mechanism=_string(fields["mechanism"], f"{where} mechanism"),
@@ -256,6 +267,7 @@ def _charge_from_json(obj: Any, index: int) -> Charge:
         sound=_flag(fields["sound"], f"{where} sound"),
         data_independent=_flag(fields["data_independent"], f"{where} data_independent"),
         note=_string(fields["note"], f"{where} note"),
+        cells=checked,
     )
 
 
@@ -276,7 +288,10 @@ def _parsed(obj: Any) -> Tuple[Mapping[str, Any], Receipt]:
 
 
 def _check_total(receipt: Receipt) -> None:
-    epsilon, delta = compose(receipt.charges, receipt.relation)
+    try:
+        epsilon, delta = compose(receipt.charges, receipt.relation)
+    except PrivacyError as exc:
+        _fail(str(exc))
     if (epsilon, delta) != (receipt.epsilon, receipt.delta):
         _fail(
             f"it states a total of epsilon={receipt.epsilon}, delta={receipt.delta} but its "
