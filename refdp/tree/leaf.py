@@ -43,6 +43,11 @@ class Leaf:
         return best
 
     @property
+    def informative(self) -> bool:
+        """Whether some released count is positive (an empty or fully suppressed leaf is not)."""
+        return max(self.counts) > 0
+
+    @property
     def support(self) -> float:
         """Released size of the leaf: the sum of its counts, each clipped at 0.
 

@@ -10,7 +10,11 @@ One class covers a single tree, a forest and a weighted ensemble: a model has
 * ``"sum-counts"``: the trees' leaf counts are added up, times their weights,
   and the class with the largest sum wins (random decision trees).
 
-Ties go to the class listed first in the schema.  The JSON form carries the
+A leaf that released no positive count (empty, or all suppressed) speaks
+with the released counts of its deepest ancestor that has some
+(:func:`refdp.tree.nodes.route_informed`), so that predictions never depend
+on the order in which the schema lists the classes; remaining ties (equal
+released counts) go to the class listed first.  The JSON form carries the
 schema, the receipt, the algorithm, its variant and parameters, so a model
 file can be read, audited and used on its own.  Reading it back
 (:func:`model_from_json`) verifies the receipt (see
@@ -34,8 +38,8 @@ from refdp.data import Dataset, Schema
 from refdp.errors import ModelError
 from refdp.privacy import Receipt
 from refdp.tree.codec import node_from_json, node_to_json
-from refdp.tree.leaf import Leaf
-from refdp.tree.nodes import Node, children_of, route
+from refdp.tree.leaf import Count, Leaf
+from refdp.tree.nodes import Node, children_of, released_counts, route_informed
 from refdp.tree.rules import Rule, conditions_of, rules
 
 __all__ = ["TreeModel", "VOTING", "FORMAT", "VERSION", "model_from_json", "dumps_model", "read_model"]
@@ -59,6 +63,7 @@ class TreeModel:
     receipt: Receipt
     weights: Tuple[float, ...] = field(default=())
     voting: str = "vote"
+    _released: Dict[int, Tuple[Count, ...]] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not self.trees:
@@ -104,9 +109,17 @@ class TreeModel:
                 scores[leaf.prediction] += weight
         return scores
 
+    def _released_at(self, node: Node) -> Tuple[Count, ...]:
+        # Memoised per model: a node's released counts, or its children's summed, computed once.
+        key = id(node)
+        if key not in self._released:
+            self._released[key] = released_counts(node)
+        return self._released[key]
+
     def _leaves(self, data: Dataset) -> List[List[Leaf]]:
         columns = self._columns(data)
-        return [[route(tree, columns, row) for tree in self.trees] for row in range(len(data))]
+        released = self._released_at
+        return [[route_informed(tree, columns, row, released) for tree in self.trees] for row in range(len(data))]
 
     def predict(self, data: Dataset) -> List[str]:
         """The predicted class label of every row of ``data``."""

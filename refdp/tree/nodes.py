@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_right
 from dataclasses import dataclass, field
-from typing import Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Callable, Iterator, List, Optional, Sequence, Tuple, Union
 
 from refdp.data.grid import Threshold, canonical_threshold, ceil_float
 from refdp.errors import InvalidParameterError, ModelError
@@ -42,6 +42,7 @@ __all__ = [
     "Split",
     "children_of",
     "route",
+    "route_informed",
     "leaves",
     "released_counts",
     "depth",
@@ -145,16 +146,46 @@ def children_of(node: Node) -> Tuple[Node, ...]:
 def route(node: Node, columns: Sequence[Sequence[Union[int, float]]], row: int) -> Leaf:
     """The leaf that row ``row`` reaches; ``columns[a]`` is attribute ``a``'s column."""
     while not isinstance(node, Leaf):
-        value = columns[node.attribute][row]
-        if isinstance(node, CategoricalSplit):
-            node = node.children[int(value)]
-        elif isinstance(node, ValueSplit):
-            node = node.equal if value == node.value else node.rest
-        elif isinstance(node, IntervalSplit):
-            node = node.children[node.child_index(value)]
-        else:
-            node = node.below if value < node.cut else node.at_or_above
+        node = _child(node, columns[node.attribute][row])
     return node
+
+
+def route_informed(
+    node: Node,
+    columns: Sequence[Sequence[Union[int, float]]],
+    row: int,
+    released: Callable[[Node], Tuple[Count, ...]],
+) -> Leaf:
+    """The leaf that row ``row`` reaches, or, when that leaf released no positive count, a leaf
+    with the released counts of its deepest ancestor that did.
+
+    An empty or fully suppressed leaf says nothing about the class; its
+    ancestors' released counts do (``released(node)``, usually
+    :func:`released_counts`), and reading them is post-processing of what the
+    model already released.  Without this, such a leaf would predict the
+    class listed first in the schema, and accuracy would depend on the order
+    of the class values.  When no node on the path released a positive
+    count, the leaf itself is returned.
+    """
+    fallback: Optional[Tuple[Count, ...]] = None
+    while not isinstance(node, Leaf):
+        counts = released(node)
+        if counts and max(counts) > 0:
+            fallback = counts
+        node = _child(node, columns[node.attribute][row])
+    if node.informative or fallback is None:
+        return node
+    return Leaf(fallback)
+
+
+def _child(node: Split, value: Union[int, float]) -> Node:
+    if isinstance(node, CategoricalSplit):
+        return node.children[int(value)]
+    if isinstance(node, ValueSplit):
+        return node.equal if value == node.value else node.rest
+    if isinstance(node, IntervalSplit):
+        return node.children[node.child_index(value)]
+    return node.below if value < node.cut else node.at_or_above
 
 
 def leaves(node: Node) -> Iterator[Leaf]:
