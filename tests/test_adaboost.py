@@ -54,6 +54,7 @@ from refdp.audit import (
 from refdp.claims import proofs_dir, read_claims
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset, Schema
 from refdp.data.grid import ThresholdGrid
+import refdp.algorithms.adaboost as adaboost_module
 from refdp.errors import InvalidParameterError
 from refdp.estimators import DPAdaBoostClassifier
 from refdp.mechanisms import bernoulli_exp
@@ -465,7 +466,12 @@ def test_receipt_total_is_eps_p_for_every_t(
     t: int, depth: int, relation: Relation, eps: Fraction, variant: str, seed: int
 ) -> None:
     params: Dict[str, Param] = {"n_estimators": t, "max_depth": depth, "variant": variant}
-    model = train("dp-adaboost", _mixed(12), eps, params, rng=seed, relation=relation)
+    try:
+        model = train("dp-adaboost", _mixed(12), eps, params, rng=seed, relation=relation)
+    except InvalidParameterError as exc:
+        # The sound variant refuses to release a model when no round beat guessing; nothing is released.
+        assert variant == "sound" and "kept none" in str(exc)
+        return
     assert model.receipt.epsilon == eps
     assert (model.receipt.level != "unsound") == (variant == "sound")
     assert len(model.trees) == len(model.weights) <= t
@@ -526,3 +532,34 @@ def test_bad_parameters_are_rejected_and_data_unchanged(params: Dict[str, Param]
     with pytest.raises(InvalidParameterError, match=message):
         train("dp-adaboost", data, 1, params, rng=1)
     assert (list(data.labels), list(data.column(1))) == before
+
+
+@pytest.mark.claim("adaboost-sound")
+def test_more_than_two_classes_use_samme_and_learn() -> None:
+    # Four classes, one attribute that tells them apart: AdaBoost.M1 would need a released error
+    # below 1/2 from noisy stumps, which never comes; SAMME keeps rounds with error below 3/4.
+    rng = random.Random(3)
+    schema = Schema(
+        (CategoricalAttribute("a", ("p", "q", "r", "s")), CategoricalAttribute("noise", ("u", "v"))),
+        "class", ("c0", "c1", "c2", "c3"),
+    )
+    codes = [rng.randrange(4) for _ in range(400)]
+    data = Dataset.from_codes(schema, [codes, [rng.randrange(2) for _ in codes]], codes)
+    model = train("dp-adaboost", data, 10, {"n_estimators": 10, "n_features": 2}, rng=4)
+    assert len(model.trees) >= 2 and all(w > 0 for w in model.weights)
+    predicted = model.predict(data)
+    accuracy = sum(p == data.label(i) for i, p in enumerate(predicted)) / len(data)
+    assert accuracy > 0.45, accuracy  # majority rate about 0.25
+    # K = 2 is the binary rule; K > 2 moves weights by sqrt((1 - tau)(K - 1)/tau).
+    tau = Fraction(3, 5)
+    assert next_weight(Q, False, tau, 100 * Q, 2) == math.isqrt(Q * Q * 2 // 3)
+    assert next_weight(Q, False, tau, 100 * Q, 4) == math.isqrt(Q * Q * 2 * 3 // 3)
+    assert tree_weight(0.6, 4) > 0 > tree_weight(0.6, 2)
+
+
+def test_a_sound_fit_that_keeps_no_round_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A leaf's predicted class holds at least 1/K of its clipped released weight, so tau <= 1 - 1/K
+    # unless no released count is positive (tau = 1): the only way to lose every round.
+    monkeypatch.setattr(adaboost_module, "noisy_error", lambda tree: Fraction(1))
+    with pytest.raises(InvalidParameterError, match="kept none of its 2 rounds"):
+        train("dp-adaboost", _mixed(12), 1, {"n_estimators": 2}, rng=0)

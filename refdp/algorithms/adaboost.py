@@ -9,9 +9,15 @@ the public domain, instead of the paper's every subset).  Its leaves release
 noisy weighted class counts; its error tau_t gives the tree's weight
 alpha_t = 1/2 ln((1 - tau_t) / tau_t) and the records' new weights; a round
 with tau_t > 1/2 stops the paper's loop.  Prediction is the alpha-weighted
-vote of the trees (Algorithm 4; ``TreeModel(voting="vote")``).  With more
-than two classes the same rule is AdaBoost.M1 (a vote for the class of the
-leaf, weight update by right or wrong).
+vote of the trees (Algorithm 4; ``TreeModel(voting="vote")``).  The paper
+has two classes.  With K > 2 classes AdaBoost.M1's rule (keep a round when
+tau_t < 1/2) discards nearly every round of a noisy weak learner, so the
+sound variant uses SAMME (Zhu, Zou, Rosset and Hastie 2009) in symmetric
+form: alpha_t = 1/2 ln((1 - tau_t)(K - 1) / tau_t), a round is kept when
+alpha_t >= 0 (tau_t <= 1 - 1/K), right records' weights times e^{-alpha_t}
+and wrong ones' times e^{alpha_t}; with K = 2 this is exactly the binary
+rule.  When no round is kept the fit refuses with an error rather than
+release a model that ignores the data.
 
 Variants:
 
@@ -282,10 +288,10 @@ def query_epsilon(epsilon: Fraction, n_estimators: int, depth: int, relation: Re
     return round_epsilon(epsilon, n_estimators) / plan_units(SOUND_INTERNAL, SOUND_LEAF, depth, relation)
 
 
-def tree_weight(tau: float) -> float:
-    """alpha_t = 1/2 ln((1 - tau) / tau), tau clipped to [TAU_FLOOR, 1 - TAU_FLOOR]."""
+def tree_weight(tau: float, n_classes: int = 2) -> float:
+    """alpha_t = 1/2 ln((1 - tau)(K - 1) / tau) (SAMME; K = 2: AdaBoost), tau clipped to [TAU_FLOOR, 1 - TAU_FLOOR]."""
     tau = min(max(tau, TAU_FLOOR), 1.0 - TAU_FLOOR)
-    return 0.5 * math.log((1.0 - tau) / tau)
+    return 0.5 * math.log((1.0 - tau) * (n_classes - 1) / tau)
 
 
 def noisy_error(tree: Node) -> Fraction:
@@ -309,17 +315,18 @@ def noisy_error(tree: Node) -> Fraction:
     return wrong / total if total > 0 else Fraction(1)
 
 
-def next_weight(units: int, right: bool, tau: Fraction, cap: int) -> int:
+def next_weight(units: int, right: bool, tau: Fraction, cap: int, n_classes: int = 2) -> int:
     """min(cap, floor(units e^{-alpha})) if ``right``, else min(cap, floor(units e^{alpha})), exactly.
 
-    e^{2 alpha} = (1 - tau) / tau, so floor(units e^{+-alpha}) =
-    floor(sqrt(units^2 r)) = isqrt(floor(units^2 r)) with r = (1 - tau)/tau
+    e^{2 alpha} = (1 - tau)(K - 1) / tau, so floor(units e^{+-alpha}) =
+    floor(sqrt(units^2 r)) = isqrt(floor(units^2 r)) with r = e^{2 alpha}
     or its inverse (floor(sqrt(floor(y))) = floor(sqrt(y)) for y >= 0).
     ``tau`` must lie in (0, 1).
     """
     if not 0 < tau < 1:
         raise InvalidParameterError(f"tau must lie in (0, 1) for a weight update, got {tau}")
-    ratio = tau / (1 - tau) if right else (1 - tau) / tau
+    odds = (1 - tau) * (n_classes - 1) / tau
+    ratio = 1 / odds if right else odds
     return min(cap, math.isqrt(units * units * ratio.numerator // ratio.denominator))
 
 
@@ -415,6 +422,7 @@ def _fit_sound(
     cap = weight_cap(as_fraction(float(params["theta"]), "theta"))
     eps = query_epsilon(epsilon, T, depth, ledger.relation)
     grids = GridCodes.of(view, grid_cells(params))
+    n_classes = view.n_classes
     columns = view.columns
     weights: List[int] = [0] * len(view.labels)
     for i in view.rows:
@@ -429,18 +437,18 @@ def _fit_sound(
         )
         tree = RoundBuilder(view, grids, weights, k, eps, cap, rng, ledger).build(sample, depth, (f"round {t}",))
         tau = noisy_error(tree)
-        if tau > Fraction(1, 2):
-            continue
+        if tau > 1 - Fraction(1, n_classes):
+            continue  # worse than guessing: alpha_t would be negative
         tau = max(tau, _TAU_FLOOR_EXACT)
         trees.append(tree)
-        alphas.append(tree_weight(float(tau)))
+        alphas.append(tree_weight(float(tau), n_classes))
         # Many records share a weight, so each (weight, right) pair is updated once per round.
         updated: Dict[Tuple[int, bool], int] = {}
         for i in view.rows:
             key = (weights[i], route(tree, columns, i).prediction == view.labels[i])
             new = updated.get(key)
             if new is None:
-                new = updated[key] = next_weight(key[0], key[1], tau, cap)
+                new = updated[key] = next_weight(key[0], key[1], tau, cap, n_classes)
             weights[i] = new
     return trees, alphas
 
@@ -708,9 +716,17 @@ def fit_adaboost(
     else:
         trees, alphas = _fit_sound(view, epsilon, resolved, rng, ledger)
     close_budget(ledger, epsilon, ("tree-budget-plan", "adaboost-sound"))
-    if not trees:
-        # No round beat chance: the released model predicts the first class (post-processing).
+    if not trees and str(params["variant"]) == "published":
+        # The printed loop ends without a tree; the released model predicts the first class.
         trees, alphas = [Leaf((0.0,) * data.schema.n_classes)], [1.0]
+    elif not trees:
+        # Refusing is post-processing of the rounds' released trees: it reveals nothing more.
+        T, K = int(params["n_estimators"]), data.schema.n_classes
+        raise InvalidParameterError(
+            f"dp-adaboost kept none of its {T} rounds: every tree's released error was above "
+            f"{'1/2' if K == 2 else f'1 - 1/{K}'}, so the model would ignore the data; give more budget "
+            f"(--epsilon), fewer rounds (--param n_estimators=...) or shallower trees"
+        )
     return finish_model(SPEC.name, data, params, trees, ledger, weights=tuple(alphas))
 
 
