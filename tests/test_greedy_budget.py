@@ -173,7 +173,9 @@ def _info_gain_sensitivities(model: TreeModel) -> List[object]:
 )
 def test_info_gain_is_calibrated_with_the_public_bound(max_size: int, relation: Relation, expected: int) -> None:
     data = load_builtin("vote")
-    model = train("diffpid3", data, 5, {"max_depth": 2, "max_size": max_size}, rng=3, relation=relation)
+    model = train(
+        "diffpid3", data, 5, {"quality": "info-gain", "max_depth": 2, "max_size": max_size}, rng=3, relation=relation
+    )
     sensitivities = _info_gain_sensitivities(model)
     assert sensitivities, "the tree made no split"
     assert set(sensitivities) == {math.log2(expected + 1) + 1 / math.log(2)}
@@ -183,14 +185,14 @@ def test_info_gain_is_calibrated_with_the_public_bound(max_size: int, relation: 
 @pytest.mark.claim("diffpid3-info-gain-size-bound")
 def test_data_larger_than_the_declared_bound_is_refused_before_any_draw() -> None:
     data = load_builtin("vote")
-    params = {"max_size": "400"}
+    params = {"max_size": "400", "quality": "info-gain"}
     rng = random.Random(9)
     state = rng.getstate()
     with pytest.raises(InvalidParameterError, match="max_size=400"):
         train("diffpid3", data, 1, params, rng=rng)
-    assert rng.getstate() == state and params == {"max_size": "400"} and len(data) == 435
+    assert rng.getstate() == state and params == {"max_size": "400", "quality": "info-gain"} and len(data) == 435
     with pytest.raises(InvalidParameterError, match="max_size"):
-        train("diffpid3", data, 1, {"max_size": -1})
+        train("diffpid3", data, 1, {"max_size": -1, "quality": "info-gain"})
     # Other quality functions do not need the bound.
     train("diffpid3", data, 1, {"max_size": 400, "quality": "max", "max_depth": 1}, rng=1)
 

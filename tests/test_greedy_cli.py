@@ -81,7 +81,7 @@ def test_algorithms_lists_the_greedy_trees(capsys: pytest.CaptureFixture[str]) -
 def test_bad_parameter_is_one_line_exit_2(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     status, _, err = run(
         capsys, "train", "--algorithm", "diffpid3", "--data", "vote", "--epsilon", "1",
-        "--param", "max_size=100", "--out", str(tmp_path / "m.json"),
+        "--param", "quality=info-gain", "--param", "max_size=100", "--out", str(tmp_path / "m.json"),
     )
     assert status == 2 and err.count("\n") == 1 and "max_size=100" in err
     assert not (tmp_path / "m.json").exists()
