@@ -108,6 +108,7 @@ CLAIMS = (
     "tree-budget-plan",
     "exponential-mechanism",
     "exponential-mechanism-float-sampler",
+    "exact-inversion-sampler",
     "discrete-laplace-mechanism",
     "parallel-composition",
     "sequential-composition",
@@ -172,7 +173,8 @@ class _Builder:
         self.schema = view.schema
         self.sizes = domain_sizes(view.schema)
         self.eps = epsilon
-        self.c = float(epsilon / (2 * QUALITY_SENSITIVITY))
+        self.c_exact = epsilon / (2 * QUALITY_SENSITIVITY)
+        self.c = float(self.c_exact)
         self.max_depth = max_depth
         self.embed = embed
         self.rng = rng
@@ -244,11 +246,11 @@ class _Builder:
             )
             return candidates[index][0]
         if search == "exact":
-            sampler = FactorisedSampler(self.view, rows, attributes, levels, self.c)
+            sampler = FactorisedSampler(self.view, rows, attributes, levels, self.c_exact)
             self.ledger.charge(
                 label=label + " (factorised exact sampler)", mechanism="exponential", epsilon=self.eps,
                 sensitivity=Fraction(QUALITY_SENSITIVITY),
-                claims=claims + ("dpea-factorised-sampler", "exponential-mechanism-float-sampler"),
+                claims=claims + ("dpea-factorised-sampler", "exact-inversion-sampler"),
                 partition=path,
             )
             return sampler.sample(self.rng)
