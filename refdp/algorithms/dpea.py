@@ -40,9 +40,12 @@ Searches (``search``):
 * ``exact`` (default): the factorised perfect sampler of the exponential
   mechanism (:class:`~refdp.algorithms.dpea_subtrees.FactorisedSampler`,
   claim ``dpea-factorised-sampler``), practical for whole trees because
-  empty and pure nodes have a closed form;
+  empty and pure nodes have a closed form; it samples exactly, with
+  integer enclosures of the partition functions and inversion of lazily
+  drawn bits (claim ``exact-inversion-sampler``), no float;
 * ``exhaustive``: Algorithm 2 over the explicit list (at most
-  ``max_subtrees`` subtrees), one draw of the float exponential mechanism;
+  ``max_subtrees`` subtrees), one draw of the float exponential mechanism
+  (claim ``exponential-mechanism-float-sampler``: exact only up to rounding);
 * ``mcmc``: Algorithm 3.  In ``published``, as published; in ``sound``, the
   Hastings-corrected chain for exactly ``steps`` steps -- its charge is
   recorded as unsound, because a finite chain has no proved distance from
@@ -50,14 +53,12 @@ Searches (``search``):
 * ``paper``: Algorithm 1's rule, exhaustive for subtrees of at most 2
   levels and MCMC for deeper ones.
 
-Every choice uses the float sampler ``sample_index`` (claim
-``exponential-mechanism-float-sampler``): one ``rng.random()`` per draw, so a
-seed replays the model byte for byte.
+Every search replays from a seed byte for byte: ``exact`` draws
+``rng.getrandbits(32)`` words, the others one ``rng.random()`` per draw.
 """
 
 from __future__ import annotations
 
-import math
 from fractions import Fraction
 from typing import List, Mapping, Sequence, Tuple
 

@@ -10,11 +10,11 @@ unbounded integer, so nothing overflows or underflows: DPEA's partition
 functions range from e^{-thousands} (one leaf of a large impure node) to
 10^{tens of thousands} (the public subtree counts of whole trees).
 
-The log-width ln(hi / lo) grows by at most :func:`rounding_unit` per
-rounding, adds up over a product, is at most the largest term's (plus a
-rounding) over a sum, and is at most ``EXP_UNITS`` units for
-:func:`exp_neg`; :func:`guard_bits` turns those rules into the precision a
-factorised sampler needs.
+The log-width ln(hi / lo) grows by at most u = 2**(4 - p) per rounding,
+adds up over a product, is at most the largest term's (plus a rounding)
+over a sum, and is at most ``EXP_UNITS`` u for :func:`exp_neg`;
+:func:`guard_bits` turns those rules into the precision a factorised
+sampler needs (the derivation is in proofs/dpea-factorised-sampler.md).
 """
 
 from __future__ import annotations
@@ -44,10 +44,10 @@ Enclosure = Tuple[int, int, int]
 
 ONE: Enclosure = (1, 1, 0)
 
-EXP_UNITS = 3
-"""ln(hi / lo) of :func:`exp_neg` at precision p is at most 3 units 2**(3 - p)."""
+EXP_UNITS = 2
+"""ln(hi / lo) of :func:`exp_neg` at precision p is at most 2 units 2**(4 - p)."""
 
-# The smallest precision the width bounds are derived for (a rounding costs at most 2**(3 - p) below ln 2).
+# The smallest precision the width bounds are derived for (a rounding costs at most 2**(4 - p) below ln 2).
 _MIN_PRECISION = 8
 
 
@@ -115,7 +115,7 @@ def product(factors: Iterable[Enclosure], p: int) -> Enclosure:
 
 
 def exp_neg(numerator: int, denominator: int, p: int) -> Enclosure:
-    """An enclosure of e^{-x}, x = numerator / denominator >= 0, with ln(hi/lo) <= 3 * 2**(3 - p).
+    """An enclosure of e^{-x}, x = numerator / denominator >= 0, with ln(hi/lo) <= 2 * 2**(4 - p).
 
     y = x / 2**s <= 1 is enclosed by :func:`~refdp.mechanisms.inversion.exp_neg_fixed`
     at w = p + s fractional bits (gap <= 2 units on a value >= 2**w / e), and
@@ -145,14 +145,15 @@ def scaled(a: Enclosure, exponent: int) -> Tuple[int, int]:
 def guard_bits(max_domain: int, n_attributes: int, levels: int) -> int:
     """Extra bits G so that a factorised sampler's weights at precision bits + G have ln(hi/lo) <= 2**-(bits + 4).
 
-    With u = 2**(3 - p) the cost of one rounding (proofs/dpea-factorised-sampler.md),
-    a leaf weighs at most E(0) = 3 units (:func:`exp_neg`), and a node of k
-    levels at most E(k) = M E(k-1) + (M - 1) + (|A| - 1) units: a product of
+    With u = 2**(4 - p) a bound on the cost of one rounding
+    (proofs/dpea-factorised-sampler.md), a leaf weighs at most
+    E(0) = ``EXP_UNITS`` units (:func:`exp_neg`), and a node of k levels at
+    most E(k) = M E(k-1) + (M - 1) + (|A| - 1) units: a product of
     M = ``max_domain`` children (M - 1 roundings) and a sum over at most
-    |A| = ``n_attributes`` roots (|A| - 1 roundings).  G = bits of E(k) + 7
+    |A| = ``n_attributes`` roots (|A| - 1 roundings).  G = bits of E(k) + 8
     makes E(k) u <= 2**-(bits + 4) at p = bits + G.
     """
     units = EXP_UNITS
     for _ in range(levels):
         units = max(1, max_domain) * units + max(0, max_domain - 1) + max(0, n_attributes - 1)
-    return units.bit_length() + 7
+    return units.bit_length() + 8

@@ -21,12 +21,13 @@ with sensitivity Delta q' = 2 under add-remove and substitute (claim
 probability proportional to exp(eps' q'(st) / (2 Delta q')) =
 exp(c q'(st)), c = eps' / 4.
 
-Two samplers of exactly that distribution (in real arithmetic):
+Two samplers of that distribution:
 
-* :func:`exhaustive_subtrees` lists every candidate with its score
-  (Algorithm 2), for one draw of the exponential mechanism over the list;
-  the children's lists are built once per (attribute, value) and combined,
-  so each leaf's score is computed once per distinct leaf;
+* :func:`exhaustive_subtrees` lists every candidate with its float score
+  (Algorithm 2), for one draw of the float exponential mechanism over the
+  list (exact only up to rounding); the children's lists are built once per
+  (attribute, value) and combined, so each leaf's score is computed once
+  per distinct leaf;
 * :class:`FactorisedSampler`: q' adds up over the leaves and a subtree is a
   root attribute times independent children, so the mechanism's
   normalising constant factorises,
@@ -40,9 +41,12 @@ Two samplers of exactly that distribution (in real arithmetic):
   or pure node has w = 1 at every leaf below it, so its Z is the public
   N(A, k) and its subtree is uniform; other nodes are memoised on their
   set of conditions {a = v}, which the orders a-then-b and b-then-a share.
-
-Every categorical draw is one :func:`refdp.mechanisms.sample_index` call (one
-``rng.random()``), so a run is replayable from a seed.
+  No float is involved: c is a Fraction, each leaf's factor exp(-c g) has a
+  rational exponent, every Z and W_a is enclosed in directed-rounding
+  interval arithmetic (:mod:`refdp.algorithms.dpea_bounds`) and each root
+  attribute is drawn by :func:`refdp.mechanisms.inversion.sample_by_inversion`
+  (``rng.getrandbits(32)`` words), so the law is exactly the mechanism's and
+  a run is replayable from a seed.
 """
 
 from __future__ import annotations
@@ -52,7 +56,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 
-from refdp.algorithms.dpea_bounds import ONE, Enclosure, exact, exp_neg, guard_bits, product, scaled, total
+from refdp.algorithms.dpea_bounds import Enclosure, exact, exp_neg, guard_bits, product, scaled, total
 from refdp.algorithms.greedy import TrainingView, value_table
 from refdp.data import CategoricalAttribute, Schema
 from refdp.errors import InvalidParameterError, SchemaError
@@ -285,7 +289,7 @@ class FactorisedSampler:
         self.guard = guard_bits(max((self.sizes[a] for a in attributes), default=1), len(attributes), levels)
         self._nodes: Dict[int, Dict[Conditions, _Node]] = {}
         self._pure: Dict[Tuple[int, Tuple[int, ...], int], _Node] = {}
-        self._leaves: Dict[int, Dict[Tuple[int, int], Enclosure]] = {}
+        self._leaves: Dict[int, Dict[Tuple[int, ...], Enclosure]] = {}
         self._base = self.precision(START_BITS)
         self.z = self._z(self.rows, frozenset(), attributes, levels, self._base)
 
@@ -299,14 +303,12 @@ class FactorisedSampler:
         return len(self._nodes.get(self._base, {}))
 
     def _leaf(self, counts: Sequence[int], p: int) -> Enclosure:
-        numerator, size = leaf_exponent(counts)
-        if numerator == 0:
-            return ONE
         cache = self._leaves.setdefault(p, {})
-        key = (numerator, size)
+        key = tuple(counts)
         known = cache.get(key)
         if known is None:
-            # x = c (T^2 - S) / T; equal histograms (common among small leaves) share one exp.
+            # exp(-x), x = c (T^2 - S) / T; equal histograms (common among small leaves) share one exp.
+            numerator, size = leaf_exponent(counts)
             known = cache[key] = exp_neg(self.c.numerator * numerator, self.c.denominator * size, p)
         return known
 
@@ -370,6 +372,10 @@ class FactorisedSampler:
             return [lo for lo, _ in ends], [hi for _, hi in ends]
 
         return weights
+
+    def root_weights(self) -> WeightEnclosure:
+        """The ``weights(bits)`` the root's draw of an attribute is made from (for audits and tests)."""
+        return self._weights(self.rows, frozenset(), self.attributes, self.levels)
 
     def sample(self, rng: RandomSource) -> Shape:
         """One subtree with probability exactly exp(c q'(st)) / Z; one inversion draw per inner node."""
