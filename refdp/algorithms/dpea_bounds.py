@@ -11,8 +11,8 @@ functions range from e^{-thousands} (one leaf of a large impure node) to
 10^{tens of thousands} (the public subtree counts of whole trees).
 
 The log-width ln(hi / lo) grows by at most u = 2**(4 - p) per rounding,
-adds up over a product, is at most the largest term's (plus a rounding)
-over a sum, and is at most ``EXP_UNITS`` u for :func:`exp_neg`;
+adds up over a product, is at most the largest term's (plus one rounding)
+over a :func:`total`, and is at most ``EXP_UNITS`` u for :func:`exp_neg`;
 :func:`guard_bits` turns those rules into the precision a factorised
 sampler needs (the derivation is in proofs/dpea-factorised-sampler.md).
 """
@@ -31,7 +31,6 @@ __all__ = [
     "exact",
     "normalise",
     "multiply",
-    "add",
     "total",
     "product",
     "exp_neg",
@@ -69,25 +68,6 @@ def multiply(a: Enclosure, b: Enclosure, p: int) -> Enclosure:
     return normalise(a[0] * b[0], a[1] * b[1], a[2] + b[2], p)
 
 
-def add(a: Enclosure, b: Enclosure, p: int) -> Enclosure:
-    """An enclosure of the sum.
-
-    Both terms are brought to one exponent t: the smaller of theirs when
-    that keeps the sum within p + 2 bits of its leading bit (exact), else
-    the leading bit's position minus p + 2 (the term of smaller exponent
-    rounded outwards, off by less than 2**t on each end).
-    """
-    if not b[1]:
-        return a
-    if not a[1]:
-        return b
-    top = max(a[2] + a[1].bit_length(), b[2] + b[1].bit_length())
-    t = max(min(a[2], b[2]), top - p - 2)
-    lo = _down(a[0], a[2] - t) + _down(b[0], b[2] - t)
-    hi = _up(a[1], a[2] - t) + _up(b[1], b[2] - t)
-    return normalise(lo, hi, t, p)
-
-
 def _down(x: int, shift: int) -> int:
     """floor(x 2**shift)."""
     return x << shift if shift >= 0 else x >> -shift
@@ -99,19 +79,41 @@ def _up(x: int, shift: int) -> int:
 
 
 def total(terms: Iterable[Enclosure], p: int) -> Enclosure:
-    """An enclosure of the sum of ``terms`` (0 for none), folded left to right."""
-    result: Enclosure = (0, 0, 0)
-    for term in terms:
-        result = add(result, term, p)
-    return result
+    """An enclosure of the sum of ``terms`` (0 for none; a single term unchanged).
+
+    All n terms are brought to one exponent t, the smallest of theirs unless
+    that is more than p + 2 + bits(n) below the leading bit of the largest
+    term, each end rounded outwards (less than 2**t per term and end, under
+    2**-p of the sum in all), summed exactly and rounded once to p bits: one
+    rounding for the whole sum, where a pairwise fold would have n - 1.
+    """
+    items = [term for term in terms if term[1]]
+    if len(items) <= 1:
+        return items[0] if items else (0, 0, 0)
+    top = max(e + hi.bit_length() for _, hi, e in items)
+    t = max(min(e for _, _, e in items), top - p - 2 - len(items).bit_length())
+    lo = sum(_down(term[0], term[2] - t) for term in items)
+    hi = sum(_up(term[1], term[2] - t) for term in items)
+    return normalise(lo, hi, t, p)
 
 
 def product(factors: Iterable[Enclosure], p: int) -> Enclosure:
-    """An enclosure of the product of ``factors`` (1 for none), folded left to right."""
-    result = ONE
-    for factor in factors:
-        result = multiply(result, factor, p)
-    return result
+    """An enclosure of the product of ``factors`` (1 for none): :func:`multiply` folded left to right.
+
+    Written out because it is the inner loop of the factorised sampler (a
+    product per attribute per node); the roundings are exactly those of the fold.
+    """
+    lo, hi, e = 1, 1, 0
+    for f_lo, f_hi, f_e in factors:
+        lo *= f_lo
+        hi *= f_hi
+        e += f_e
+        shift = hi.bit_length() - p
+        if shift > 0:
+            lo >>= shift
+            hi = -((-hi) >> shift)
+            e += shift
+    return lo, hi, e
 
 
 def exp_neg(numerator: int, denominator: int, p: int) -> Enclosure:
@@ -142,18 +144,19 @@ def scaled(a: Enclosure, exponent: int) -> Tuple[int, int]:
     return _down(a[0], a[2] + exponent), _up(a[1], a[2] + exponent)
 
 
-def guard_bits(max_domain: int, n_attributes: int, levels: int) -> int:
+def guard_bits(max_domain: int, levels: int) -> int:
     """Extra bits G so that a factorised sampler's weights at precision bits + G have ln(hi/lo) <= 2**-(bits + 4).
 
     With u = 2**(4 - p) a bound on the cost of one rounding
     (proofs/dpea-factorised-sampler.md), a leaf weighs at most
     E(0) = ``EXP_UNITS`` units (:func:`exp_neg`), and a node of k levels at
-    most E(k) = M E(k-1) + (M - 1) + (|A| - 1) units: a product of
-    M = ``max_domain`` children (M - 1 roundings) and a sum over at most
-    |A| = ``n_attributes`` roots (|A| - 1 roundings).  G = bits of E(k) + 8
-    makes E(k) u <= 2**-(bits + 4) at p = bits + G.
+    most E(k) = M E(k-1) + M + 1 units: a product of at most
+    M = ``max_domain`` children (at most one rounding per factor) and one
+    :func:`total` over the root attributes (one rounding).  G = bits of
+    E(k) + 8 makes E(k) u <= 2**-(bits + 4) at p = bits + G.
     """
     units = EXP_UNITS
+    m = max(1, max_domain)
     for _ in range(levels):
-        units = max(1, max_domain) * units + max(0, max_domain - 1) + max(0, n_attributes - 1)
+        units = m * units + m + 1
     return units.bit_length() + 8

@@ -56,7 +56,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 
-from refdp.algorithms.dpea_bounds import Enclosure, exact, exp_neg, guard_bits, product, scaled, total
+from refdp.algorithms.dpea_bounds import ONE, Enclosure, exact, exp_neg, guard_bits, product, scaled, total
 from refdp.algorithms.greedy import TrainingView, value_table
 from refdp.data import CategoricalAttribute, Schema
 from refdp.errors import InvalidParameterError, SchemaError
@@ -286,7 +286,7 @@ class FactorisedSampler:
         self.levels = levels
         self.c = Fraction(c)
         self.sizes = domain_sizes(view.schema)
-        self.guard = guard_bits(max((self.sizes[a] for a in attributes), default=1), len(attributes), levels)
+        self.guard = guard_bits(max((self.sizes[a] for a in attributes), default=1), levels)
         self._nodes: Dict[int, Dict[Conditions, _Node]] = {}
         self._pure: Dict[Tuple[int, Tuple[int, ...], int], _Node] = {}
         self._leaves: Dict[int, Dict[Tuple[int, ...], Enclosure]] = {}
@@ -326,11 +326,14 @@ class FactorisedSampler:
         if known is not None:
             return known
         weights: List[Enclosure] = []
+        leaves = self._leaves.setdefault(p, {})
         for a in attributes:
             if levels == 1 or len(attributes) == 1:
                 # The children are leaves: one counting pass gives their class histograms.
                 table = value_table(self.view, rows, a, self.sizes[a])
-                weights.append(product((self._leaf(row, p) for row in table), p))
+                factors = [leaves.get(tuple(row)) or self._leaf(row, p) for row in table]
+                # Pure and empty leaves weigh exactly 1 (the shared ONE): nothing to multiply.
+                weights.append(product([f for f in factors if f is not ONE], p))
                 continue
             rest = tuple(b for b in attributes if b != a)
             weights.append(
