@@ -27,7 +27,7 @@ STATUS: Dict[str, str] = {
     "dpdf-budget": "proved",
     "dpdf-published-unsound": "published-but-unsound",
     "dpea-budget": "proved",
-    "dpea-factorised-sampler": "needs-idealised-numerics",
+    "dpea-factorised-sampler": "proved",
     "dpea-mcmc": "published-but-unsound",
     "dpea-structure-leak": "published-but-unsound",
     "dpea-subtree-quality-sensitivity": "proved",

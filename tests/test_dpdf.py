@@ -20,6 +20,7 @@ from refdp.algorithms.dpdf import (
     published_sensitivity,
     splits,
     weighted_gini,
+    weighted_gini_exact,
 )
 from refdp.audit.exact import (
     Distribution,
@@ -29,6 +30,7 @@ from refdp.audit.exact import (
     max_log_ratio_report,
     product,
 )
+from refdp.claims import proofs_dir, read_claims
 from refdp.cli import main
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset, Schema, load_builtin
 from refdp.errors import InvalidParameterError, SchemaError
@@ -330,3 +332,36 @@ def test_adult_replay_is_byte_identical_and_survives_json() -> None:
     assert first == second
     again = model_from_json(json.loads(first))
     assert dumps_model(again) == first and again.receipt.epsilon == 5
+
+
+# --- exact split selection --------------------------------------------------------------------
+
+
+@pytest.mark.claim("gini-weighted-sensitivity")
+def test_exact_weighted_gini_is_the_scoring_value() -> None:
+    for cells in itertools.product(range(4), repeat=6):
+        table = [list(cells[:3]), list(cells[3:])]
+        value = weighted_gini_exact(table)
+        assert isinstance(value, Fraction) and value == gini_weighted(table), table
+        assert abs(float(value) - weighted_gini(table)) < 1e-12, table
+
+
+def _idealised(model_claims: Sequence[str]) -> List[str]:
+    statuses = read_claims(proofs_dir())
+    return sorted(c for c in model_claims if statuses[c].status == "needs-idealised-numerics")
+
+
+@pytest.mark.claim("dpdf-budget", "exponential-mechanism-exact-sampler", "exponential-mechanism")
+@pytest.mark.parametrize("engine", ["reference", "array"])
+@pytest.mark.parametrize("relation", list(Relation))
+def test_default_receipt_cites_only_exact_claims(engine: str, relation: Relation) -> None:
+    """The sound default (categorical and binned continuous attributes) rests on no idealised-numerics claim."""
+    for data in (load_builtin("vote"), load_builtin("adult").subset(range(0, 30000, 20))):
+        model = train("dpdf", data, 1, {}, rng=4, relation=relation, engine=engine)
+        q2 = [c for c in model.receipt.charges if c.mechanism == "exponential"]
+        assert q2 and model.receipt.sound
+        assert all("exponential-mechanism-exact-sampler" in c.claims for c in q2), q2
+        assert not _idealised(model.receipt.claims), _idealised(model.receipt.claims)
+    published = train("dpdf", load_builtin("vote"), 1, {"variant": "published"}, rng=4, engine=engine)
+    # The published variant keeps the paper's float sampler.
+    assert "exponential-mechanism-float-sampler" in published.receipt.claims

@@ -12,6 +12,7 @@ import pytest
 from refdp.algorithms import Param, get_algorithm, train
 from refdp.algorithms.dpea import embedding_depth, per_query_epsilon, selections
 from refdp.audit import monte_carlo_audit
+from refdp.claims import proofs_dir, read_claims
 from refdp.cli import main
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset, Schema, load_builtin
 from refdp.errors import InvalidParameterError, SchemaError
@@ -219,3 +220,18 @@ def test_a_huge_subtree_count_is_written_as_a_power_of_ten() -> None:
     vote = load_builtin("vote")
     with pytest.raises(InvalidParameterError, match=r"would list about 1\.1e15 subtrees of 3 levels over 16"):
         train("dpea", vote, 1, {"search": "exhaustive", "embed_depth": "3", "max_depth": 3}, rng=1)
+
+
+@pytest.mark.claim("dpea-factorised-sampler", "exact-inversion-sampler", "dpea-budget")
+@pytest.mark.parametrize("relation", list(Relation))
+@pytest.mark.parametrize("params", [{}, {"embed_depth": "whole"}, {"max_depth": 5, "embed_depth": "3"}])
+def test_default_receipt_cites_no_idealised_numerics_claim(relation: Relation, params: Dict[str, Param]) -> None:
+    statuses = read_claims(proofs_dir())
+    model = train("dpea", load_builtin("vote"), 1, params, rng=5, relation=relation)
+    assert model.receipt.sound
+    idealised = [c for c in model.receipt.claims if statuses[c].status == "needs-idealised-numerics"]
+    assert not idealised, idealised
+    assert "dpea-factorised-sampler" in model.receipt.claims
+    # The exhaustive list still uses the float sampler, and its receipt says so.
+    listed = train("dpea", load_builtin("vote"), 1, {"search": "exhaustive", "max_depth": 2}, rng=5)
+    assert "exponential-mechanism-float-sampler" in listed.receipt.claims

@@ -76,7 +76,7 @@ def target(data: Dataset, levels: int, eps: Fraction) -> Dict[Shape, float]:
 
 def sampler(data: Dataset, levels: int, eps: Fraction) -> FactorisedSampler:
     view = TrainingView.of(data)
-    return FactorisedSampler(view, list(view.rows), tuple(range(data.schema.n_attributes)), levels, float(eps / 4))
+    return FactorisedSampler(view, list(view.rows), tuple(range(data.schema.n_attributes)), levels, eps / 4)
 
 
 # --- counting ------------------------------------------------------------------------------

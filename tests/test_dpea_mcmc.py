@@ -15,7 +15,7 @@ import itertools
 import math
 import random
 from fractions import Fraction
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, Tuple
 
 import pytest
 
@@ -27,7 +27,7 @@ from refdp.algorithms.dpea_mcmc import (
     random_shape_log_probability,
     run_chain,
 )
-from refdp.algorithms.dpea_subtrees import Shape, Subtree, log_sum_exp, subtree_quality
+from refdp.algorithms.dpea_subtrees import Shape, Subtree, subtree_quality
 from refdp.algorithms.greedy import TrainingView
 from refdp.errors import InvalidParameterError
 from refdp.stats import dkw_bound, ks_statistic

@@ -25,6 +25,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from refdp.algorithms import get_algorithm
+from refdp.algorithms.dpdf import equal_width_thresholds
 from refdp.audit import certified_lower_bound
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset, Schema
 from refdp.data.grid import Threshold, ThresholdGrid
@@ -112,9 +113,8 @@ def test_the_same_event_refutes_the_planted_float_threshold() -> None:
 def _candidates(name: str, model: TreeModel, attribute: ContinuousAttribute) -> List[Threshold]:
     params = model.params
     if name == "dpdf":
-        bins = int(params["bins"])
-        step = (attribute.upper - attribute.lower) / bins
-        return [attribute.lower + k * step for k in range(1, bins)]
+        # DPDF's own public cut points (lower + width * i / bins); lower + i * (width / bins) rounds differently.
+        return list(equal_width_thresholds(attribute, int(params["bins"])))
     return list(ThresholdGrid.of(attribute, int(params["grid"])).points)
 
 

@@ -69,12 +69,14 @@ from refdp.algorithms.greedy import (
     Rows,
     child_path,
     close_budget,
+    exact_score_function,
     plan_units,
     score_function,
 )
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset
 from refdp.errors import InvalidParameterError, SchemaError
+from refdp.mechanisms import exponential_mechanism
 from refdp.privacy import Ledger, Partition, Relation
 from refdp.rng import RandomSource
 from refdp.scoring import get_quality
@@ -83,11 +85,11 @@ from refdp.tree import CategoricalSplit, IntervalSplit, Leaf, Node, TreeModel
 __all__ = [
     "SPEC",
     "fit_dpdf",
-
     "equal_width_thresholds",
     "per_query_epsilon",
     "published_sensitivity",
     "weighted_gini",
+    "weighted_gini_exact",
     "splits",
     "prune",
     "INTERNAL",
@@ -101,6 +103,9 @@ CLAIMS = (
     "gini-weighted-sensitivity",
     "gini-weighted-local-sensitivity",
     "exponential-mechanism",
+    "exponential-mechanism-exact-sampler",
+    "exact-inversion-sampler",
+    "exponential-mechanism-float-sampler",
     "discrete-laplace-mechanism",
     "parallel-composition",
     "sequential-composition",
@@ -150,10 +155,20 @@ def weighted_gini(table: Sequence[Sequence[int]]) -> float:
     """G_{D,C}(a) = -sum_v |D_v|/|D| (1 - sum_c (|D_vc|/|D_v|)^2) as a float (0 for an empty node).
 
     Same value, to rounding, as :func:`refdp.scoring.gini_weighted` (the
-    tests check it); floats because it runs for every attribute of every node.
+    tests check it).  The published variant samples it with the float
+    sampler, as the paper does; the sound one uses :func:`weighted_gini_exact`.
     """
     size = sum(sum(row) for row in table)
     return _GINI(table) / size if size else 0.0
+
+
+_GINI_EXACT = exact_score_function("gini")
+
+
+def weighted_gini_exact(table: Sequence[Sequence[int]]) -> Fraction:
+    """G_{D,C}(a) as an exact Fraction (0 for an empty node): :func:`refdp.scoring.gini_weighted` without validation."""
+    size = sum(sum(row) for row in table)
+    return Fraction(_GINI_EXACT(table)) / size if size else Fraction(0)
 
 
 def splits(noisy_counts: Sequence[int], min_size: int) -> bool:
@@ -242,23 +257,23 @@ class _Builder:
         candidates = tuple(a for a in attributes if not (root and a in self.roots))
         if d >= self.max_depth or not candidates or not splits(counts, self.min_size):
             return Leaf(tuple(counts))
-        utilities = [
-            weighted_gini(self.counts.value_table(rows, a, len(self.conditions[a])))
-            for a in candidates
-        ]
+        tables = [self.counts.value_table(rows, a, len(self.conditions[a])) for a in candidates]
         if self.published:
             choice = self.exponential(
-                utilities, epsilon=self.eps, sensitivity=published_sensitivity(sum(counts)),
+                [weighted_gini(table) for table in tables], epsilon=self.eps,
+                sensitivity=published_sensitivity(sum(counts)),
                 rng=self.rng, ledger=self.ledger, label="split attribute Q2", partition=path,
                 claims=("exponential-mechanism", "dpdf-published-unsound"), sound=False,
                 note="Theorem 1's local sensitivity at the noisy size |D|; not a bound on the "
                 "change of the weighted Gini index (proofs/dpdf-published-unsound.md)",
             )
         else:
-            choice = self.exponential(
-                utilities, epsilon=self.eps, sensitivity=self.global_sensitivity, rng=self.rng,
+            # The exact sampler is the same function under every engine, so engines stay byte-identical.
+            choice = exponential_mechanism(
+                [weighted_gini_exact(table) for table in tables], epsilon=self.eps,
+                sensitivity=self.global_sensitivity, rng=self.rng,
                 ledger=self.ledger, label="split attribute Q2", partition=path,
-                claims=("exponential-mechanism", "gini-weighted-sensitivity"),
+                claims=("exponential-mechanism", "gini-weighted-sensitivity"), exact=True,
             )
         a = candidates[choice]
         if root:
@@ -387,8 +402,8 @@ SPEC = register(
             Variant(
                 "sound", True, "the weighted Gini index with its global sensitivity 1/2",
                 claims=(
-                    "discrete-laplace-mechanism", "dpdf-budget", "exponential-mechanism",
-                    "exponential-mechanism-float-sampler", "gini-weighted-sensitivity",
+                    "discrete-laplace-mechanism", "dpdf-budget", "exact-inversion-sampler", "exponential-mechanism",
+                    "exponential-mechanism-exact-sampler", "gini-weighted-sensitivity",
                     "parallel-composition", "tree-budget-plan",
                 ),
             ),

@@ -40,9 +40,12 @@ Searches (``search``):
 * ``exact`` (default): the factorised perfect sampler of the exponential
   mechanism (:class:`~refdp.algorithms.dpea_subtrees.FactorisedSampler`,
   claim ``dpea-factorised-sampler``), practical for whole trees because
-  empty and pure nodes have a closed form;
+  empty and pure nodes have a closed form; it samples exactly, with
+  integer enclosures of the partition functions and inversion of lazily
+  drawn bits (claim ``exact-inversion-sampler``), no float;
 * ``exhaustive``: Algorithm 2 over the explicit list (at most
-  ``max_subtrees`` subtrees), one draw of the float exponential mechanism;
+  ``max_subtrees`` subtrees), one draw of the float exponential mechanism
+  (claim ``exponential-mechanism-float-sampler``: exact only up to rounding);
 * ``mcmc``: Algorithm 3.  In ``published``, as published; in ``sound``, the
   Hastings-corrected chain for exactly ``steps`` steps -- its charge is
   recorded as unsound, because a finite chain has no proved distance from
@@ -50,14 +53,12 @@ Searches (``search``):
 * ``paper``: Algorithm 1's rule, exhaustive for subtrees of at most 2
   levels and MCMC for deeper ones.
 
-Every choice uses the float sampler ``sample_index`` (claim
-``exponential-mechanism-float-sampler``): one ``rng.random()`` per draw, so a
-seed replays the model byte for byte.
+Every search replays from a seed byte for byte: ``exact`` draws
+``rng.getrandbits(32)`` words, the others one ``rng.random()`` per draw.
 """
 
 from __future__ import annotations
 
-import math
 from fractions import Fraction
 from typing import List, Mapping, Sequence, Tuple
 
@@ -108,6 +109,7 @@ CLAIMS = (
     "tree-budget-plan",
     "exponential-mechanism",
     "exponential-mechanism-float-sampler",
+    "exact-inversion-sampler",
     "discrete-laplace-mechanism",
     "parallel-composition",
     "sequential-composition",
@@ -172,7 +174,8 @@ class _Builder:
         self.schema = view.schema
         self.sizes = domain_sizes(view.schema)
         self.eps = epsilon
-        self.c = float(epsilon / (2 * QUALITY_SENSITIVITY))
+        self.c_exact = epsilon / (2 * QUALITY_SENSITIVITY)
+        self.c = float(self.c_exact)
         self.max_depth = max_depth
         self.embed = embed
         self.rng = rng
@@ -244,11 +247,11 @@ class _Builder:
             )
             return candidates[index][0]
         if search == "exact":
-            sampler = FactorisedSampler(self.view, rows, attributes, levels, self.c)
+            sampler = FactorisedSampler(self.view, rows, attributes, levels, self.c_exact)
             self.ledger.charge(
                 label=label + " (factorised exact sampler)", mechanism="exponential", epsilon=self.eps,
                 sensitivity=Fraction(QUALITY_SENSITIVITY),
-                claims=claims + ("dpea-factorised-sampler", "exponential-mechanism-float-sampler"),
+                claims=claims + ("dpea-factorised-sampler", "exact-inversion-sampler"),
                 partition=path,
             )
             return sampler.sample(self.rng)
@@ -317,8 +320,8 @@ SPEC = register(
                 "exponential mechanism by default; noisy counts of every class at every leaf",
                 claims=(
                     "discrete-laplace-mechanism", "dpea-factorised-sampler",
-                    "dpea-subtree-quality-sensitivity", "exponential-mechanism",
-                    "exponential-mechanism-float-sampler", "parallel-composition",
+                    "dpea-subtree-quality-sensitivity", "exact-inversion-sampler", "exponential-mechanism",
+                    "parallel-composition",
                 ),
             ),
             Variant(
@@ -327,8 +330,8 @@ SPEC = register(
                 "its MCMC without Hastings correction, stopped when the scores' variance is small",
                 claims=(
                     "discrete-laplace-mechanism", "dpea-factorised-sampler",
-                    "dpea-subtree-quality-sensitivity", "exponential-mechanism",
-                    "exponential-mechanism-float-sampler", "parallel-composition",
+                    "dpea-subtree-quality-sensitivity", "exact-inversion-sampler", "exponential-mechanism",
+                    "parallel-composition",
                 ),
             ),
         ),

@@ -21,12 +21,13 @@ with sensitivity Delta q' = 2 under add-remove and substitute (claim
 probability proportional to exp(eps' q'(st) / (2 Delta q')) =
 exp(c q'(st)), c = eps' / 4.
 
-Two samplers of exactly that distribution (in real arithmetic):
+Two samplers of that distribution:
 
-* :func:`exhaustive_subtrees` lists every candidate with its score
-  (Algorithm 2), for one draw of the exponential mechanism over the list;
-  the children's lists are built once per (attribute, value) and combined,
-  so each leaf's score is computed once per distinct leaf;
+* :func:`exhaustive_subtrees` lists every candidate with its float score
+  (Algorithm 2), for one draw of the float exponential mechanism over the
+  list (exact only up to rounding); the children's lists are built once per
+  (attribute, value) and combined, so each leaf's score is computed once
+  per distinct leaf;
 * :class:`FactorisedSampler`: q' adds up over the leaves and a subtree is a
   root attribute times independent children, so the mechanism's
   normalising constant factorises,
@@ -40,21 +41,26 @@ Two samplers of exactly that distribution (in real arithmetic):
   or pure node has w = 1 at every leaf below it, so its Z is the public
   N(A, k) and its subtree is uniform; other nodes are memoised on their
   set of conditions {a = v}, which the orders a-then-b and b-then-a share.
-
-Every categorical draw is one :func:`refdp.mechanisms.sample_index` call (one
-``rng.random()``), so a run is replayable from a seed.
+  No float is involved: c is a Fraction, each leaf's factor exp(-c g) has a
+  rational exponent, every Z and W_a is enclosed in directed-rounding
+  interval arithmetic (:mod:`refdp.algorithms.dpea_bounds`) and each root
+  attribute is drawn by :func:`refdp.mechanisms.inversion.sample_by_inversion`
+  (``rng.getrandbits(32)`` words), so the law is exactly the mechanism's and
+  a run is replayable from a seed.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
+from fractions import Fraction
+from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 
+from refdp.algorithms.dpea_bounds import ONE, Enclosure, exact, exp_neg, guard_bits, product, scaled, total
 from refdp.algorithms.greedy import TrainingView, value_table
 from refdp.data import CategoricalAttribute, Schema
 from refdp.errors import InvalidParameterError, SchemaError
-from refdp.mechanisms import sample_index
+from refdp.mechanisms.inversion import START_BITS, Enclosures, WeightEnclosure, sample_by_inversion
 from refdp.rng import RandomSource
 
 __all__ = [
@@ -65,6 +71,7 @@ __all__ = [
     "domain_sizes",
     "count_subtrees",
     "leaf_quality",
+    "leaf_exponent",
     "subtree_quality",
     "split_rows",
     "exhaustive_subtrees",
@@ -230,23 +237,37 @@ def _enumerate(
     return result
 
 
+def leaf_exponent(counts: Sequence[int]) -> Tuple[int, int]:
+    """(T^2 - sum_c T_c^2, T): -q'(leaf) = T - sum_c T_c^2 / T as an unreduced fraction ((0, 1) when empty)."""
+    size = sum(counts)
+    if size == 0:
+        return 0, 1
+    return size * size - sum(n * n for n in counts), size
+
+
 @dataclass(frozen=True)
 class _Node:
-    """A memoised non-pure node: log Z and, for each candidate root attribute, log prod_v Z(child)."""
+    """Enclosures of a node's Z and, for each candidate root attribute a, of W_a = prod_v Z(child)."""
 
-    log_z: float
-    log_weights: Tuple[float, ...]
+    z: Enclosure
+    weights: Tuple[Enclosure, ...]
 
 
 class FactorisedSampler:
-    """The exponential mechanism over the subtrees of one selection, sampled without listing them.
+    """The exponential mechanism over the subtrees of one selection, sampled exactly without listing them.
 
-    ``c`` is eps' / (2 Delta q').  Build it for a selection's root (its rows,
-    the attributes still available and the number of levels ``k``), then
-    :meth:`sample` draws a subtree with probability exp(c q'(st)) / Z.
+    ``c`` is eps' / (2 Delta q'), an exact rational.  Build it for a
+    selection's root (its rows, the attributes still available and the number
+    of levels ``k``), then :meth:`sample` draws a subtree with probability
+    exactly exp(c q'(st)) / Z: every Z and W_a is enclosed in dyadic interval
+    arithmetic (:mod:`refdp.algorithms.dpea_bounds`) at precision
+    bits + :attr:`guard`, and each root attribute is drawn by
+    :func:`~refdp.mechanisms.inversion.sample_by_inversion`, which asks for
+    more bits in the rare case the enclosures do not decide the draw.
     :meth:`log_probability` is the sampler's own probability of a given
-    subtree (the product of its conditional draws), which the tests compare
-    with the target c q'(st) - ln Z.
+    subtree (the product of its conditional draws, from the enclosures'
+    midpoints in floating point), which the tests compare with the target
+    c q'(st) - ln Z.
     """
 
     def __init__(
@@ -255,78 +276,112 @@ class FactorisedSampler:
         rows: Sequence[int],
         attributes: Tuple[int, ...],
         levels: int,
-        c: float,
+        c: Union[int, Fraction],
     ) -> None:
+        if isinstance(c, bool) or not isinstance(c, (int, Fraction)) or c <= 0:
+            raise InvalidParameterError(f"c = eps' / (2 Delta q') must be an exact rational > 0, got {c!r}")
         self.view = view
         self.rows = list(rows)
         self.attributes = attributes
         self.levels = levels
-        self.c = c
+        self.c = Fraction(c)
         self.sizes = domain_sizes(view.schema)
-        self._memo: Dict[Conditions, _Node] = {}
-        self._log_zs: Dict[Conditions, float] = {}
-        self._log_counts: Dict[Tuple[Tuple[int, ...], int], float] = {}
-        self.log_z = self._log_z(self.rows, frozenset(), attributes, levels)
+        self.guard = guard_bits(max((self.sizes[a] for a in attributes), default=1), levels)
+        self._nodes: Dict[int, Dict[Conditions, _Node]] = {}
+        self._pure: Dict[Tuple[int, Tuple[int, ...], int], _Node] = {}
+        self._leaves: Dict[int, Dict[Tuple[int, ...], Enclosure]] = {}
+        self._base = self.precision(START_BITS)
+        self.z = self._z(self.rows, frozenset(), attributes, levels, self._base)
+
+    def precision(self, bits: int) -> int:
+        """The working precision for weights wanted to ``bits`` bits: bits + guard."""
+        return bits + self.guard
 
     @property
     def states(self) -> int:
-        """How many non-pure nodes were memoised (a measure of the work done)."""
-        return len(self._memo)
+        """How many non-pure nodes were memoised at the first precision (a measure of the work done)."""
+        return len(self._nodes.get(self._base, {}))
 
-    def _log_count(self, attributes: Tuple[int, ...], levels: int) -> float:
-        key = (attributes, levels)
-        known = self._log_counts.get(key)
+    def _leaf(self, counts: Sequence[int], p: int) -> Enclosure:
+        cache = self._leaves.setdefault(p, {})
+        key = tuple(counts)
+        known = cache.get(key)
         if known is None:
-            known = self._log_counts[key] = math.log(count_subtrees(self.sizes, attributes, levels))
+            # exp(-x), x = c (T^2 - S) / T; equal histograms (common among small leaves) share one exp.
+            numerator, size = leaf_exponent(counts)
+            known = cache[key] = exp_neg(self.c.numerator * numerator, self.c.denominator * size, p)
         return known
 
-    def _leaf_log_weight(self, counts: Sequence[int]) -> float:
-        return self.c * leaf_quality(counts)
-
-    def _log_z(self, rows: List[int], conditions: Conditions, attributes: Tuple[int, ...], levels: int) -> float:
+    def _z(self, rows: List[int], conditions: Conditions, attributes: Tuple[int, ...], levels: int, p: int) -> Enclosure:
         if levels == 0 or not attributes:
-            return self._leaf_log_weight(_histogram(self.view, rows))
-        known = self._log_zs.get(conditions)
+            return self._leaf(_histogram(self.view, rows), p)
+        return self._node(rows, conditions, attributes, levels, p).z
+
+    def _node(self, rows: List[int], conditions: Conditions, attributes: Tuple[int, ...], levels: int, p: int) -> _Node:
+        """The enclosures of a node with levels >= 1 and attributes, at precision ``p`` (memoised)."""
+        if _is_pure(_histogram(self.view, rows)):
+            return self._pure_node(attributes, levels, p)
+        memo = self._nodes.setdefault(p, {})
+        known = memo.get(conditions)
         if known is not None:
             return known
-        if _is_pure(_histogram(self.view, rows)):
-            log_z = self._log_zs[conditions] = self._log_count(attributes, levels)
-            return log_z
-        weights: List[float] = []
+        weights: List[Enclosure] = []
+        leaves = self._leaves.setdefault(p, {})
         for a in attributes:
             if levels == 1 or len(attributes) == 1:
                 # The children are leaves: one counting pass gives their class histograms.
                 table = value_table(self.view, rows, a, self.sizes[a])
-                weights.append(math.fsum(self._leaf_log_weight(row) for row in table))
+                factors = [leaves.get(tuple(row)) or self._leaf(row, p) for row in table]
+                # Pure and empty leaves weigh exactly 1 (the shared ONE): nothing to multiply.
+                weights.append(product([f for f in factors if f is not ONE], p))
                 continue
             rest = tuple(b for b in attributes if b != a)
             weights.append(
-                math.fsum(
-                    self._log_z(bucket, conditions | {(a, v)}, rest, levels - 1)
-                    for v, bucket in enumerate(split_rows(self.view, rows, a, self.sizes[a]))
+                product(
+                    (
+                        self._z(bucket, conditions | {(a, v)}, rest, levels - 1, p)
+                        for v, bucket in enumerate(split_rows(self.view, rows, a, self.sizes[a]))
+                    ),
+                    p,
                 )
             )
-        node = _Node(log_sum_exp(weights), tuple(weights))
-        self._memo[conditions] = node
-        self._log_zs[conditions] = node.log_z
-        return node.log_z
+        node = memo[conditions] = _Node(total(weights, p), tuple(weights))
+        return node
 
-    def _choices(
+    def _pure_node(self, attributes: Tuple[int, ...], levels: int, p: int) -> _Node:
+        # Pure or empty: every leaf weighs 1, so Z = N(A, k) and W_a = N(A \\ {a}, k-1)^|dom(a)|, exact integers.
+        key = (p, attributes, levels)
+        known = self._pure.get(key)
+        if known is None:
+            weights = tuple(
+                exact(count_subtrees(self.sizes, tuple(b for b in attributes if b != a), levels - 1) ** self.sizes[a], p)
+                for a in attributes
+            )
+            known = self._pure[key] = _Node(exact(count_subtrees(self.sizes, attributes, levels), p), weights)
+        return known
+
+    def _weights(
         self, rows: List[int], conditions: Conditions, attributes: Tuple[int, ...], levels: int
-    ) -> Tuple[float, Tuple[float, ...]]:
-        """(log Z, log prod_v Z(child) for each attribute) of a node with levels >= 1 and attributes."""
-        if not _is_pure(_histogram(self.view, rows)):
-            known = self._memo[conditions]
-            return known.log_z, known.log_weights
-        # Pure or empty: every leaf weighs 1, so each root attribute a has N(A \\ {a}, k-1)^|dom(a)|.
-        weights = tuple(
-            self.sizes[a] * self._log_count(tuple(b for b in attributes if b != a), levels - 1)
-            for a in attributes
-        )
-        return log_sum_exp(weights), weights
+    ) -> WeightEnclosure:
+        """``weights(bits)`` for :func:`sample_by_inversion`: the W_a times 2**(bits - E), E fixed at the first call."""
+        scale: List[int] = []
+
+        def weights(bits: int) -> Enclosures:
+            node = self._node(rows, conditions, attributes, levels, self.precision(bits))
+            if not scale:
+                # E = the leading bit of the largest W_a: the common constant K = 2**-E of the claim.
+                scale.append(max(w[2] + w[1].bit_length() for w in node.weights))
+            ends = [scaled(w, bits - scale[0]) for w in node.weights]
+            return [lo for lo, _ in ends], [hi for _, hi in ends]
+
+        return weights
+
+    def root_weights(self) -> WeightEnclosure:
+        """The ``weights(bits)`` the root's draw of an attribute is made from (for audits and tests)."""
+        return self._weights(self.rows, frozenset(), self.attributes, self.levels)
 
     def sample(self, rng: RandomSource) -> Shape:
-        """One subtree with probability exp(c q'(st)) / Z; one ``sample_index`` draw per inner node."""
+        """One subtree with probability exactly exp(c q'(st)) / Z; one inversion draw per inner node."""
         return self._sample(self.rows, frozenset(), self.attributes, self.levels, rng)
 
     def _sample(
@@ -334,8 +389,7 @@ class FactorisedSampler:
     ) -> Shape:
         if levels == 0 or not attributes:
             return None
-        log_z, weights = self._choices(rows, conditions, attributes, levels)
-        a = attributes[sample_index([math.exp(w - log_z) for w in weights], rng)]
+        a = attributes[sample_by_inversion(self._weights(rows, conditions, attributes, levels), rng)]
         rest = tuple(b for b in attributes if b != a)
         return Subtree(
             a,
@@ -356,12 +410,18 @@ class FactorisedSampler:
             return 0.0 if shape is None else -math.inf
         if shape is None or shape.attribute not in attributes:
             return -math.inf
-        log_z, weights = self._choices(rows, conditions, attributes, levels)
+        node = self._node(rows, conditions, attributes, levels, self._base)
         a = shape.attribute
-        total = weights[attributes.index(a)] - log_z
+        total_log = _log(node.weights[attributes.index(a)]) - _log(total(node.weights, self._base))
         rest = tuple(b for b in attributes if b != a)
         buckets = split_rows(self.view, rows, a, self.sizes[a])
-        return total + math.fsum(
+        return total_log + math.fsum(
             self._log_probability(bucket, conditions | {(a, v)}, rest, levels - 1, child)
             for v, (bucket, child) in enumerate(zip(buckets, shape.children))
         )
+
+
+def _log(value: Enclosure) -> float:
+    """ln of the geometric midpoint of an enclosure (math.log takes integers of any size)."""
+    lo, hi, e = value
+    return (math.log(lo) + math.log(hi)) / 2 + e * math.log(2) if lo else math.log(hi) + e * math.log(2)

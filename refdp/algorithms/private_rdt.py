@@ -43,7 +43,7 @@ from refdp.algorithms.rdt import (
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
 from refdp.data import Dataset
 from refdp.errors import InvalidParameterError
-from refdp.privacy import Relation, cell
+from refdp.privacy import Relation
 from refdp.rng import RandomSource
 from refdp.tree import Count, Node, TreeModel
 
