@@ -1,6 +1,6 @@
 """What exact sampling costs: the exponential mechanism's exact and float samplers on real calls.
 
-Trains each learner on Adult with the array engine, records every call of
+Trains each learner on Adult (the array engine where it has one), records every call of
 the exponential mechanism the fit makes (utilities, base weights, budget,
 sensitivity), then replays each recorded call with the exact sampler (the
 default) and with the float sampler, timing both in CPU seconds, interleaved
@@ -8,8 +8,8 @@ call by call over several rounds (medians per call summed).  Also prints
 the whole fit's CPU time, so the sampler's share is visible.  Standard
 library only:
 
-    python3 bench/exact_sampler.py                 # thesis-tree and diffpid3 (max), 5 rounds
-    python3 bench/exact_sampler.py --rounds 9
+    PYTHONPATH=. python3 bench/exact_sampler.py              # every exact learner but DPEA, 5 rounds
+    PYTHONPATH=. python3 bench/exact_sampler.py --rounds 9
 """
 
 from __future__ import annotations
@@ -20,7 +20,9 @@ import statistics
 import time
 from typing import Any, Dict, List, Tuple
 
+import refdp.algorithms.adaboost as adaboost_module
 import refdp.algorithms.diffpid3 as diffpid3_module
+import refdp.algorithms.dpdf as dpdf_module
 import refdp.algorithms.thesis_tree as thesis_module
 from refdp.algorithms import train
 from refdp.data import load_builtin
@@ -30,16 +32,18 @@ from refdp.privacy import Ledger
 Call = Dict[str, Any]
 
 LEARNERS: Tuple[Tuple[str, Dict[str, str]], ...] = (
-    ("thesis-tree", {}),
-    ("thesis-tree", {"quality": "gini"}),
+    ("thesis-tree", {"max_depth": "5"}),
+    ("thesis-tree", {"quality": "gini", "max_depth": "5"}),
     ("diffpid3", {"quality": "max"}),
     ("diffpid3", {"quality": "gini"}),
+    ("dpdf", {}),
+    ("dp-adaboost", {}),
 )
 
 
 def _recorded(name: str, params: Dict[str, str], seed: int) -> Tuple[float, List[Call]]:
     calls: List[Call] = []
-    modules = (thesis_module, diffpid3_module)
+    modules = (thesis_module, diffpid3_module, dpdf_module, adaboost_module)
     originals = [m.exponential_mechanism for m in modules]
 
     def recording(utilities: Any, **kwargs: Any) -> int:
@@ -52,7 +56,8 @@ def _recorded(name: str, params: Dict[str, str], seed: int) -> Tuple[float, List
     try:
         data = load_builtin("adult")
         start = time.process_time()
-        train(name, data, 1, params, rng=seed, engine="array")
+        engine = "array" if name in ("thesis-tree", "diffpid3", "dpdf") else "reference"
+        train(name, data, 1, params, rng=seed, engine=engine)
         fit = time.process_time() - start
     finally:
         for module, original in zip(modules, originals):

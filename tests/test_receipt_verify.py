@@ -27,9 +27,15 @@ ROOT = Path(__file__).resolve().parent.parent
 Obj = Dict[str, Any]
 
 
+# The one default-free setting still at level idealised: DiffP-ID3 scored by information gain (logarithms,
+# float sampler); every sound default is proved.
+IDEALISED = ("diffpid3", "sound")
+
+
 @lru_cache(maxsize=None)
 def _text(algorithm: str, variant: str) -> str:
-    model = train(algorithm, load_builtin("monk1"), 1, params={"variant": variant}, rng=3)
+    params = {"variant": variant, **({"quality": "info-gain"} if (algorithm, variant) == IDEALISED else {})}
+    model = train(algorithm, load_builtin("monk1"), 1, params=params, rng=3)
     return dumps_model(model)
 
 
@@ -78,10 +84,11 @@ def _forge_total_with_digest(obj: Obj) -> None:
 
 
 def _forge_no_leak_with_digest(obj: Obj) -> None:
-    """DPEA as published with its leak dropped, its level recomputed and its digest recomputed."""
+    """DPEA as published with its leak dropped, its level and flag recomputed and its digest recomputed."""
     receipt = obj["receipt"]
     receipt["leaks"] = []
-    receipt["level"] = "idealised"
+    receipt["level"] = "proved"  # every claim its charges cite is proved: only the leak made it unsound
+    receipt["sound"] = True
     receipt["digest"] = receipt_digest(receipt)
 
 
@@ -114,11 +121,11 @@ TAMPERINGS: List[Tuple[str, Tuple[str, str], Callable[[Obj], None], str]] = [
     ("the relation", ("dpdf", "sound"), _set("receipt.relation", "substitute"), "under substitute"),
     ("epsilon_float", ("dpdf", "sound"), _set("receipt.epsilon_float", 0.5), "epsilon_float"),
     ("delta_float", ("dpdf", "sound"), _set("receipt.delta_float", 1e-9), "delta_float"),
-    ("the level", ("dpdf", "sound"), _set("receipt.level", "proved"), "states level 'proved'"),
-    ("the sound flag", ("dpdf", "sound"), _set("receipt.sound", True), "sound=True"),
-    ("a claim's status", ("dpdf", "sound"),
+    ("the level", IDEALISED, _set("receipt.level", "proved"), "states level 'proved'"),
+    ("the sound flag", IDEALISED, _set("receipt.sound", True), "sound=True"),
+    ("a claim's status", IDEALISED,
      _set("receipt.claims.exponential-mechanism-float-sampler", "proved"), "says 'needs-idealised-numerics'"),
-    ("a claim left out", ("dpdf", "sound"), _drop_claim, "does not list claim"),
+    ("a claim left out", IDEALISED, _drop_claim, "does not list claim"),
     ("an unknown claim cited", ("dpdf", "sound"), _cite_unknown_claim, "made-up-claim"),
     ("a charge's label", ("dpdf", "sound"), _set("receipt.charges.0.label", "something else"), "digest"),
     ("a charge's note", ("dpdf", "sound"), _set("receipt.charges.0.note", "nothing to see"), "digest"),
@@ -209,7 +216,7 @@ def test_at_least_ten_kinds_of_tampering_are_tried() -> None:
 
 def test_sound_is_true_only_at_level_proved() -> None:
     proved = _model("noisy-majority", "sound")["receipt"]
-    idealised = _model("dpdf", "sound")["receipt"]
+    idealised = _model(*IDEALISED)["receipt"]
     unsound = _model("dpdf", "published")["receipt"]
     assert (proved["level"], proved["sound"]) == ("proved", True)
     assert (idealised["level"], idealised["sound"]) == ("idealised", False)
@@ -249,8 +256,8 @@ def test_receipt_command_in_words_and_json(tmp_path: Path, capsys: pytest.Captur
     path = _write(tmp_path, _model("dpdf", "sound"))
     assert main(["receipt", "--model", str(path)]) == 0
     out, _ = capsys.readouterr()
-    assert "level: idealised" in out and "add-remove" in out and "verified" in out
-    assert "exponential-mechanism-float-sampler [needs-idealised-numerics] proofs/exponential-mechanism-float-sampler.md" in out
+    assert "level: proved" in out and "add-remove" in out and "verified" in out
+    assert "exponential-mechanism-exact-sampler [proved] proofs/exponential-mechanism-exact-sampler.md" in out
     assert "x class histogram Q1 [discrete-laplace]" in out and "digest" not in out.split("integrity:")[0]
     assert main(["receipt", "--model", str(path), "--json"]) == 0
     out, _ = capsys.readouterr()
@@ -259,7 +266,11 @@ def test_receipt_command_in_words_and_json(tmp_path: Path, capsys: pytest.Captur
     assert shown["claim_files"]["dpdf-budget"] == "proofs/dpdf-budget.md"
     assert main(["receipt", "--model", str(path), "--verify"]) == 0
     out, _ = capsys.readouterr()
-    assert out.count("\n") == 1 and "receipt verified: level idealised" in out
+    assert out.count("\n") == 1 and "receipt verified: level proved" in out
+    idealised = _write(tmp_path, _model(*IDEALISED))
+    assert main(["receipt", "--model", str(idealised), "--verify"]) == 0
+    out, _ = capsys.readouterr()
+    assert "receipt verified: level idealised" in out
 
 
 def test_receipt_command_names_unsound_steps_and_leaks(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -284,16 +295,16 @@ def test_receipt_command_on_a_file_that_is_not_a_model(tmp_path: Path, capsys: p
 
 def test_train_and_evaluate_print_the_level(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out_path = tmp_path / "m.json"
-    assert main(["train", "--algorithm", "dpdf", "--data", "monk1", "--epsilon", "1", "--seed", "1",
-                 "--out", str(out_path)]) == 0
+    assert main(["train", "--algorithm", "diffpid3", "--param", "quality=info-gain", "--data", "monk1",
+                 "--epsilon", "1", "--seed", "1", "--out", str(out_path)]) == 0
     out, _ = capsys.readouterr()
     assert "level idealised" in out
     assert main(["evaluate", "--algorithm", "noisy-majority", "--data", "monk1", "--epsilon", "1",
                  "--folds", "2", "--seed", "1"]) == 0
     out, _ = capsys.readouterr()
     assert "level proved" in out
-    assert main(["evaluate", "--algorithm", "dpdf", "--data", "monk1", "--epsilon", "1",
-                 "--folds", "2", "--seed", "1", "--json"]) == 0
+    assert main(["evaluate", "--algorithm", "diffpid3", "--param", "quality=info-gain", "--data", "monk1",
+                 "--epsilon", "1", "--folds", "2", "--seed", "1", "--json"]) == 0
     out, _ = capsys.readouterr()
     result = json.loads(out)
     assert result["level"] == "idealised" and result["sound"] is False
@@ -302,7 +313,7 @@ def test_train_and_evaluate_print_the_level(tmp_path: Path, capsys: pytest.Captu
 def test_installed_without_proofs_knows_the_levels(tmp_path: Path) -> None:
     """An installed refdp has no proofs/: the statuses come from refdp/claim_status.py."""
     shutil.copytree(ROOT / "refdp", tmp_path / "refdp", ignore=shutil.ignore_patterns("__pycache__"))
-    path = _write(tmp_path, _model("dpdf", "sound"))
+    path = _write(tmp_path, _model(*IDEALISED))
     proc = subprocess.run(
         [sys.executable, "-m", "refdp", "receipt", "--model", str(path), "--verify"],
         cwd=tmp_path, capture_output=True, text=True, check=False,
