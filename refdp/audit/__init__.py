@@ -64,6 +64,7 @@ from refdp.audit.montecarlo import (
     OutcomeSet,
     Threshold,
     monte_carlo_audit,
+    run_seeds,
 )
 from refdp.audit.neighbours import (
     Candidates,
@@ -80,9 +81,12 @@ from refdp.audit.neighbours import (
     universe_size,
 )
 from refdp.audit.sample_size import (
+    DEFAULT_POWER,
     binomial_lower_quantile,
     binomial_upper_quantile,
     certified_lower_bound,
+    default_trials,
+    design_event_probability,
     detectable_epsilon,
     power_guaranteed,
     required_trials,
@@ -119,6 +123,7 @@ __all__ = [
     "AuditResult",
     "Candidates",
     "D_OVER_D_PRIME",
+    "DEFAULT_POWER",
     "D_PRIME_OVER_D",
     "Distribution",
     "Event",
@@ -139,6 +144,8 @@ __all__ = [
     "chain",
     "count_table_neighbours",
     "covering_window",
+    "default_trials",
+    "design_event_probability",
     "detectable_epsilon",
     "discrete_laplace_distribution",
     "exhaustive_sensitivity",
@@ -157,6 +164,7 @@ __all__ = [
     "remove_row",
     "replace_row",
     "required_trials",
+    "run_seeds",
     "satisfies_epsilon",
     "universe_record",
     "universe_size",
