@@ -11,7 +11,14 @@
   callable, on any ``concurrent.futures`` executor;
 * :mod:`refdp.audit.crosscheck`: goodness-of-fit tests of another
   implementation's samples against refdp's exact distributions;
-* :mod:`refdp.audit.planted`: planted faulty mechanisms the audits must catch.
+* :mod:`refdp.audit.planted`: planted faulty mechanisms the audits must catch;
+* :mod:`refdp.audit.learner`, :func:`refdp.audit.planted.audit_planted` and
+  :mod:`refdp.audit.external_command`: the audits the ``audit`` and
+  ``audit-cmd`` commands run, as typed calls that return the report, with
+  what they share in :mod:`refdp.audit.pair` (``D``, neighbours, the pilot
+  choice), :mod:`refdp.audit.report` and :mod:`refdp.audit.timing`.
+
+Nothing here parses command-line arguments: that is :mod:`refdp.cli`.
 """
 
 from refdp.audit.crosscheck import (

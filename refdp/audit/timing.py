@@ -13,8 +13,8 @@ from refdp.rng import RandomSource
 __all__ = ["PhaseProgress", "chunk_for", "time_runs", "worker_pool"]
 
 PhaseProgress = Callable[[str], Callable[[int, int], None]]
-"""Called as a phase of runs begins (``"pilot"``, ``"audit"``) with its name; returns that phase's
-``progress(done, total)`` callback.  The next call means the previous phase has ended."""
+"""Called with its name (``"pilot"``, ``"audit"``) as a phase of runs begins; returns that phase's
+``progress(done, total)`` callback.  A phase ends when the next one begins or the audit returns."""
 
 
 def time_runs(mechanism: Callable[[Dataset, RandomSource], Any], data: Dataset, seed: int) -> Tuple[float, Any]:
