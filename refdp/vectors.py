@@ -28,7 +28,6 @@ and each file states the tolerance of its floats.
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 from decimal import ROUND_CEILING, Context
@@ -51,8 +50,6 @@ __all__ = [
     "dumps_document",
     "write_vectors",
     "check_vectors",
-    "register",
-    "run",
 ]
 
 FORMAT = "refdp-vectors/1"
@@ -397,32 +394,4 @@ def check_vectors(directory: Path) -> List[str]:
                         f"refdp gives {actual.get(key)!r}"
                     )
     return problems
-
-
-def register(sub: "argparse._SubParsersAction[Any]") -> None:
-    """Add the ``vectors`` subparser to the CLI's subcommands."""
-    p = sub.add_parser(
-        "vectors",
-        help="write known-answer JSON vectors (quality scores, sensitivities, exponential mechanism, budgets, LQS delta)",
-        description="Write the known-answer vectors (format: docs/vectors.md) into --out, or check a directory.",
-    )
-    p.add_argument("--out", default=None, help="directory to write the JSON files into")
-    p.add_argument("--check", default=None, metavar="DIR", help="recompute the cases in DIR with refdp and report mismatches")
-    p.set_defaults(func=run)
-
-
-def run(args: argparse.Namespace) -> int:
-    """The ``vectors`` subcommand: write (``--out``) and/or check (``--check``)."""
-    if args.out is None and args.check is None:
-        raise InvalidParameterError("vectors needs --out DIR (write) or --check DIR (verify)")
-    if args.out is not None:
-        for path in write_vectors(Path(args.out)):
-            print(f"wrote {path}")
-    if args.check is not None:
-        problems = check_vectors(Path(args.check))
-        for problem in problems:
-            print(problem)
-        print(f"{len(problems)} mismatch(es)" if problems else "all vectors reproduced")
-        return 1 if problems else 0
-    return 0
 

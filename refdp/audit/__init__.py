@@ -11,7 +11,14 @@
   callable, on any ``concurrent.futures`` executor;
 * :mod:`refdp.audit.crosscheck`: goodness-of-fit tests of another
   implementation's samples against refdp's exact distributions;
-* :mod:`refdp.audit.planted`: planted faulty mechanisms the audits must catch.
+* :mod:`refdp.audit.planted`: planted faulty mechanisms the audits must catch;
+* :mod:`refdp.audit.learner`, :func:`refdp.audit.planted.audit_planted` and
+  :mod:`refdp.audit.external_command`: the audits the ``audit`` and
+  ``audit-cmd`` commands run, as typed calls that return the report, with
+  what they share in :mod:`refdp.audit.pair` (``D``, neighbours, the pilot
+  choice), :mod:`refdp.audit.report` and :mod:`refdp.audit.timing`.
+
+Nothing here parses command-line arguments: that is :mod:`refdp.cli`.
 """
 
 from refdp.audit.crosscheck import (
@@ -64,6 +71,7 @@ from refdp.audit.montecarlo import (
     OutcomeSet,
     Threshold,
     monte_carlo_audit,
+    run_seeds,
 )
 from refdp.audit.neighbours import (
     Candidates,
@@ -80,9 +88,12 @@ from refdp.audit.neighbours import (
     universe_size,
 )
 from refdp.audit.sample_size import (
+    DEFAULT_POWER,
     binomial_lower_quantile,
     binomial_upper_quantile,
     certified_lower_bound,
+    default_trials,
+    design_event_probability,
     detectable_epsilon,
     power_guaranteed,
     required_trials,
@@ -119,6 +130,7 @@ __all__ = [
     "AuditResult",
     "Candidates",
     "D_OVER_D_PRIME",
+    "DEFAULT_POWER",
     "D_PRIME_OVER_D",
     "Distribution",
     "Event",
@@ -139,6 +151,8 @@ __all__ = [
     "chain",
     "count_table_neighbours",
     "covering_window",
+    "default_trials",
+    "design_event_probability",
     "detectable_epsilon",
     "discrete_laplace_distribution",
     "exhaustive_sensitivity",
@@ -157,6 +171,7 @@ __all__ = [
     "remove_row",
     "replace_row",
     "required_trials",
+    "run_seeds",
     "satisfies_epsilon",
     "universe_record",
     "universe_size",

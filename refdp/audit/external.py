@@ -57,7 +57,7 @@ from typing import (
     Union,
 )
 
-from refdp.audit.montecarlo import AuditResult, monte_carlo_audit
+from refdp.audit.montecarlo import AuditResult, monte_carlo_audit, run_seeds
 from refdp.errors import DataError, InvalidParameterError
 from refdp.privacy import Number
 from refdp.rng import RandomSource
@@ -149,14 +149,10 @@ def program_seeds(seed: int, selection_trials: int, trials: int) -> List[int]:
     """The program's seed for each run, in the order selection-D, selection-D', test-D, test-D'.
 
     Run ``i`` gets the first 63-bit draw of ``random.Random(s_i)``, with
-    ``s_i`` the ``i``-th 64-bit draw of ``random.Random(seed)`` -- the seed
-    ``monte_carlo_audit`` gives run ``i``.
+    ``s_i`` the seed :func:`refdp.audit.run_seeds` gives run ``i`` of
+    ``monte_carlo_audit``.
     """
-    master = random.Random(seed)
-    return [
-        random.Random(master.getrandbits(64)).getrandbits(_SEED_BITS)
-        for _ in range(2 * selection_trials + 2 * trials)
-    ]
+    return [random.Random(s).getrandbits(_SEED_BITS) for s in run_seeds(seed, selection_trials, trials)]
 
 
 Outcome = Hashable

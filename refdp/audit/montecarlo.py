@@ -22,9 +22,10 @@ lopsided on a batch is lopsided partly by chance, and reusing the batch would
 certify that chance (the proof explains).
 
 Replay: run ``i`` gets its own ``random.Random`` seeded with the ``i``-th
-64-bit draw of ``random.Random(seed)`` (selection runs on ``D``, then on
-``D'``, then test runs on ``D``, then on ``D'``).  Results are therefore the
-same with or without an executor, whatever its scheduling and ``chunk``.
+64-bit draw of ``random.Random(seed)`` (:func:`run_seeds`: selection runs on
+``D``, then on ``D'``, then test runs on ``D``, then on ``D'``).  Results are
+therefore the same with or without an executor, whatever its scheduling and
+``chunk``.
 With a :class:`concurrent.futures.ProcessPoolExecutor` the mechanism, the
 inputs and ``reduce`` are pickled: use module-level functions or instances of
 module-level classes, not lambdas or closures.
@@ -66,6 +67,7 @@ __all__ = [
     "Event",
     "AuditResult",
     "monte_carlo_audit",
+    "run_seeds",
     "D_OVER_D_PRIME",
     "D_PRIME_OVER_D",
 ]
@@ -344,6 +346,17 @@ def _best_threshold_event(
     return max(candidates, key=lambda c: c[0])
 
 
+def run_seeds(seed: int, selection_trials: int, trials: int) -> List[int]:
+    """The seed of each run's ``random.Random``: the 64-bit draws of ``random.Random(seed)`` in run order.
+
+    The order is ``selection_trials`` selection runs on ``D``, as many on
+    ``D'``, then ``trials`` test runs on ``D`` and as many on ``D'``.
+    :func:`refdp.audit.program_seeds` derives a program's seeds from these.
+    """
+    master = random.Random(seed)
+    return [master.getrandbits(64) for _ in range(2 * selection_trials + 2 * trials)]
+
+
 def monte_carlo_audit(
     mechanism: Callable[[X, RandomSource], O],
     d: X,
@@ -396,8 +409,7 @@ def monte_carlo_audit(
         raise InvalidParameterError(f"seed must be an int (it is reported so that the audit can be replayed), got {seed!r}")
     _positive_int(chunk, "chunk")
 
-    master = random.Random(seed)
-    seeds = [master.getrandbits(64) for _ in range(2 * m + 2 * n)]
+    seeds = run_seeds(seed, m, n)
     on_d: _Runner[X, O] = _Runner(mechanism, d, reduce)
     on_d_prime: _Runner[X, O] = _Runner(mechanism, d_prime, reduce)
     batches = _Batches(executor, chunk, len(seeds), progress)

@@ -17,12 +17,14 @@ side make the bound exceed the claimed epsilon, with probability at least
 ``power``, when the truth is ``p1 = e^{true_epsilon} p2``.  It is
 conservative: it takes the ``(1 - power)/2`` lower quantile of ``k1`` and
 upper quantile of ``k2`` from the exact binomial distributions, and a union
-bound over the two sides.
+bound over the two sides.  :func:`default_trials` is the run count the
+audits use when not told one.
 """
 
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from typing import Callable, Tuple
 
 from refdp.errors import InvalidParameterError
@@ -36,7 +38,13 @@ __all__ = [
     "power_guaranteed",
     "required_trials",
     "detectable_epsilon",
+    "DEFAULT_POWER",
+    "design_event_probability",
+    "default_trials",
 ]
+
+DEFAULT_POWER = 0.999
+"""The power the default run count is sized for."""
 
 # Binomial tails carry a relative error of about 1e-12 (refdp.stats); asking
 # the quantiles for a slightly smaller tail keeps them on the safe side.
@@ -225,3 +233,26 @@ def detectable_epsilon(
         else:
             lo = mid
     return hi
+
+
+def design_event_probability(epsilon: Fraction) -> float:
+    """The event probability the default run count is designed for.
+
+    0.1, or less where ``e^{2 epsilon} p`` would exceed 1/2: an event that
+    twice the claimed epsilon cannot make more likely than 1/2.
+    """
+    return min(0.1, math.exp(-2 * float(epsilon)) / 2)
+
+
+def default_trials(epsilon: Fraction, delta: Fraction, alpha: float) -> Tuple[int, str]:
+    """The runs per side that catch twice the claimed epsilon, and that aim in words.
+
+    The aim: a true epsilon of ``2 epsilon`` on an event of probability
+    :func:`design_event_probability` is refuted with probability
+    :data:`DEFAULT_POWER` at false-alarm probability ``alpha``
+    (:func:`required_trials`).
+    """
+    true = 2 * float(epsilon)
+    p_event = design_event_probability(epsilon)
+    n = required_trials(true, epsilon, p_event, power=DEFAULT_POWER, alpha=alpha, delta=delta)
+    return n, f"detect a true epsilon of {true:g} at event probability {p_event:.4g}, power {DEFAULT_POWER}"

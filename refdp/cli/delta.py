@@ -1,4 +1,4 @@
-"""The ``delta`` subcommand: the certified Li-Qardaji-Su delta and its inverse questions.
+"""``delta``: the certified Li-Qardaji-Su delta and its inverse questions.
 
 ``python3 -m refdp delta --k K --beta B --epsilon E [--trees N] [--json]``
 prints d(k, beta, epsilon) (:func:`refdp.privacy.lqs_delta`) and, with
@@ -15,31 +15,20 @@ import argparse
 import json
 from typing import Any, Dict, Optional
 
+from refdp.cli._command import Command
 from refdp.errors import InvalidParameterError
 from refdp.privacy import LqsResult, as_epsilon, largest_beta, lqs_delta, smallest_k
 
-__all__ = ["register", "run"]
+__all__ = ["COMMAND"]
 
 
-def register(sub: "argparse._SubParsersAction[Any]") -> None:
-    """Add the ``delta`` subparser to the CLI's subcommands."""
-    p = sub.add_parser(
-        "delta",
-        help="the certified Li-Qardaji-Su delta of sampling plus k-suppression (k-AnonToRdt)",
-        description=(
-            "delta = max over n >= n_m of P[Bin(n, beta) > gamma n], gamma = (e^eps - 1 + beta)/e^eps, "
-            "n_m = ceil(k/gamma - 1), valid for eps >= -ln(1 - beta) (Li, Qardaji & Su 2012). "
-            "With --target-delta and no --k: the smallest k; with --target-delta and no --beta: "
-            "a largest beta."
-        ),
-    )
+def _add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--k", type=int, default=None, help="suppression threshold k >= 1")
     p.add_argument("--beta", default=None, help="sampling probability in (0, 1), e.g. 0.1 or 1/10")
     p.add_argument("--epsilon", required=True, help="epsilon of one tree (the theorem's epsilon)")
     p.add_argument("--trees", type=int, default=None, help="also print (N eps, N delta) for N trees")
     p.add_argument("--target-delta", default=None, help="answer an inverse question for this delta")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(func=run)
 
 
 def _result_json(result: LqsResult) -> Dict[str, Any]:
@@ -71,7 +60,7 @@ def _composed(result: LqsResult, trees: Optional[int], out: Dict[str, Any]) -> O
     )
 
 
-def run(args: argparse.Namespace) -> int:
+def _run(args: argparse.Namespace) -> int:
     """Answer the question ``args`` asks; print text or JSON; return 0."""
     epsilon = as_epsilon(args.epsilon)
     lines = []
@@ -121,3 +110,17 @@ def run(args: argparse.Namespace) -> int:
         lines.append(composed)
     print(json.dumps(out, sort_keys=True) if args.json else "\n".join(lines))
     return 0
+
+
+COMMAND = Command(
+    "delta",
+    "the certified Li-Qardaji-Su delta of sampling plus k-suppression (k-AnonToRdt)",
+    _add_arguments,
+    _run,
+    description=(
+        "delta = max over n >= n_m of P[Bin(n, beta) > gamma n], gamma = (e^eps - 1 + beta)/e^eps, "
+        "n_m = ceil(k/gamma - 1), valid for eps >= -ln(1 - beta) (Li, Qardaji & Su 2012). "
+        "With --target-delta and no --k: the smallest k; with --target-delta and no --beta: "
+        "a largest beta."
+    ),
+)

@@ -1,4 +1,4 @@
-"""The ``receipt`` subcommand: a model's privacy receipt in words, verified first.
+"""``receipt``: a model's privacy receipt in words, verified first.
 
 ``python3 -m refdp receipt --model M.json [--json] [--verify]`` reads the model
 with :func:`refdp.tree.read_model`, which verifies its receipt (the total is
@@ -14,35 +14,24 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any, Dict, List, Tuple
+from typing import Dict, List, Tuple
 
+from refdp.cli._command import Command
 from refdp.privacy import Charge, Receipt, charge_level
 from refdp.privacy.levels import MEANING
 from refdp.tree import TreeModel, read_model
 
-__all__ = ["register", "run", "describe_receipt"]
+__all__ = ["COMMAND", "describe_receipt"]
 
 PARTITIONS_SHOWN = 3
 
 _GroupKey = Tuple[str, str, str, str, str, Tuple[str, ...], bool, bool]
 
 
-def register(sub: "argparse._SubParsersAction[Any]") -> None:
-    """Add the ``receipt`` subparser to the CLI's subcommands."""
-    p = sub.add_parser(
-        "receipt",
-        help="verify a model's privacy receipt and print it in words (exit 2 if it does not verify)",
-        description=(
-            "Verify the privacy receipt of a model written by `train` (total recomputed from the charges, "
-            "claims and their statuses, soundness level, integrity digest, variant against charges) and "
-            "print what was spent where, the relation, the level (proved, idealised or unsound) and the "
-            "claims in proofs/ behind it. A receipt that does not verify gives one error line and exit status 2."
-        ),
-    )
+def _add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", required=True, help="a model written by `train`")
     p.add_argument("--json", action="store_true", help="print the verified receipt as one JSON object")
     p.add_argument("--verify", action="store_true", help="only verify: print one line (exit 0 or 2)")
-    p.set_defaults(func=run)
 
 
 def _where(charge: Charge) -> str:
@@ -105,7 +94,7 @@ def describe_receipt(model: TreeModel, source: str) -> str:
     return "\n".join(lines)
 
 
-def run(args: argparse.Namespace) -> int:
+def _run(args: argparse.Namespace) -> int:
     """Verify the model's receipt and print it; a failure raises ModelError (exit 2)."""
     model = read_model(args.model)
     receipt = model.receipt
@@ -127,3 +116,17 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(describe_receipt(model, args.model))
     return 0
+
+
+COMMAND = Command(
+    "receipt",
+    "verify a model's privacy receipt and print it in words (exit 2 if it does not verify)",
+    _add_arguments,
+    _run,
+    description=(
+        "Verify the privacy receipt of a model written by `train` (total recomputed from the charges, "
+        "claims and their statuses, soundness level, integrity digest, variant against charges) and "
+        "print what was spent where, the relation, the level (proved, idealised or unsound) and the "
+        "claims in proofs/ behind it. A receipt that does not verify gives one error line and exit status 2."
+    ),
+)
