@@ -3,7 +3,7 @@
 Standard library only.  The public API is re-exported here; see README.md.
 """
 
-from refdp.algorithms import algorithm_names, get_algorithm, train
+from refdp.algorithms import algorithm_names, get_algorithm, model_from_json, read_model, train
 from refdp.data import (
     CategoricalAttribute,
     ContinuousAttribute,
@@ -25,7 +25,7 @@ from refdp.errors import (
 from refdp.evaluation import cross_validate, stratified_folds
 from refdp.privacy import Ledger, Receipt, Relation
 from refdp.rng import RandomSource, as_rng
-from refdp.tree import Leaf, TreeModel, model_from_json, read_model
+from refdp.tree import Leaf, TreeModel
 
 __version__ = "0.1.0"
 

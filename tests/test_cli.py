@@ -14,7 +14,7 @@ import pytest
 
 from refdp.cli import main
 from refdp.data import load
-from refdp.tree import model_from_json
+from refdp.algorithms import model_from_json
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -15,7 +15,8 @@ from refdp.data import ContinuousAttribute, Schema, CategoricalAttribute
 from refdp.data.grid import MAX_CELLS, ThresholdGrid, canonical_threshold, ceil_float, format_threshold
 from refdp.errors import InvalidParameterError, ModelError
 from refdp.privacy import Ledger, receipt_from_ledger
-from refdp.tree import Leaf, ThresholdSplit, TreeModel, dumps_model, model_from_json, route
+from refdp.tree import Leaf, ThresholdSplit, TreeModel, dumps_model, route
+from refdp.algorithms import model_from_json
 
 finite = st.floats(min_value=-1e12, max_value=1e12, allow_nan=False, allow_infinity=False)
 

@@ -37,7 +37,8 @@ from refdp.errors import InvalidParameterError, SchemaError
 from refdp.estimators import DPDFClassifier
 from refdp.privacy import Relation
 from refdp.scoring import gini_weighted
-from refdp.tree import CategoricalSplit, IntervalSplit, Leaf, Node, children_of, dumps_model, model_from_json
+from refdp.tree import CategoricalSplit, IntervalSplit, Leaf, Node, children_of, dumps_model
+from refdp.algorithms import model_from_json
 from strategies import datasets, schemas
 
 TWO = Schema(

@@ -20,7 +20,8 @@ from refdp.algorithms.thesis_tree import per_query_epsilon as thesis_epsilon
 from refdp.data import Dataset, load_builtin
 from refdp.errors import InvalidParameterError
 from refdp.privacy import Charge, Partition, Relation
-from refdp.tree import CategoricalSplit, TreeModel, ValueSplit, depth, dumps_model, model_from_json
+from refdp.tree import CategoricalSplit, TreeModel, ValueSplit, depth, dumps_model
+from refdp.algorithms import model_from_json
 from strategies import datasets, schemas
 
 SOUND = [("diffpid3", "sound"), ("thesis-tree", "sound")]

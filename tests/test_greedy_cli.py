@@ -10,7 +10,7 @@ from typing import List, Tuple
 import pytest
 
 from refdp.cli import main
-from refdp.tree import model_from_json
+from refdp.algorithms import model_from_json
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> Tuple[int, str, str]:

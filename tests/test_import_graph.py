@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
-from typing import Dict, Set
+from typing import Dict, List, Set
 
 import pytest
 
@@ -83,6 +83,55 @@ def test_the_library_does_not_import_the_command_line() -> None:
         if not _within(m, "refdp.cli") and any(_within(i, "refdp.cli") for i in imports)
     )
     assert importers == ["refdp.__main__"]
+
+
+def _module_edges() -> Dict[str, Set[str]]:
+    """Edges between refdp's modules (an import of a name inside a module counts as the module)."""
+    graph = _graph()
+    return {module: {i for i in imports if i in graph and i != module} for module, imports in graph.items()}
+
+
+def _cycle(edges: Dict[str, Set[str]]) -> List[str]:
+    """One cycle of the graph as a list of modules, or [] when there is none (depth-first search)."""
+    state: Dict[str, int] = {}
+    path: List[str] = []
+
+    def visit(module: str) -> List[str]:
+        state[module] = 1
+        path.append(module)
+        for target in sorted(edges[module]):
+            if state.get(target) == 1:
+                return path[path.index(target):] + [target]
+            if target not in state:
+                found = visit(target)
+                if found:
+                    return found
+        state[module] = 2
+        path.pop()
+        return []
+
+    for module in sorted(edges):
+        if module not in state:
+            found = visit(module)
+            if found:
+                return found
+    return []
+
+
+def test_the_import_graph_has_no_cycle() -> None:
+    assert _cycle(_module_edges()) == []
+    assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+
+
+def test_layers_look_down_only() -> None:
+    # The counting engines sit below the algorithms; the model (refdp.tree) below the registry.
+    edges = _module_edges()
+    for package, above in (("refdp.fast", "refdp.algorithms"), ("refdp.engine", "refdp.algorithms"),
+                           ("refdp.engine", "refdp.fast"), ("refdp.tree", "refdp.algorithms"),
+                           ("refdp.mechanisms", "refdp.engine")):
+        wrong = sorted((m, i) for m, targets in edges.items() if _within(m, package)
+                       for i in targets if _within(i, above))
+        assert wrong == [], (package, above, wrong)
 
 
 @pytest.mark.parametrize("source, expected", [

@@ -28,7 +28,8 @@ from refdp.evaluation import train_test_evaluate
 from refdp.privacy import Relation, lqs_delta
 from refdp.privacy.lqs import exp_bounds, float_up
 from refdp.rng import RandomSource
-from refdp.tree import Leaf, TreeModel, children_of, dumps_model, leaves, model_from_json, route
+from refdp.tree import Leaf, TreeModel, children_of, dumps_model, leaves, route
+from refdp.algorithms import model_from_json
 
 SCHEMA = Schema((CategoricalAttribute("a", ("x", "y")),), "c", ("no", "yes"))
 X = [[0]]  # a row with a = x

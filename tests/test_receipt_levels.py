@@ -24,7 +24,7 @@ from refdp.privacy import (
     receipt_from_ledger,
     worst_level,
 )
-from refdp.tree import model_from_json
+from refdp.algorithms import model_from_json
 
 
 def _first(status: str) -> str:

@@ -20,7 +20,8 @@ from refdp.cli import main
 from refdp.data import load_builtin
 from refdp.errors import ModelError
 from refdp.privacy import Ledger, Receipt, Relation, receipt_digest, receipt_from_ledger
-from refdp.tree import VERSION, dumps_model, model_from_json
+from refdp.tree import VERSION, dumps_model
+from refdp.algorithms import model_from_json
 
 ROOT = Path(__file__).resolve().parent.parent
 

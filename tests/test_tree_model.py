@@ -23,8 +23,8 @@ from refdp.tree import (
     ValueSplit,
     dumps_model,
     leaves,
-    model_from_json,
 )
+from refdp.algorithms import model_from_json
 
 
 @pytest.mark.smoke

@@ -20,11 +20,11 @@ from refdp.tree import (
     children_of,
     depth,
     dumps_model,
-    model_from_json,
     n_nodes,
     released_counts,
     route,
 )
+from refdp.algorithms import model_from_json
 
 SCHEMA = Schema(
     attributes=(

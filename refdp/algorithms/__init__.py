@@ -20,6 +20,8 @@ from refdp.algorithms.registry import (
     Variant,
     algorithm_names,
     get_algorithm,
+    model_from_json,
+    read_model,
     start_ledger,
     train,
 )
@@ -31,6 +33,8 @@ __all__ = [
     "Variant",
     "algorithm_names",
     "get_algorithm",
+    "model_from_json",
+    "read_model",
     "majority",
     "start_ledger",
     "train",

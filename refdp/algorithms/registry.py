@@ -12,7 +12,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable, Dict, Mapping, Optional, Sequence, Tuple, Union
+from pathlib import Path
+from typing import Any, Callable, Dict, Mapping, Optional, Sequence, Tuple, Union
 
 from refdp.data import Dataset
 from refdp.engine import REFERENCE, Engine
@@ -21,7 +22,7 @@ from refdp.fast import ARRAY
 from refdp.privacy import Ledger, Number, Relation, as_epsilon, receipt_from_ledger
 from refdp.privacy.levels import level_of
 from refdp.rng import RandomSource, RngLike, as_rng
-from refdp.tree import Node, TreeModel
+from refdp.tree import Node, TreeModel, decode_model, read_model_json
 
 
 __all__ = [
@@ -35,6 +36,8 @@ __all__ = [
     "start_ledger",
     "finish_model",
     "check_model",
+    "model_from_json",
+    "read_model",
     "train",
     "ENGINES",
     "EngineFit",
@@ -252,6 +255,19 @@ def check_model(model: TreeModel) -> None:
             f"{spec.name} variant {variant.name!r} is registered as unsound but every charge of its receipt is "
             "sound and nothing leaked: the variant or the charges were changed"
         )
+
+
+def model_from_json(obj: Mapping[str, Any]) -> TreeModel:
+    """Rebuild and verify a model: :func:`refdp.tree.decode_model` (structure and receipt), then
+    :func:`check_model` (the algorithm and variant registered and agreeing with the charges)."""
+    model = decode_model(obj)
+    check_model(model)
+    return model
+
+
+def read_model(path: Union[str, Path]) -> TreeModel:
+    """Read and verify the model file at ``path`` (one ModelError when it is not a valid model)."""
+    return model_from_json(read_model_json(path))
 
 
 def train(

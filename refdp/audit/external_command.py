@@ -62,7 +62,7 @@ from refdp.audit.report import monte_carlo_fields
 from refdp.audit.sample_size import default_trials
 from refdp.data import Dataset
 from refdp.privacy import Relation
-from refdp.tree import model_from_json
+from refdp.tree import decode_model
 
 __all__ = [
     "LEAF_PAYLOAD_KEYS",
@@ -187,7 +187,7 @@ class OutputReader:
         obj = json.loads(text)
         if self.kind == "tree-structure":
             if isinstance(obj, dict) and obj.get("format") == "refdp-model":
-                return ModelStructure()(model_from_json(obj))
+                return ModelStructure()(decode_model(obj))
             return _structure(obj)
         value = _field(obj, self.kind[len("json-field:"):])
         if isinstance(value, (int, float)) and not isinstance(value, bool):

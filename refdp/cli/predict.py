@@ -8,7 +8,8 @@ from pathlib import Path
 
 from refdp.cli._command import Command
 from refdp.data import load
-from refdp.tree import TreeModel, read_model
+from refdp.algorithms import read_model
+from refdp.tree import TreeModel
 
 __all__ = ["COMMAND"]
 

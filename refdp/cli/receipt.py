@@ -1,7 +1,7 @@
 """``receipt``: a model's privacy receipt in words, verified first.
 
 ``python3 -m refdp receipt --model M.json [--json] [--verify]`` reads the model
-with :func:`refdp.tree.read_model`, which verifies its receipt (the total is
+with :func:`refdp.read_model`, which verifies its receipt (the total is
 recomputed from the charges, every claim exists with the status stated, the
 level and digest match, the variant agrees with the charges), and prints what
 was spent where, the neighbouring relation, the soundness level and the
@@ -19,7 +19,8 @@ from typing import Dict, List, Tuple
 from refdp.cli._command import Command
 from refdp.privacy import Charge, Receipt, charge_level
 from refdp.privacy.levels import MEANING
-from refdp.tree import TreeModel, read_model
+from refdp.algorithms import read_model
+from refdp.tree import TreeModel
 
 __all__ = ["COMMAND", "describe_receipt"]
 

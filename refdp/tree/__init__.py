@@ -2,7 +2,7 @@
 
 from refdp.tree.codec import node_from_json, node_to_json
 from refdp.tree.leaf import Count, Leaf
-from refdp.tree.model import FORMAT, VERSION, VOTING, TreeModel, dumps_model, model_from_json, read_model
+from refdp.tree.model import FORMAT, VERSION, VOTING, TreeModel, decode_model, dumps_model, read_model_json
 from refdp.tree.nodes import (
     CategoricalSplit,
     IntervalSplit,
@@ -37,8 +37,8 @@ __all__ = [
     "depth",
     "dumps_model",
     "leaves",
-    "model_from_json",
-    "read_model",
+    "decode_model",
+    "read_model_json",
     "n_nodes",
     "node_from_json",
     "node_to_json",

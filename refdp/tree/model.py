@@ -17,8 +17,8 @@ on the order in which the schema lists the classes; remaining ties (equal
 released counts) go to the class listed first.  The JSON form carries the
 schema, the receipt, the algorithm, its variant and parameters, so a model
 file can be read, audited and used on its own.  Reading it back
-(:func:`model_from_json`) verifies the receipt (see
-:mod:`refdp.privacy.receipt`) and that the algorithm and variant are
+(:func:`decode_model`) verifies the receipt (see :mod:`refdp.privacy.receipt`);
+:func:`refdp.model_from_json` also checks that the algorithm and variant are
 registered and agree with the charges; any mismatch is one ModelError.
 
 Format versions: 2 adds the receipt's soundness ``level``, the claims' statuses
@@ -42,7 +42,7 @@ from refdp.tree.leaf import Count, Leaf
 from refdp.tree.nodes import Node, children_of, released_counts, route_informed
 from refdp.tree.rules import Rule, conditions_of, rules
 
-__all__ = ["TreeModel", "VOTING", "FORMAT", "VERSION", "model_from_json", "dumps_model", "read_model"]
+__all__ = ["TreeModel", "VOTING", "FORMAT", "VERSION", "decode_model", "dumps_model", "read_model_json"]
 
 FORMAT = "refdp-model"
 VERSION = 2
@@ -182,11 +182,13 @@ def _render(node: Node, schema: Schema, indent: str, lines: List[str]) -> None:
         _render(child, schema, indent + "  ", lines)
 
 
-def model_from_json(obj: Mapping[str, Any]) -> TreeModel:
-    """Rebuild a model from :meth:`TreeModel.to_json` output, verifying its receipt.
+def decode_model(obj: Mapping[str, Any]) -> TreeModel:
+    """Rebuild a model from :meth:`TreeModel.to_json` output, verifying its structure and receipt.
 
-    Raises one ModelError on anything malformed or inconsistent: see the module
-    docstring and :mod:`refdp.privacy.receipt` for what is checked.
+    Raises one ModelError on anything malformed or inconsistent: see
+    :mod:`refdp.privacy.receipt` for what is checked.  It does not check the
+    model against the algorithm registry, which sits above this package:
+    :func:`refdp.model_from_json` does both.
     """
     if not isinstance(obj, Mapping) or obj.get("format") != FORMAT:
         found = obj.get("format") if isinstance(obj, Mapping) else type(obj).__name__
@@ -218,21 +220,17 @@ def model_from_json(obj: Mapping[str, Any]) -> TreeModel:
         )
     except (KeyError, TypeError, AttributeError) as exc:
         raise ModelError(f"malformed refdp model: missing or wrong field {exc}") from None
-    from refdp.algorithms.registry import check_model  # here: the algorithms build on this module
-
-    check_model(model)
     return model
 
 
-def read_model(path: Union[str, Path]) -> TreeModel:
-    """Read and verify the model file at ``path`` (ModelError when it is not a valid model)."""
+def read_model_json(path: Union[str, Path]) -> Any:
+    """The JSON value in the file at ``path`` (ModelError when it is not UTF-8 JSON)."""
     try:
-        obj = json.loads(Path(path).read_text(encoding="utf-8"))
+        return json.loads(Path(path).read_text(encoding="utf-8"))
     except UnicodeDecodeError:
         raise ModelError(f"{path} is not a text file (a model is UTF-8 JSON)") from None
     except json.JSONDecodeError as exc:
         raise ModelError(f"{path} is not JSON ({exc.msg} at line {exc.lineno})") from None
-    return model_from_json(obj)
 
 
 def _weight(value: Any) -> float:
