@@ -41,7 +41,7 @@ from refdp.algorithms.adaboost import (
     weight_cap,
     weighted_gini,
 )
-from refdp.algorithms.greedy import TrainingView
+from refdp.engine import TrainingView
 from refdp.audit import (
     LOG_SLACK,
     Distribution,

@@ -105,14 +105,14 @@ def _snapshot(data: Dataset) -> Tuple[Hashable, ...]:
         ({"embed_depth": "two"}, "embed_depth must be a positive integer"),
         ({"embed_depth": "-1"}, "embed_depth must be a positive integer"),
         ({"embed_depth": "1.5"}, "embed_depth must be a positive integer"),
-        ({"max_depth": -1}, "max_depth must be an integer >= 0"),
+        ({"max_depth": -1}, "max_depth must be in [0, inf)"),
         ({"search": "greedy"}, "search must be one of exact, exhaustive, mcmc, paper"),
         ({"variant": "fast"}, "variant must be one of sound, published"),
-        ({"steps": -1}, "steps must be an integer >= 0"),
-        ({"buffer": 0}, "buffer must be an integer >= 1"),
+        ({"steps": -1}, "steps must be in [0, inf)"),
+        ({"buffer": 0}, "buffer must be in [1, inf)"),
         ({"threshold": -1.0}, "threshold must be a number >= 0"),
-        ({"max_subtrees": 0}, "max_subtrees must be an integer >= 1"),
-        ({"min_size": -3}, "min_size must be an integer >= 0"),
+        ({"max_subtrees": 0}, "max_subtrees must be in [1, inf)"),
+        ({"min_size": -3}, "min_size must be in [0, inf)"),
         ({"search": "exhaustive", "embed_depth": "3", "max_depth": 3, "max_subtrees": 10}, "exhaustive search would list"),
         ({"nope": 1}, "dpea has no parameter nope"),
     ],
@@ -120,7 +120,7 @@ def _snapshot(data: Dataset) -> Tuple[Hashable, ...]:
 def test_bad_parameters_are_refused_and_change_nothing(params: dict, message: str) -> None:  # type: ignore[type-arg]
     data = dataset(SCHEMA, ROWS)
     before = _snapshot(data)
-    with pytest.raises(InvalidParameterError, match=message):
+    with pytest.raises(InvalidParameterError, match=re.escape(message)):
         train("dpea", data, 1, params, rng=1)
     assert _snapshot(data) == before
 

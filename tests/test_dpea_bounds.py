@@ -39,7 +39,7 @@ from refdp.algorithms.dpea_subtrees import (
     leaf_exponent,
     split_rows,
 )
-from refdp.algorithms.greedy import TrainingView
+from refdp.engine import TrainingView
 from refdp.data import Dataset, load_builtin
 from refdp.mechanisms.inversion import START_BITS
 from test_dpea_exact import ROWS, SCHEMA, _all_shapes, dataset

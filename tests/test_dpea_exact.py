@@ -35,7 +35,7 @@ from refdp.algorithms.dpea_subtrees import (
     log_sum_exp,
     subtree_quality,
 )
-from refdp.algorithms.greedy import TrainingView
+from refdp.engine import TrainingView
 from refdp.audit import LOG_SLACK, all_neighbours, exponential_mechanism_distribution, max_log_ratio, Distribution
 from refdp.data import CategoricalAttribute, Dataset, Schema, load_builtin
 from refdp.data.builtin import VOTE_SCHEMA

@@ -28,7 +28,7 @@ from refdp.algorithms.dpea_mcmc import (
     run_chain,
 )
 from refdp.algorithms.dpea_subtrees import Shape, Subtree, subtree_quality
-from refdp.algorithms.greedy import TrainingView
+from refdp.engine import TrainingView
 from refdp.errors import InvalidParameterError
 from refdp.stats import dkw_bound, ks_statistic
 from test_dpea_exact import ROWS, SCHEMA, _all_shapes, dataset, target

@@ -11,11 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from refdp.algorithms import get_algorithm
 from refdp.algorithms.greedy import (
     NodeCost,
     child_path,
     close_budget,
-    non_negative_int,
     plan_units,
     sample_threshold,
 )
@@ -114,9 +114,9 @@ def test_fast_scores_agree_with_refdp_scoring(table: Sequence[Sequence[int]], qu
 def test_unknown_score_and_bad_depth_are_refused() -> None:
     with pytest.raises(InvalidParameterError, match="gini-weighted"):
         score_function("gini-weighted")
-    for bad in (-1, 2.5, True, "3"):
+    for bad in (-1, 2.5, True, "three"):
         with pytest.raises(InvalidParameterError, match="max_depth"):
-            non_negative_int({"max_depth": bad}, "max_depth")
+            get_algorithm("thesis-tree").resolve({"max_depth": bad})
     with pytest.raises(InvalidParameterError):
         plan_units(NodeCost(Fraction(1), Fraction(1)), NodeCost(Fraction(1), Fraction(1)), -1, Relation.ADD_REMOVE)
 

@@ -151,10 +151,10 @@ def test_the_structure_does_not_depend_on_the_data() -> None:
     "params, fragment",
     [
         ({"max_depth": 9}, "19683 leaves, more than max_leaves=16384"),
-        ({"n_trees": 0}, "n_trees must be an int >= 1"),
-        ({"max_depth": -2}, "max_depth must be an int >= -1"),
+        ({"n_trees": 0}, "n_trees must be in [1, inf)"),
+        ({"max_depth": -2}, "max_depth must be in [-1, inf)"),
         ({"max_depth": 65}, "max_depth must be in 0..64"),
-        ({"max_leaves": 0}, "max_leaves must be an int >= 1"),
+        ({"max_leaves": 0}, "max_leaves must be in [1, inf)"),
         ({"categorical": "ternary"}, "categorical must be one of"),
         ({"noise": "gaussian"}, "noise must be one of"),
     ],

@@ -77,13 +77,9 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 from refdp.algorithms.greedy import (
     GRID_PARAMETER,
     NodeCost,
-    TrainingView,
     child_path,
     close_budget,
-    exact_score_function,
-    grid_cells,
     grid_threshold_tables,
-    non_negative_int,
     plan_units,
     threshold_conditions,
 )
@@ -98,6 +94,8 @@ from refdp.algorithms.registry import (
 )
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset
 from refdp.data.grid import ThresholdGrid
+from refdp.engine import REFERENCE, Engine, TrainingView
+from refdp.scoring.kernels import exact_score_function
 from refdp.errors import InvalidParameterError
 from refdp.mechanisms import discrete_laplace_mechanism, exponential_mechanism, laplace_noise, sample_index
 from refdp.privacy import Ledger, Partition, Relation, as_fraction, cell
@@ -359,6 +357,7 @@ class RoundBuilder:
         cap: int,
         rng: RandomSource,
         ledger: Ledger,
+        engine: Engine = REFERENCE,
     ) -> None:
         self.view = view
         self.grids = grids
@@ -368,6 +367,7 @@ class RoundBuilder:
         self.cap = cap
         self.rng = rng
         self.ledger = ledger
+        self.engine = engine
 
     def build(self, rows: List[int], depth: int, path: Partition) -> Node:
         schema = self.view.schema
@@ -376,6 +376,7 @@ class RoundBuilder:
             return Leaf(tuple(
                 discrete_laplace_mechanism(
                     totals[c], sensitivity=self.cap, epsilon=self.eps, rng=self.rng, ledger=self.ledger,
+                    sampler=self.engine.discrete_laplace,
                     label=f"leaf weighted class count (units of 1/{WEIGHT_UNITS})",
                     partition=path + (cell("class", name),),
                     claims=("discrete-laplace-mechanism", "parallel-composition", "adaboost-sound"),
@@ -417,11 +418,12 @@ class RoundBuilder:
 
 def _fit_sound(
     view: TrainingView, epsilon: Fraction, params: Mapping[str, Param], rng: RandomSource, ledger: Ledger,
+    engine: Engine,
 ) -> Tuple[List[Node], List[float]]:
     T, depth, k = int(params["n_estimators"]), int(params["max_depth"]), int(params["n_features"])
     cap = weight_cap(as_fraction(float(params["theta"]), "theta"))
     eps = query_epsilon(epsilon, T, depth, ledger.relation)
-    grids = GridCodes.of(view, grid_cells(params))
+    grids = GridCodes.of(view, int(params["grid"]))
     n_classes = view.n_classes
     columns = view.columns
     weights: List[int] = [0] * len(view.labels)
@@ -435,7 +437,8 @@ def _fit_sound(
             label=f"round {t}: Poissonised bootstrap", partition=(f"round {t}",),
             note="each record joins with probability exactly 1 - 1/e, at most once",
         )
-        tree = RoundBuilder(view, grids, weights, k, eps, cap, rng, ledger).build(sample, depth, (f"round {t}",))
+        builder = RoundBuilder(view, grids, weights, k, eps, cap, rng, ledger, engine)
+        tree = builder.build(sample, depth, (f"round {t}",))
         tau = noisy_error(tree)
         if tau > 1 - Fraction(1, n_classes):
             continue  # worse than guessing: alpha_t would be negative
@@ -685,25 +688,13 @@ def _distinct_rows(view: TrainingView) -> TrainingView:
 
 
 def _check(params: Mapping[str, Param], n_attributes: int) -> None:
-    if non_negative_int(params, "n_estimators") < 1:
-        raise InvalidParameterError("parameter n_estimators (T) must be >= 1, got 0")
-    if non_negative_int(params, "max_depth") < 1:
-        raise InvalidParameterError("parameter max_depth must be >= 1 (a stump has depth 1), got 0")
-    k = non_negative_int(params, "n_features")
-    if not 1 <= k:
-        raise InvalidParameterError("parameter n_features (k) must be >= 1, got 0")
     if n_attributes == 0:
         raise InvalidParameterError("dp-adaboost needs at least one attribute; the schema has none")
-    theta = params["theta"]
-    if not isinstance(theta, float) or not math.isfinite(theta) or theta < 1.0:
-        raise InvalidParameterError(
-            f"parameter theta must be a finite float >= 1 (in units of the initial weight), got {theta!r}"
-        )
-    grid_cells(params)
 
 
 def fit_adaboost(
     data: Dataset, epsilon: Fraction, params: Mapping[str, Param], rng: RandomSource, relation: Relation,
+    engine: Engine = REFERENCE,
 ) -> TreeModel:
     """Train CART-DPsAdaBoost with total budget ``epsilon`` (eps_p)."""
     _check(params, data.schema.n_attributes)
@@ -714,7 +705,7 @@ def fit_adaboost(
     if str(params["variant"]) == "published":
         trees, alphas = _fit_published(view, epsilon, resolved, rng, ledger)
     else:
-        trees, alphas = _fit_sound(view, epsilon, resolved, rng, ledger)
+        trees, alphas = _fit_sound(view, epsilon, resolved, rng, ledger, engine)
     close_budget(ledger, epsilon, ("tree-budget-plan", "adaboost-sound"))
     if not trees and str(params["variant"]) == "published":
         # The printed loop ends without a tree; the released model predicts the first class.
@@ -758,10 +749,10 @@ SPEC = register(
         ),
         parameters=(
             Parameter("variant", str, "sound", "which variant to run", ("sound", "published")),
-            Parameter("n_estimators", int, 10, "T, the number of boosting rounds (trees)"),
-            Parameter("max_depth", int, 1, "d, the depth of each tree (1: a stump)"),
-            Parameter("n_features", int, 5, "k, the attributes drawn at each node (random subspace)"),
-            Parameter("theta", float, 3.0, "weight cap theta, in units of the initial weight"),
+            Parameter("n_estimators", int, 10, "T, the number of boosting rounds (trees)", minimum=1),
+            Parameter("max_depth", int, 1, "d, the depth of each tree (1: a stump)", minimum=1),
+            Parameter("n_features", int, 5, "k, the attributes drawn at each node (random subspace)", minimum=1),
+            Parameter("theta", float, 3.0, "weight cap theta, in units of the initial weight", minimum=1.0),
             GRID_PARAMETER,
         ),
         claims=CLAIMS,

@@ -30,7 +30,6 @@ from bisect import bisect_left, bisect_right
 from fractions import Fraction
 from typing import Mapping, Optional, Sequence, Tuple
 
-from refdp.algorithms.greedy import non_negative_int
 from refdp.engine import REFERENCE, Engine, Interval, NodeCounts, Rows
 from refdp.scoring.kernels import score_function
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
@@ -129,16 +128,16 @@ class _Builder:
         )
 
 
-def _fit(
+def fit_tree_baseline(
     data: Dataset,
     epsilon: Fraction,
     params: Mapping[str, Param],
     rng: RandomSource,
     relation: Relation,
-    engine: Engine,
+    engine: Engine = REFERENCE,
 ) -> TreeModel:
-    """:func:`fit_tree_baseline` on ``engine``."""
-    depth = non_negative_int(params, "max_depth")
+    """Train the non-private baseline tree (no noise, no receipt promise)."""
+    depth = int(params["max_depth"])
     ledger = start_ledger(data, relation)
     ledger.record_leak(LEAK)
     counts = engine.counts(data)
@@ -148,17 +147,6 @@ def _fit(
     rows = counts.root()
     root = builder.build(rows, tuple(range(data.schema.n_attributes)), depth, counts.class_counts(rows))
     return finish_model(SPEC.name, data, params, [root], ledger)
-
-
-def fit_tree_baseline(
-    data: Dataset,
-    epsilon: Fraction,
-    params: Mapping[str, Param],
-    rng: RandomSource,
-    relation: Relation,
-) -> TreeModel:
-    """Grow the non-private tree; ``epsilon`` and ``rng`` are ignored (nothing is randomised)."""
-    return _fit(data, epsilon, params, rng, relation, REFERENCE)
 
 
 SPEC = register(
@@ -175,11 +163,11 @@ SPEC = register(
                 "categorical splits: multiway on the domain (ID3) or value vs rest (CART)",
                 ("multiway", "binary"),
             ),
-            Parameter("max_depth", int, 5, "maximal depth (levels of splits)"),
+            Parameter("max_depth", int, 5, "maximal depth (levels of splits)", minimum=0),
             Parameter("min_samples", int, 5, "a node with at most this many rows becomes a leaf"),
         ),
         claims=(),
         fit=fit_tree_baseline,
-        engine_fit=_fit,
+        engines=("reference", "array"),
     )
 )

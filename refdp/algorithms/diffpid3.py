@@ -61,9 +61,7 @@ from refdp.algorithms.greedy import (
     NodeCost,
     child_path,
     close_budget,
-    grid_cells,
     grid_threshold_tables,
-    non_negative_int,
     plan_units,
     threshold_conditions,
 )
@@ -276,36 +274,26 @@ class _Builder:
         )
 
 
-def _fit(
-    data: Dataset,
-    epsilon: Fraction,
-    params: Mapping[str, Param],
-    rng: RandomSource,
-    relation: Relation,
-    engine: Engine,
-) -> TreeModel:
-    depth = non_negative_int(params, "max_depth")
-    bound = size_bound(params, data, relation)
-    ledger = start_ledger(data, relation)
-    counts = engine.counts(data)
-    eps = per_query_epsilon(epsilon, depth, relation)
-    builder = _Builder(
-        counts, engine, data.schema, str(params["quality"]), bound, grid_cells(params), eps, rng, ledger
-    )
-    root = builder.build(counts.root(), tuple(range(data.schema.n_attributes)), depth, ())
-    close_budget(ledger, epsilon, ("tree-budget-plan", "diffpid3-budget"))
-    return finish_model(SPEC.name, data, params, [root], ledger)
-
-
 def fit_diffpid3(
     data: Dataset,
     epsilon: Fraction,
     params: Mapping[str, Param],
     rng: RandomSource,
     relation: Relation,
+    engine: Engine = REFERENCE,
 ) -> TreeModel:
     """Train DiffP-ID3 (DiffP-C4.5 on continuous attributes) with total budget ``epsilon`` (B)."""
-    return _fit(data, epsilon, params, rng, relation, REFERENCE)
+    depth = int(params["max_depth"])
+    bound = size_bound(params, data, relation)
+    ledger = start_ledger(data, relation)
+    counts = engine.counts(data)
+    eps = per_query_epsilon(epsilon, depth, relation)
+    builder = _Builder(
+        counts, engine, data.schema, str(params["quality"]), bound, int(params["grid"]), eps, rng, ledger
+    )
+    root = builder.build(counts.root(), tuple(range(data.schema.n_attributes)), depth, ())
+    close_budget(ledger, epsilon, ("tree-budget-plan", "diffpid3-budget"))
+    return finish_model(SPEC.name, data, params, [root], ledger)
 
 
 _QUALITIES: Tuple[str, ...] = ("info-gain", "gini", "max")
@@ -334,16 +322,17 @@ SPEC = register(
                 "quality", str, "max",
                 "quality function q (max: the best in 5-fold CV on the built-in data, docs/results.md)", _QUALITIES,
             ),
-            Parameter("max_depth", int, 5, "maximal depth d (levels of splits)"),
+            Parameter("max_depth", int, 5, "maximal depth d (levels of splits)", minimum=0),
             Parameter(
                 "max_size", int, 0,
                 "public bound N on the data set's size for info-gain's sensitivity (0: 10^6 under "
                 "add-remove, the data set's size under substitute)",
+                minimum=0,
             ),
             GRID_PARAMETER,
         ),
         claims=CLAIMS,
         fit=fit_diffpid3,
-        engine_fit=_fit,
+        engines=("reference", "array"),
     )
 )

@@ -62,17 +62,9 @@ from bisect import bisect_right
 from fractions import Fraction
 from typing import List, Mapping, Sequence, Set, Tuple, Union, cast
 
-from refdp.algorithms.greedy import (
-    REFERENCE,
-    Engine,
-    NodeCost,
-    Rows,
-    child_path,
-    close_budget,
-    exact_score_function,
-    plan_units,
-    score_function,
-)
+from refdp.algorithms.greedy import NodeCost, child_path, close_budget, plan_units
+from refdp.engine import REFERENCE, Engine, Rows
+from refdp.scoring.kernels import exact_score_function, score_function
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset
 from refdp.errors import InvalidParameterError, SchemaError
@@ -321,34 +313,24 @@ def _binned(
     return Dataset.from_codes(dataclasses.replace(schema, attributes=attributes), columns, data.labels)
 
 
-def _positive_int(params: Mapping[str, Param], name: str) -> int:
-    value = params[name]
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise InvalidParameterError(f"parameter {name} must be an integer >= 1, got {value!r}")
-    return value
-
-
-def _fit(
+def fit_dpdf(
     data: Dataset,
     epsilon: Fraction,
     params: Mapping[str, Param],
     rng: RandomSource,
     relation: Relation,
-    engine: Engine,
+    engine: Engine = REFERENCE,
 ) -> TreeModel:
-    n_trees = _positive_int(params, "n_trees")
-    max_depth = _positive_int(params, "max_depth")
-    min_size = _positive_int(params, "min_size")
+    """Train DPDF with total budget ``epsilon`` (beta): ``n_trees`` (tau) pruned trees, confidence vote."""
+    n_trees = int(params["n_trees"])
+    max_depth = int(params["max_depth"])
+    min_size = int(params["min_size"])
     variant = str(params["variant"])
     if variant not in _VARIANTS:
         raise InvalidParameterError(
             f"parameter variant must be one of {', '.join(_VARIANTS)}, got {variant!r}"
         )
-    bins = _positive_int(params, "bins")
-    if bins < 2:
-        raise InvalidParameterError(
-            f"parameter bins must be >= 2 (one interval cannot split a continuous attribute), got {bins}"
-        )
+    bins = int(params["bins"])
     most = max(1, data.schema.n_attributes)
     if n_trees > most:
         raise InvalidParameterError(
@@ -376,17 +358,6 @@ def _fit(
         )
     close_budget(ledger, epsilon, ("tree-budget-plan", "dpdf-budget"))
     return finish_model(SPEC.name, data, params, trees, ledger, voting="confidence")
-
-
-def fit_dpdf(
-    data: Dataset,
-    epsilon: Fraction,
-    params: Mapping[str, Param],
-    rng: RandomSource,
-    relation: Relation,
-) -> TreeModel:
-    """Train DPDF with total budget ``epsilon`` (beta): ``n_trees`` (tau) pruned trees, confidence vote."""
-    return _fit(data, epsilon, params, rng, relation, REFERENCE)
 
 
 _VARIANTS: Tuple[str, ...] = ("sound", "published")
@@ -418,16 +389,17 @@ SPEC = register(
         ),
         parameters=(
             Parameter("variant", str, "sound", "which variant to run", _VARIANTS),
-            Parameter("n_trees", int, 1, "number of trees tau (at most the number of attributes)"),
-            Parameter("max_depth", int, 5, "maximal depth delta in node levels (delta - 1 splits)"),
-            Parameter("min_size", int, 100, "a node splits only if its noisy size |D| >= min_size"),
+            Parameter("n_trees", int, 1, "number of trees tau (at most the number of attributes)", minimum=1),
+            Parameter("max_depth", int, 5, "maximal depth delta in node levels (delta - 1 splits)", minimum=1),
+            Parameter("min_size", int, 100, "a node splits only if its noisy size |D| >= min_size", minimum=1),
             Parameter(
                 "bins", int, 5,
                 "equal-width intervals of each continuous attribute's public bounds (>= 2)",
+                minimum=2,
             ),
         ),
         claims=CLAIMS,
         fit=fit_dpdf,
-        engine_fit=_fit,
+        engines=("reference", "array"),
     )
 )

@@ -71,19 +71,12 @@ from refdp.algorithms.dpea_subtrees import (
     exhaustive_subtrees,
     split_rows,
 )
-from refdp.algorithms.greedy import (
-    NodeCost,
-    TrainingView,
-    child_path,
-    class_counts,
-    close_budget,
-    non_negative_int,
-    plan_units,
-)
+from refdp.algorithms.greedy import NodeCost, child_path, close_budget, plan_units
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
 from refdp.data import CategoricalAttribute, Dataset
+from refdp.engine import REFERENCE, Engine, TrainingView, class_counts
 from refdp.errors import InvalidParameterError
-from refdp.mechanisms import exponential_mechanism, noisy_histogram
+from refdp.mechanisms import exponential_mechanism
 from refdp.privacy import Ledger, Partition, Relation
 from refdp.rng import RandomSource
 from refdp.tree import CategoricalSplit, Leaf, Node, TreeModel
@@ -150,13 +143,6 @@ def per_query_epsilon(budget: Fraction, max_depth: int, embed: int, relation: Re
     return budget / plan_units(SELECTION, LEAF, selections(max_depth, embed), relation)
 
 
-def _positive(params: Mapping[str, Param], name: str) -> int:
-    value = params[name]
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise InvalidParameterError(f"parameter {name} must be an integer >= 1, got {value!r}")
-    return value
-
-
 class _Builder:
     """Algorithm 1: grow the tree one selected subtree at a time (depth first)."""
 
@@ -169,7 +155,9 @@ class _Builder:
         embed: int,
         rng: RandomSource,
         ledger: Ledger,
+        engine: Engine = REFERENCE,
     ) -> None:
+        self.engine = engine
         self.view = view
         self.schema = view.schema
         self.sizes = domain_sizes(view.schema)
@@ -182,11 +170,11 @@ class _Builder:
         self.ledger = ledger
         self.published = params["variant"] == "published"
         self.search = str(params["search"])
-        self.steps = non_negative_int(params, "steps")
-        self.buffer = _positive(params, "buffer")
+        self.steps = int(params["steps"])
+        self.buffer = int(params["buffer"])
         self.threshold = float(params["threshold"])
-        self.min_size = non_negative_int(params, "min_size")
-        self.max_subtrees = _positive(params, "max_subtrees")
+        self.min_size = int(params["min_size"])
+        self.max_subtrees = int(params["max_subtrees"])
         if self.search in ("mcmc", "paper") and self.published and self.buffer < 2:
             raise InvalidParameterError(f"parameter buffer must be >= 2 to have a variance, got {self.buffer}")
 
@@ -226,7 +214,7 @@ class _Builder:
         return len(rows) < self.min_size or sum(1 for n in counts if n) <= 1
 
     def _leaf(self, rows: Sequence[int], path: Partition) -> Leaf:
-        counts = noisy_histogram(
+        counts = self.engine.histogram(
             class_counts(self.view, rows), epsilon=self.eps, rng=self.rng, ledger=self.ledger,
             label="NoiseCount N_c (leaf)", partition=path, names=self.schema.classes,
         )
@@ -284,9 +272,10 @@ def fit_dpea(
     params: Mapping[str, Param],
     rng: RandomSource,
     relation: Relation,
+    engine: Engine = REFERENCE,
 ) -> TreeModel:
     """Train DPEA (Algorithm 1) with total budget ``epsilon``."""
-    max_depth = non_negative_int(params, "max_depth")
+    max_depth = int(params["max_depth"])
     embed = embedding_depth(params["embed_depth"], max_depth)
     threshold = params["threshold"]
     if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not threshold >= 0:
@@ -294,7 +283,7 @@ def fit_dpea(
     view = TrainingView.of(data)
     ledger = start_ledger(data, relation)
     eps = per_query_epsilon(epsilon, max_depth, embed, relation)
-    builder = _Builder(view, params, eps, max_depth, embed, rng, ledger)
+    builder = _Builder(view, params, eps, max_depth, embed, rng, ledger, engine)
     if builder.published:
         ledger.record_leak(
             f"DPEA published: a subtree leaf with fewer than min_size={builder.min_size} training rows, "
@@ -337,7 +326,7 @@ SPEC = register(
         ),
         parameters=(
             Parameter("variant", str, "sound", "which variant to run", ("sound", "published")),
-            Parameter("max_depth", int, 4, "D: maximal number of splits on a root-to-leaf path"),
+            Parameter("max_depth", int, 4, "D: maximal number of splits on a root-to-leaf path", minimum=0),
             Parameter(
                 "embed_depth", str, "2",
                 "d: split levels chosen per exponential mechanism, a positive integer or 'whole' (d = D)",
@@ -348,8 +337,8 @@ SPEC = register(
                 "paper (exhaustive up to 2 levels, mcmc deeper)",
                 SEARCHES,
             ),
-            Parameter("steps", int, 1000, "MCMC: number of steps (the published chain's step limit)"),
-            Parameter("buffer", int, 50, "MCMC, published: number of latest scores whose variance is tested"),
+            Parameter("steps", int, 1000, "MCMC: number of steps (the published chain's step limit)", minimum=0),
+            Parameter("buffer", int, 50, "MCMC, published: number of latest scores whose variance is tested", minimum=1),
             Parameter(
                 "threshold", float, 1.0,
                 "MCMC, published: stop when the variance of the latest buffer scores is below this "
@@ -358,10 +347,12 @@ SPEC = register(
             Parameter(
                 "min_size", int, 20,
                 "published: a subtree leaf with fewer training rows becomes a leaf (the paper's vote setting)",
+                minimum=0,
             ),
             Parameter(
                 "max_subtrees", int, DEFAULT_MAX_SUBTREES,
                 "exhaustive: refuse to list more subtrees than this",
+                minimum=1,
             ),
         ),
         claims=CLAIMS,

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
 
 from refdp.algorithms.dpea_subtrees import Shape, Subtree, domain_sizes, subtree_quality
-from refdp.algorithms.greedy import TrainingView
+from refdp.engine import TrainingView
 from refdp.errors import InvalidParameterError
 from refdp.mechanisms import sample_index
 from refdp.rng import RandomSource

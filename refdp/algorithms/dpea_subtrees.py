@@ -57,7 +57,7 @@ from fractions import Fraction
 from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 
 from refdp.algorithms.dpea_bounds import ONE, Enclosure, exact, exp_neg, guard_bits, product, scaled, total
-from refdp.algorithms.greedy import TrainingView, value_table
+from refdp.engine import TrainingView, value_table
 from refdp.data import CategoricalAttribute, Schema
 from refdp.errors import InvalidParameterError, SchemaError
 from refdp.mechanisms.inversion import START_BITS, Enclosures, WeightEnclosure, sample_by_inversion

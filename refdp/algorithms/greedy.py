@@ -25,25 +25,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import List, Mapping, Sequence, Tuple
+from typing import List, Sequence, Tuple
 
-from refdp.algorithms.registry import Param, Parameter
+from refdp.algorithms.registry import Parameter
 from refdp.data import ContinuousAttribute
 from refdp.data.grid import MAX_CELLS, Threshold, format_threshold
-from refdp.engine import (  # re-exported until every learner imports refdp.engine itself
-    REFERENCE,
-    Engine,
-    Interval,
-    Rows,
-    Table,
-    TrainingView,
-    class_counts,
-    value_table,
-)
+from refdp.engine import Interval, Table
 from refdp.errors import InvalidParameterError, PrivacyError
 from refdp.privacy import Ledger, Partition, Relation, cell
 from refdp.rng import RandomSource
-from refdp.scoring.kernels import exact_score_function, score_function
 
 __all__ = [
     "NodeCost",
@@ -53,18 +43,8 @@ __all__ = [
     "close_budget",
     "child_path",
     "threshold_conditions",
-    "non_negative_int",
-    "grid_cells",
     "GRID_PARAMETER",
     "SPLIT_KEY",
-    "REFERENCE",
-    "Engine",
-    "Rows",
-    "TrainingView",
-    "class_counts",
-    "value_table",
-    "exact_score_function",
-    "score_function",
 ]
 
 SPLIT_KEY = "split"
@@ -177,21 +157,6 @@ GRID_PARAMETER = Parameter(
     "grid", int, 64,
     "cells of the public threshold grid of a continuous attribute: thresholds lower + k (upper - lower) / grid, "
     "k = 1 .. grid - 1",
+    minimum=2, maximum=MAX_CELLS,
 )
 """The learners' ``grid`` parameter (:class:`refdp.data.grid.ThresholdGrid`)."""
-
-
-def grid_cells(params: Mapping[str, Param]) -> int:
-    """``params["grid"]`` checked to be an int in [2, MAX_CELLS]."""
-    value = params["grid"]
-    if isinstance(value, bool) or not isinstance(value, int) or not 2 <= value <= MAX_CELLS:
-        raise InvalidParameterError(f"parameter grid must be an integer in [2, {MAX_CELLS}], got {value!r}")
-    return value
-
-
-def non_negative_int(params: Mapping[str, Param], name: str) -> int:
-    """``params[name]`` checked to be an int >= 0 (a depth, for example)."""
-    value = params[name]
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise InvalidParameterError(f"parameter {name} must be an integer >= 0, got {value!r}")
-    return value

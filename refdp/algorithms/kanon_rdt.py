@@ -57,20 +57,18 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal, localcontext
 from fractions import Fraction
-from typing import Callable, Dict, List, Mapping, Optional, Tuple
+from typing import Dict, List, Mapping, Optional, Tuple
 
-from refdp.algorithms.greedy import REFERENCE, Engine
+from refdp.engine import REFERENCE, Engine
 from refdp.algorithms.rdt import (
     CATEGORICAL_SPLITS,
     RandomTreeBuilder,
     base_columns,
-    int_param,
     resolve_max_depth,
 )
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
 from refdp.data import Dataset
 from refdp.errors import InvalidParameterError, PrivacyError
-from refdp.mechanisms import bernoulli
 from refdp.privacy import Relation, as_fraction
 from refdp.privacy.lqs import (
     MAX_EPSILON,
@@ -362,48 +360,31 @@ def _suppress(counts: List[int], k: int, leaf_total: bool) -> Tuple[Count, ...]:
     return tuple(c if c >= k else 0 for c in counts)
 
 
-def _sampler(beta: Fraction, rng: RandomSource, engine: Engine) -> Callable[[], bool]:
-    """One Bernoulli(beta) draw per call: :func:`~refdp.mechanisms.bernoulli` on the reference engine.
-
-    The array engine makes the very draw ``bernoulli`` makes,
-    ``rng.randrange(denominator) < numerator`` of beta in lowest terms, with
-    beta checked once rather than once per row.
-    """
-    if engine is REFERENCE:
-        return lambda: bernoulli(beta, rng)
-    numerator, denominator, randrange = beta.numerator, beta.denominator, rng.randrange
-    return lambda: randrange(denominator) < numerator
-
-
-def _fit(
+def fit_kanon_rdt(
     data: Dataset,
     epsilon: Fraction,
     params: Mapping[str, Param],
     rng: RandomSource,
     relation: Relation,
-    engine: Engine,
+    engine: Engine = REFERENCE,
 ) -> TreeModel:
-    """:func:`fit_kanon_rdt` on ``engine``.  The array engine makes the sampling draws directly;
-    the rows are drawn and routed one by one on both engines, because a node of the lazily drawn
-    structure is drawn between two rows' samples.
+    """Train N_t random decision trees on Bernoulli(beta) samples with counts below k suppressed.
+
+    ``engine`` supplies the Bernoulli draws (the array engine checks beta
+    once, then makes the same draws); the rows are drawn and routed one by
+    one on both engines, because a node of the lazily drawn structure is
+    drawn between two rows' samples.
     """
     schema = data.schema
     variant = str(params["variant"])
     if variant not in VARIANTS:
         raise InvalidParameterError(f"variant must be one of {', '.join(VARIANTS)}, got {variant!r}")
-    n_trees = int_param(params, "n_trees", 1)
-    k = int_param(params, "k", 0)
-    depth = resolve_max_depth(schema, int_param(params, "max_depth", -1))
+    n_trees = int(params["n_trees"])
+    k = int(params["k"])
+    depth = resolve_max_depth(schema, int(params["max_depth"]))
     categorical = str(params["categorical"])
     beta = as_fraction(params["beta"], "beta")
-    if not 0 < beta < 1:
-        raise InvalidParameterError(f"beta (the sampling probability) must be in (0, 1), got {params['beta']!r}")
     max_delta = as_fraction(params["max_delta"], "max_delta")
-    if not 0 < max_delta <= 1:
-        raise InvalidParameterError(
-            f"max_delta (the largest receipt delta to certify) must be in (0, 1], got {params['max_delta']!r}; "
-            f"the default is {DEFAULT_MAX_DELTA}"
-        )
     guarantee = certify(Settings(epsilon, n_trees, k, beta, relation), max_delta)
     total_delta = n_trees * guarantee.delta
     leaf_total = variant == "leaf-total"
@@ -421,7 +402,7 @@ def _fit(
             note="Fan et al. structure from the public schema; nodes drawn when first reached",
         )
         counts: Dict[int, List[int]] = {}
-        keep = _sampler(beta, rng, engine)
+        keep = engine.bernoulli(beta, rng)
         for row in rows:
             if keep():
                 leaf = builder.leaf_index(columns, row)
@@ -453,17 +434,6 @@ def _fit(
     return model
 
 
-def fit_kanon_rdt(
-    data: Dataset,
-    epsilon: Fraction,
-    params: Mapping[str, Param],
-    rng: RandomSource,
-    relation: Relation,
-) -> TreeModel:
-    """Train N_t random decision trees, each on its own Bernoulli(beta) sample, with counts below k suppressed."""
-    return _fit(data, epsilon, params, rng, relation, REFERENCE)
-
-
 SPEC = register(
     AlgorithmSpec(
         name="kanon-rdt",
@@ -487,15 +457,20 @@ SPEC = register(
         ),
         parameters=(
             Parameter("variant", str, "sound", "which variant to run", VARIANTS),
-            Parameter("n_trees", int, DEFAULT_N_TREES, "number of trees N_t, each on its own sample"),
+            Parameter("n_trees", int, DEFAULT_N_TREES, "number of trees N_t, each on its own sample", minimum=1),
             Parameter(
-                "max_depth", int, DEFAULT_MAX_DEPTH, "depth of every tree; -1 means half the number of attributes"
+                "max_depth", int, DEFAULT_MAX_DEPTH, "depth of every tree; -1 means half the number of attributes",
+                minimum=-1,
             ),
-            Parameter("k", int, DEFAULT_K, "suppression threshold: counts below k are set to 0 (0 = none)"),
-            Parameter("beta", float, DEFAULT_BETA, "sampling probability beta in (0, 1)"),
+            Parameter("k", int, DEFAULT_K, "suppression threshold: counts below k are set to 0 (0 = none)", minimum=0),
+            Parameter(
+                "beta", float, DEFAULT_BETA, "sampling probability beta in (0, 1)",
+                minimum=0.0, maximum=1.0, minimum_open=True, maximum_open=True,
+            ),
             Parameter(
                 "max_delta", float, DEFAULT_MAX_DELTA,
                 "largest receipt delta to certify, in (0, 1]; settings above it are refused before training",
+                minimum=0.0, maximum=1.0, minimum_open=True,
             ),
             Parameter(
                 "categorical", str, "multiway",
@@ -505,6 +480,6 @@ SPEC = register(
         ),
         claims=CLAIMS,
         fit=fit_kanon_rdt,
-        engine_fit=_fit,
+        engines=("reference", "array"),
     )
 )

@@ -30,14 +30,15 @@ __all__ = ["fit_noisy_majority", "SPEC"]
 CLAIMS = ("discrete-laplace-mechanism", "laplace-mechanism", "parallel-composition")
 
 
-def _fit(
+def fit_noisy_majority(
     data: Dataset,
     epsilon: Fraction,
     params: Mapping[str, Param],
     rng: RandomSource,
     relation: Relation,
-    engine: Engine,
+    engine: Engine = REFERENCE,
 ) -> TreeModel:
+    """Release the noisy class histogram of ``data`` and predict its argmax."""
     ledger = start_ledger(data, relation)
     node = engine.counts(data)
     histogram = node.class_counts(node.root())
@@ -48,17 +49,6 @@ def _fit(
         noise=str(params["noise"]), names=classes,
     )
     return finish_model(SPEC.name, data, params, [Leaf(tuple(counts))], ledger)
-
-
-def fit_noisy_majority(
-    data: Dataset,
-    epsilon: Fraction,
-    params: Mapping[str, Param],
-    rng: RandomSource,
-    relation: Relation,
-) -> TreeModel:
-    """Release the noisy class histogram of ``data`` and predict its argmax."""
-    return _fit(data, epsilon, params, rng, relation, REFERENCE)
 
 
 SPEC = register(
@@ -84,6 +74,6 @@ SPEC = register(
         ),
         claims=CLAIMS,
         fit=fit_noisy_majority,
-        engine_fit=_fit,
+        engines=("reference", "array"),
     )
 )

@@ -36,7 +36,6 @@ from refdp.engine import REFERENCE, Engine
 from refdp.algorithms.rdt import (
     CATEGORICAL_SPLITS,
     RandomTreeBuilder,
-    int_param,
     resolve_max_depth,
     worst_case_leaves,
 )
@@ -58,18 +57,19 @@ CLAIMS = (
 )
 
 
-def _fit(
+def fit_private_rdt(
     data: Dataset,
     epsilon: Fraction,
     params: Mapping[str, Param],
     rng: RandomSource,
     relation: Relation,
-    engine: Engine,
+    engine: Engine = REFERENCE,
 ) -> TreeModel:
+    """Train N_t random decision trees and release every leaf's class counts with noise."""
     schema = data.schema
-    n_trees = int_param(params, "n_trees", 1)
-    max_leaves = int_param(params, "max_leaves", 1)
-    depth = resolve_max_depth(schema, int_param(params, "max_depth", -1))
+    n_trees = int(params["n_trees"])
+    max_leaves = int(params["max_leaves"])
+    depth = resolve_max_depth(schema, int(params["max_depth"]))
     categorical = str(params["categorical"])
     noise = str(params["noise"])
     leaves_bound = worst_case_leaves(schema, depth, categorical)
@@ -106,17 +106,6 @@ def _fit(
     return finish_model(SPEC.name, data, params, trees, ledger, voting="sum-counts")
 
 
-def fit_private_rdt(
-    data: Dataset,
-    epsilon: Fraction,
-    params: Mapping[str, Param],
-    rng: RandomSource,
-    relation: Relation,
-) -> TreeModel:
-    """Train N_t random decision trees and release every leaf's class counts with noise."""
-    return _fit(data, epsilon, params, rng, relation, REFERENCE)
-
-
 SPEC = register(
     AlgorithmSpec(
         name="private-rdt",
@@ -130,8 +119,8 @@ SPEC = register(
         ),
         parameters=(
             Parameter("variant", str, "sound", "which variant to run", ("sound",)),
-            Parameter("n_trees", int, 10, "number of trees N_t (the budget is split evenly)"),
-            Parameter("max_depth", int, -1, "depth of every tree; -1 means half the number of attributes"),
+            Parameter("n_trees", int, 10, "number of trees N_t (the budget is split evenly)", minimum=1),
+            Parameter("max_depth", int, -1, "depth of every tree; -1 means half the number of attributes", minimum=-1),
             Parameter(
                 "categorical", str, "multiway",
                 "categorical splits: one child per value (Fan et al.) or value-vs-rest",
@@ -140,6 +129,7 @@ SPEC = register(
             Parameter(
                 "max_leaves", int, 16384,
                 "refuse settings whose trees could have more leaves than this (each leaf gets noise)",
+                minimum=1,
             ),
             Parameter(
                 "noise", str, "discrete-laplace", "noise distribution of the counts",
@@ -148,6 +138,6 @@ SPEC = register(
         ),
         claims=CLAIMS,
         fit=fit_private_rdt,
-        engine_fit=_fit,
+        engines=("reference", "array"),
     )
 )

@@ -33,10 +33,9 @@ the attribute, then one ``rng.randrange`` for a binary split's value or one
 
 from __future__ import annotations
 
-from typing import Callable, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Callable, List, Optional, Sequence, Tuple, Union
 
 from refdp.engine import NodeCounts, RowMasks, Rows
-from refdp.algorithms.registry import Param
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset, Schema
 from refdp.data.dataset import ColumnView
 from refdp.errors import InvalidParameterError
@@ -50,7 +49,6 @@ __all__ = [
     "resolve_max_depth",
     "worst_case_leaves",
     "base_columns",
-    "int_param",
     "RandomTreeBuilder",
 ]
 
@@ -118,14 +116,6 @@ def worst_case_leaves(schema: Schema, max_depth: int, categorical: str) -> int:
             break
         product *= max(best, 1)
     return product
-
-
-def int_param(params: Mapping[str, Param], name: str, least: int) -> int:
-    """``params[name]`` checked to be an int >= ``least`` (an algorithm parameter)."""
-    value = params[name]
-    if isinstance(value, bool) or not isinstance(value, int) or value < least:
-        raise InvalidParameterError(f"{name} must be an int >= {least}, got {value!r}")
-    return value
 
 
 def base_columns(data: Dataset) -> Tuple[List[Column], Sequence[int], Sequence[int]]:

@@ -9,15 +9,15 @@ random source and the neighbouring relation.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Callable, Dict, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Mapping, Optional, Protocol, Sequence, Tuple, Union
 
 from refdp.data import Dataset
 from refdp.engine import REFERENCE, Engine
 from refdp.errors import InvalidParameterError, ModelError
+from refdp.params import Param, Parameter
 from refdp.fast import ARRAY
 from refdp.privacy import Ledger, Number, Relation, as_epsilon, receipt_from_ledger
 from refdp.privacy.levels import level_of
@@ -40,53 +40,28 @@ __all__ = [
     "read_model",
     "train",
     "ENGINES",
-    "EngineFit",
+    "Fit",
 ]
 
-Param = Union[int, float, str]
-Fit = Callable[[Dataset, Fraction, Mapping[str, Param], RandomSource, Relation], TreeModel]
-EngineFit = Callable[[Dataset, Fraction, Mapping[str, Param], RandomSource, Relation, Engine], TreeModel]
+class Fit(Protocol):
+    """An algorithm's one fit: the validated inputs, and the counting engine (the reference by default)."""
+
+    def __call__(
+        self,
+        data: Dataset,
+        epsilon: Fraction,
+        params: Mapping[str, Param],
+        rng: RandomSource,
+        relation: Relation,
+        engine: Engine = ...,
+    ) -> TreeModel:
+        """Train on ``data`` with total budget ``epsilon``."""
+
 
 ENGINES: Dict[str, Engine] = {"reference": REFERENCE, "array": ARRAY}
 """The engines a model can be trained with, by name.  "reference" is the plain code that follows
 the paper; "array" (where an algorithm has it) counts through :mod:`refdp.fast` and must give the
 same model, byte for byte, for a seed."""
-
-
-@dataclass(frozen=True)
-class Parameter:
-    """A typed algorithm parameter, settable as ``--param name=value``."""
-
-    name: str
-    kind: type
-    default: Param
-    help: str
-    choices: Tuple[str, ...] = ()
-
-    def parse(self, value: Union[str, Param]) -> Param:
-        """Convert and validate ``value`` (a CLI string or an already typed value)."""
-        wrong = InvalidParameterError(
-            f"parameter {self.name} must be of type {self.kind.__name__}, got {value!r}"
-        )
-        if isinstance(value, bool) or (self.kind is int and isinstance(value, float)):
-            # int(2.5) would silently truncate and True would pass as 1
-            raise wrong
-        try:
-            if self.kind is int:
-                result: Param = int(value)
-            elif self.kind is float:
-                result = float(value)
-                if not math.isfinite(result):
-                    raise wrong
-            else:
-                result = str(value)
-        except ValueError:
-            raise wrong from None
-        if self.choices and result not in self.choices:
-            raise InvalidParameterError(
-                f"parameter {self.name} must be one of {', '.join(self.choices)}; got {value!r}"
-            )
-        return result
 
 
 @dataclass(frozen=True)
@@ -123,8 +98,8 @@ class AlgorithmSpec:
     parameters: Tuple[Parameter, ...]
     claims: Tuple[str, ...]
     fit: Fit
-    engine_fit: Optional[EngineFit] = None
-    """``fit`` with its counting engine as a last argument, for algorithms that have the array engine."""
+    engines: Tuple[str, ...] = ("reference",)
+    """The engines ``fit`` counts correctly with (byte-identical models); names in :data:`ENGINES`."""
 
     def variant(self, name: str) -> Variant:
         """The variant called ``name``, or InvalidParameterError."""
@@ -137,27 +112,24 @@ class AlgorithmSpec:
 
     @property
     def has_array_engine(self) -> bool:
-        return self.engine_fit is not None
+        return "array" in self.engines
 
     def fitter(self, engine: str = "reference") -> Fit:
-        """The fit function of ``engine`` ("reference" or "array")."""
+        """``fit`` on the engine called ``engine`` ("reference" or "array")."""
         if engine not in ENGINES:
             raise InvalidParameterError(f"engine must be one of {', '.join(ENGINES)}; got {engine!r}")
-        if engine == "reference":
-            return self.fit
-        engine_fit = self.engine_fit
-        if engine_fit is None:
-            raise InvalidParameterError(
-                f"{self.name} has no array engine yet; use engine=reference"
-            )
-        array = ENGINES[engine]
+        if engine not in self.engines:
+            raise InvalidParameterError(f"{self.name} has no {engine} engine yet; use the reference engine")
+        chosen = ENGINES[engine]
+        fit = self.fit
 
-        def fit(
-            data: Dataset, epsilon: Fraction, params: Mapping[str, Param], rng: RandomSource, relation: Relation
+        def on_engine(
+            data: Dataset, epsilon: Fraction, params: Mapping[str, Param], rng: RandomSource, relation: Relation,
+            engine: Engine = chosen,
         ) -> TreeModel:
-            return engine_fit(data, epsilon, params, rng, relation, array)
+            return fit(data, epsilon, params, rng, relation, engine)
 
-        return fit
+        return on_engine
 
     def resolve(self, given: Mapping[str, Union[str, Param]]) -> Dict[str, Param]:
         """Defaults overridden by ``given``; unknown names are an error."""

@@ -67,9 +67,7 @@ from refdp.algorithms.greedy import (
     NodeCost,
     child_path,
     close_budget,
-    grid_cells,
     grid_threshold_tables,
-    non_negative_int,
     plan_units,
     sample_threshold,
     threshold_conditions,
@@ -187,7 +185,7 @@ class _SoundBuilder:
         self.quality_claim = quality.claim
         self.sensitivity = quality.sensitivity(ledger.relation)
         self.score = exact_score_function(quality.name)
-        cells = self.cells = grid_cells(params)
+        cells = self.cells = int(params["grid"])
         self.grids: Dict[int, ThresholdGrid] = {
             a: ThresholdGrid.of(attribute, cells)
             for a, attribute in enumerate(schema.attributes)
@@ -495,15 +493,16 @@ class _PublishedBuilder:
         return candidates[position][0], score, self.numeric[a]
 
 
-def _fit(
+def fit_thesis_tree(
     data: Dataset,
     epsilon: Fraction,
     params: Mapping[str, Param],
     rng: RandomSource,
     relation: Relation,
-    engine: Engine,
+    engine: Engine = REFERENCE,
 ) -> TreeModel:
-    depth = non_negative_int(params, "max_depth")
+    """Train the thesis tree (Algorithm 2) with total budget ``epsilon``."""
+    depth = int(params["max_depth"])
     variant = str(params["variant"])
     ledger = start_ledger(data, relation)
     eps = per_query_epsilon(epsilon, depth, relation, variant)
@@ -521,17 +520,6 @@ def _fit(
         root = builder.build(counts.root(), attributes, depth, ())
     close_budget(ledger, _planned_total(epsilon, depth, relation, variant), ("tree-budget-plan", "thesis-tree-budget"))
     return finish_model(SPEC.name, data, params, [root], ledger)
-
-
-def fit_thesis_tree(
-    data: Dataset,
-    epsilon: Fraction,
-    params: Mapping[str, Param],
-    rng: RandomSource,
-    relation: Relation,
-) -> TreeModel:
-    """Train the thesis tree (Algorithm 2) with total budget ``epsilon``."""
-    return _fit(data, epsilon, params, rng, relation, REFERENCE)
 
 
 SPEC = register(
@@ -578,11 +566,12 @@ SPEC = register(
             Parameter(
                 "max_depth", int, 3,
                 "maximal depth d (levels of splits; 3: the best in 5-fold CV on the built-in data, docs/results.md)",
+                minimum=0,
             ),
             Parameter("min_samples", int, 5, "m_s: a node whose noisy size N_n <= m_s becomes a leaf"),
         ),
         claims=CLAIMS,
         fit=fit_thesis_tree,
-        engine_fit=_fit,
+        engines=("reference", "array"),
     )
 )
