@@ -1,24 +1,38 @@
-"""Time refdp's engines, diffprivlib and scikit-learn on Adult, in one run on one machine (issue 9).
+"""Time refdp's engines, scikit-learn and diffprivlib on Adult, interleaved in one process (issues 9, 18).
 
     python bench/run.py                 # full run, writes docs/benchmarks.md
-    python bench/run.py --quick         # smoke run (< 1 minute), prints the table
+    python bench/run.py --quick         # smoke run (1/8 of Adult, 2 rounds), prints the table
 
-Measures, on ``adult`` (32,561 training rows) and ``adult-test``:
+Every comparison is a group of contenders timed in rounds: in each round every
+contender fits once, in an order rotated by one place per round; the first
+round is a warm-up and is discarded.  Each fit is timed with
+``time.process_time`` (CPU) and ``time.perf_counter`` (wall), after a garbage
+collection.  A ratio (array / reference, refdp / scikit-learn, refdp
+private-rdt / diffprivlib) is computed per round, from fits a few seconds
+apart, and summarised by its median and minimum over the rounds, so slow
+drifts in machine load touch both sides of a ratio alike.
 
-* every registered refdp algorithm on every engine it has: median fit and
-  predict time over several runs, the reference/array ratio, peak traced
-  memory of one fit (tracemalloc), accuracy at epsilon 1;
-* diffprivlib 0.6's RandomForestClassifier (10 trees, depth 5, explicit
-  bounds and classes) next to refdp private-rdt with the same shape;
-* scikit-learn's DecisionTreeClassifier(max_depth=5) next to refdp's greedy
-  trees at depth 5;
-* scaling: the array engine's fit time on 1x, 4x and 16x the Adult rows
-  (rows resampled with a seed).
+The groups, on ``adult`` (32,561 training rows) and ``adult-test``:
 
-NumPy, scikit-learn and diffprivlib are optional (the ``bench`` extra,
-installed in its own venv, see bench/README.md); without them the refdp
-parts run and the comparison rows say "not installed".  refdp itself never
-imports them.
+* every registered refdp algorithm, reference and array engine (where it has
+  one); the greedy trees also against scikit-learn's
+  DecisionTreeClassifier(max_depth=5), private-rdt also against diffprivlib
+  0.6's RandomForestClassifier (10 trees, depth 5);
+* scaling: diffpid3, thesis-tree and private-rdt (array engine) on 1/16, 1/4
+  and all of Adult's rows.
+
+Peak traced memory of one fit (tracemalloc), predict time (median of 3, not
+interleaved) and accuracy on adult-test are measured outside the rounds.
+
+scikit-learn and diffprivlib get the same encoding: categorical attributes as
+their codes (0 .. |A|-1), continuous ones as values, and the class as its
+integer code (0 .. |C|-1); diffprivlib gets ``classes=[0, .., |C|-1]`` (sorted,
+as its forest's ``np.searchsorted`` assumes) and the schema's public bounds.
+See docs/crosscheck-diffprivlib.md for what goes wrong with string labels.
+
+NumPy, scikit-learn and diffprivlib are optional (the ``bench`` extra, in its
+own venv, see bench/README.md); without them the refdp rows run and the peer
+rows say "not installed".  refdp itself never imports them.
 """
 
 from __future__ import annotations
@@ -29,18 +43,25 @@ import json
 import os
 import platform
 import random
+import shlex
 import statistics
+import subprocess
 import sys
 import time
 import tracemalloc
+from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from refdp.algorithms import algorithm_names, get_algorithm, train
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset, load
-from refdp.tree import TreeModel
+from refdp.tree import TreeModel, leaves
 
 EPSILON = 1
 SEED = 2024
+ROUNDS = 9
+QUICK_ROUNDS = 2
+DISTURBED = 3.0
+"""A ratio whose per-round values spread by more than this factor (max / min) marks a disturbed run."""
 
 # Bench shapes: depth 5 everywhere; private-rdt as diffprivlib's forest (10 trees, depth 5;
 # binary categorical splits, as a multiway depth-5 tree on Adult would have millions of leaves);
@@ -54,107 +75,154 @@ PARAMS: Dict[str, Dict[str, Any]] = {
     "kanon-rdt": {"n_trees": 10, "max_depth": 5, "categorical": "binary", "beta": 0.05, "k": 5, "max_delta": 1.0},
 }
 GREEDY = ("diffpid3", "thesis-tree", "tree-baseline")
-SCALING = ("diffpid3", "thesis-tree", "tree-baseline", "private-rdt", "kanon-rdt")
+SCALING = ("diffpid3", "thesis-tree", "private-rdt")
+FRACTIONS = ((1, 16), (1, 4), (1, 1))
+"""Parts of the training rows in the scaling table."""
+SKLEARN = "scikit-learn"
+DIFFPRIVLIB = "diffprivlib"
+PEER_NAMES = {SKLEARN: "scikit-learn DecisionTreeClassifier(max_depth=5)",
+              DIFFPRIVLIB: "diffprivlib RandomForestClassifier(n_estimators=10, max_depth=5)"}
 
 
-def machine() -> List[str]:
-    cpu = platform.processor() or "unknown CPU"
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    lines = [
-        f"- machine: {platform.system()} {platform.release()} {platform.machine()}, {cpu}, "
-        f"{os.cpu_count()} logical CPUs",
-        f"- Python {platform.python_version()} ({platform.python_implementation()})",
-    ]
-    for module in ("numpy", "sklearn", "diffprivlib"):
+# --- contenders and timing ----------------------------------------------------------------
+
+
+@dataclass
+class Contender:
+    """One thing to fit: a refdp engine or a peer library.  ``fit`` is None when it cannot run."""
+
+    key: str
+    fit: Optional[Callable[[], Any]]
+    score: Callable[[Any], Tuple[float, float]] = lambda model: (float("nan"), float("nan"))
+    """(predict seconds, accuracy on the test set) of a fitted model."""
+    error: str = ""
+    rows: int = 0
+    """Training rows (for the scaling table)."""
+    cpu: List[float] = field(default_factory=list)
+    wall: List[float] = field(default_factory=list)
+    model: Any = None
+
+
+@dataclass
+class Comparison:
+    """Contenders timed together in interleaved rounds, and the ratios to report (numerator, denominator)."""
+
+    name: str
+    params: Dict[str, Any]
+    contenders: List[Contender]
+    ratios: List[Tuple[str, str]]
+
+
+def measure(fit: Callable[[], Any]) -> Tuple[float, float, Any]:
+    """CPU seconds, wall seconds and result of one call, after a garbage collection."""
+    gc.collect()
+    cpu, wall = time.process_time(), time.perf_counter()
+    result = fit()
+    return time.process_time() - cpu, time.perf_counter() - wall, result
+
+
+def rotated(items: Sequence[Contender], shift: int) -> List[Contender]:
+    """``items`` rotated left by ``shift`` places (modulo their number)."""
+    if not items:
+        return []
+    k = shift % len(items)
+    return list(items[k:]) + list(items[:k])
+
+
+def warm_up(contenders: Sequence[Contender]) -> List[Contender]:
+    """Fit every runnable contender once (discarded timing); those that fail get an error.  The live ones."""
+    live = []
+    for c in contenders:
+        if c.fit is None:
+            continue
         try:
-            lines.append(f"- {module} {__import__(module).__version__}")
-        except ImportError:
-            lines.append(f"- {module}: not installed")
-    return lines
+            c.model = measure(c.fit)[2]
+        except Exception as exc:  # report and go on: one failing contender must not hide the others
+            c.error = f"{type(exc).__name__}: {exc}"
+            continue
+        live.append(c)
+    return live
 
 
-def timed(fn: Callable[[], Any], repeats: int) -> Tuple[float, Any]:
-    """Median wall time of ``repeats`` calls (garbage collected before each) and the last result."""
-    times = []
-    result = None
-    for _ in range(repeats):
-        gc.collect()
-        start = time.perf_counter()
-        result = fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), result
+def run_rounds(contenders: Sequence[Contender], rounds: int) -> None:
+    """A warm-up round, then ``rounds`` rounds in which every live contender fits once, order rotated."""
+    live = warm_up(contenders)
+    for r in range(1, rounds + 1):
+        for c in rotated(live, r):
+            assert c.fit is not None  # warm_up keeps only contenders that fit
+            cpu, wall, _ = measure(c.fit)
+            c.cpu.append(cpu)
+            c.wall.append(wall)
 
 
-def peak_memory(fn: Callable[[], Any]) -> float:
+def peak_memory(fit: Callable[[], Any]) -> float:
     """Peak memory traced by tracemalloc during one call, in MiB."""
     gc.collect()
     tracemalloc.start()
     try:
-        fn()
+        fit()
         return tracemalloc.get_traced_memory()[1] / 2**20
     finally:
         tracemalloc.stop()
 
 
-def accuracy(predicted: Sequence[str], test: Dataset) -> float:
-    truth = [test.label(i) for i in range(len(test))]
-    return sum(p == t for p, t in zip(predicted, truth)) / len(truth)
+def predict_time(predict: Callable[[], Any], runs: int = 3) -> Tuple[float, Any]:
+    """Median wall seconds of ``runs`` calls and the last result."""
+    times, result = [], None
+    for _ in range(runs):
+        _, wall, result = measure(predict)
+        times.append(wall)
+    return statistics.median(times), result
 
 
-def resample(data: Dataset, factor: float, seed: int) -> Dataset:
-    """``factor * len(data)`` rows drawn with replacement, as a new data set (its own columns)."""
-    rng = random.Random(seed)
+@dataclass(frozen=True)
+class RatioSummary:
+    """Per-round ratios numerator / denominator: median, min and spread (max / min), CPU and wall."""
+
+    cpu_median: float
+    cpu_min: float
+    wall_median: float
+    wall_min: float
+    spread: float
+    rounds: int
+
+
+def per_round(numerator: Sequence[float], denominator: Sequence[float]) -> List[float]:
+    """The ratio of each round's two times (rounds with a zero denominator left out)."""
+    return [n / d for n, d in zip(numerator, denominator) if d > 0]
+
+
+def spread(ratios: Sequence[float]) -> float:
+    """max / min of positive ratios (infinite if one is 0)."""
+    return max(ratios) / min(ratios) if min(ratios) > 0 else float("inf")
+
+
+def ratio(num: Contender, den: Contender) -> Optional[RatioSummary]:
+    """Median and min of the per-round ratios num / den, CPU and wall; None without common rounds."""
+    cpu, wall = per_round(num.cpu, den.cpu), per_round(num.wall, den.wall)
+    if not cpu or not wall:
+        return None
+    return RatioSummary(statistics.median(cpu), min(cpu), statistics.median(wall), min(wall),
+                        max(spread(cpu), spread(wall)), len(cpu))
+
+
+# --- data and encodings --------------------------------------------------------------------
+
+
+def materialise(data: Dataset, indices: Sequence[int]) -> Dataset:
+    """The rows at ``indices`` as a new base data set (its own columns, as a loaded data set has)."""
+    columns = [[data.column(a)[i] for i in indices] for a in range(data.schema.n_attributes)]
+    labels = data.labels
+    return Dataset.from_codes(data.schema, columns, [labels[i] for i in indices])
+
+
+def fraction_of(data: Dataset, numerator: int, denominator: int, seed: int) -> Dataset:
+    """``numerator/denominator`` of the rows, drawn without replacement with ``seed`` (all rows: ``data``)."""
+    if numerator == denominator:
+        return data
     n = len(data)
-    picks = [rng.randrange(n) for _ in range(int(n * factor))]
-    columns = [[data.column(a)[i] for i in picks] for a in range(data.schema.n_attributes)]
-    return Dataset.from_codes(data.schema, columns, [data.labels[i] for i in picks])
-
-
-Row = Dict[str, Any]
-
-
-def bench_refdp(train_data: Dataset, test: Dataset, repeats: int, names: Sequence[str]) -> List[Row]:
-    rows: List[Row] = []
-    for name in names:
-        spec = get_algorithm(name)
-        params = PARAMS.get(name, {})
-        engines = ["reference"] + (["array"] if spec.has_array_engine else [])
-        for engine in engines:
-            def fit() -> TreeModel:
-                return train(name, train_data, EPSILON, params, rng=SEED, engine=engine)
-
-            try:
-                first, model = timed(fit, 1)
-            except Exception as exc:  # report and go on: one failing algorithm must not hide the others
-                rows.append({"name": name, "engine": engine, "error": f"{type(exc).__name__}: {exc}"})
-                continue
-            runs = max(1, min(repeats, int(20 / max(first, 1e-3))))  # about 20 s per line at most
-            fit_time = statistics.median([first] + ([timed(fit, runs - 1)[0]] if runs > 1 else []))
-            predict_time, predicted = timed(lambda: model.predict(test), max(1, min(repeats, 3)))
-            rows.append({
-                "name": name, "engine": engine, "params": params, "fit": fit_time, "runs": runs,
-                "predict": predict_time, "memory": peak_memory(fit), "accuracy": accuracy(predicted, test),
-            })
-            print(f"  {name:15s} {engine:9s} fit {fit_time:7.3f}s  predict {predict_time:6.3f}s  "
-                  f"acc {rows[-1]['accuracy']:.4f}", file=sys.stderr)
-    return rows
-
-
-def encode(data: Dataset) -> Tuple[Any, Any]:
-    """Numeric features (category codes as numbers, continuous values) and labels, as NumPy arrays."""
-    import numpy as np
-
-    columns = [list(data.column(a)) for a in range(data.schema.n_attributes)]
-    x = np.array(columns, dtype=float).T
-    y = np.array([data.schema.classes[c] for c in data.labels])
-    return x, y
+    picks = sorted(random.Random(seed).sample(range(n), n * numerator // denominator))
+    return materialise(data, picks)
 
 
 def bounds_of(data: Dataset) -> Tuple[List[float], List[float]]:
@@ -171,171 +239,402 @@ def bounds_of(data: Dataset) -> Tuple[List[float], List[float]]:
     return lower, upper
 
 
-def bench_others(train_data: Dataset, test: Dataset, repeats: int) -> List[Row]:
-    rows: List[Row] = []
+def encode(data: Dataset) -> Tuple[Any, Any]:
+    """Features (category codes as numbers, continuous values) and integer class codes, as NumPy arrays."""
+    import numpy as np
+
+    columns = [list(data.column(a)) for a in range(data.schema.n_attributes)]
+    return np.array(columns, dtype=float).T, np.array(list(data.labels), dtype=np.int64)
+
+
+def codes_accuracy(predicted: Sequence[int], truth: Sequence[int]) -> float:
+    return sum(int(p) == t for p, t in zip(predicted, truth)) / len(truth)
+
+
+# --- contenders -----------------------------------------------------------------------------
+
+
+def refdp_contender(name: str, engine: str, train_data: Dataset, test: Dataset) -> Contender:
+    params = PARAMS.get(name, {})
+    truth = [test.label(i) for i in range(len(test))]
+
+    def fit() -> Any:
+        return train(name, train_data, EPSILON, params, rng=SEED, engine=engine)
+
+    def score(model: Any) -> Tuple[float, float]:
+        seconds, predicted = predict_time(lambda: model.predict(test))
+        return seconds, sum(p == t for p, t in zip(predicted, truth)) / len(truth)
+
+    return Contender(engine, fit, score)
+
+
+def sklearn_contender(train_data: Dataset, test: Dataset) -> Contender:
     try:
-        import numpy as np
         import sklearn.tree
     except ImportError:
-        return [{"name": "sklearn DecisionTreeClassifier(max_depth=5)", "error": "not installed"},
-                {"name": "diffprivlib RandomForestClassifier", "error": "not installed"}]
+        return Contender(SKLEARN, None, error="not installed")
     x, y = encode(train_data)
-    x_test, y_test = encode(test)
+    x_test, _ = encode(test)
 
-    def sk_fit() -> Any:
+    def fit() -> Any:
         return sklearn.tree.DecisionTreeClassifier(max_depth=5, random_state=SEED).fit(x, y)
 
-    fit_time, model = timed(sk_fit, repeats)
-    predict_time, predicted = timed(lambda: model.predict(x_test), repeats)
-    rows.append({"name": "sklearn DecisionTreeClassifier(max_depth=5)", "engine": "(not private)",
-                 "fit": fit_time, "runs": repeats, "predict": predict_time, "memory": peak_memory(sk_fit),
-                 "accuracy": float(np.mean(predicted == y_test))})
+    return Contender(SKLEARN, fit, peer_score(x_test, test))
+
+
+def diffprivlib_contender(train_data: Dataset, test: Dataset) -> Contender:
     try:
         import warnings
 
         from diffprivlib.models import RandomForestClassifier
+        from diffprivlib.utils import PrivacyLeakWarning
     except ImportError:
-        rows.append({"name": "diffprivlib RandomForestClassifier", "error": "not installed"})
-        return rows
-    lower, upper = bounds_of(train_data)
+        return Contender(DIFFPRIVLIB, None, error="not installed")
+    x, y = encode(train_data)
+    x_test, _ = encode(test)
+    bounds = bounds_of(train_data)
+    classes = list(range(train_data.schema.n_classes))  # sorted integer codes, as y
 
-    def dp_fit() -> Any:
+    def fit() -> Any:
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            forest = RandomForestClassifier(
-                n_estimators=10, max_depth=5, epsilon=EPSILON, bounds=(lower, upper),
-                classes=list(train_data.schema.classes), random_state=SEED,
-            )
+            warnings.simplefilter("error", PrivacyLeakWarning)  # bounds and classes must come from us
+            forest = RandomForestClassifier(n_estimators=10, max_depth=5, epsilon=EPSILON, bounds=bounds,
+                                            classes=classes, random_state=SEED)
             return forest.fit(x, y)
 
-    fit_time, forest = timed(dp_fit, repeats)
-    predict_time, predicted = timed(lambda: forest.predict(x_test), repeats)
-    rows.append({"name": "diffprivlib RandomForestClassifier(10 trees, depth 5)", "engine": "numpy",
-                 "fit": fit_time, "runs": repeats, "predict": predict_time, "memory": peak_memory(dp_fit),
-                 "accuracy": float(np.mean(predicted == y_test))})
-    return rows
+    return Contender(DIFFPRIVLIB, fit, peer_score(x_test, test))
 
 
-def bench_scaling(base: Dataset, factors: Sequence[float], names: Sequence[str]) -> List[Row]:
-    rows: List[Row] = []
-    for factor in factors:
-        data = resample(base, factor, SEED)
+def peer_score(x_test: Any, test: Dataset) -> Callable[[Any], Tuple[float, float]]:
+    truth = list(test.labels)
+
+    def score(model: Any) -> Tuple[float, float]:
+        seconds, predicted = predict_time(lambda: model.predict(x_test))
+        return seconds, codes_accuracy(list(predicted), truth)
+
+    return score
+
+
+def comparisons(names: Sequence[str], train_data: Dataset, test: Dataset) -> List[Comparison]:
+    """One group per refdp algorithm: its engines, and the peer it is compared with."""
+    groups = []
+    for name in names:
+        engines = ["reference"] + (["array"] if get_algorithm(name).has_array_engine else [])
+        contenders = [refdp_contender(name, e, train_data, test) for e in engines]
+        ratios = [("array", "reference")] if "array" in engines else []
+        peer = (sklearn_contender(train_data, test) if name in GREEDY
+                else diffprivlib_contender(train_data, test) if name == "private-rdt" else None)
+        if peer is not None:
+            contenders.append(peer)
+            ratios += [(e, peer.key) for e in reversed(engines)]
+        groups.append(Comparison(name, PARAMS.get(name, {}), contenders, ratios))
+    return groups
+
+
+def scaling_comparison(names: Sequence[str], base: Dataset) -> Comparison:
+    """The array engine of ``names`` on 1/16, 1/4 and all rows of ``base``, as one interleaved group."""
+    contenders = []
+    ratios = []
+    for num, den in FRACTIONS:
+        data = fraction_of(base, num, den, SEED)
         for name in names:
-            try:
-                fit_time, _ = timed(lambda: train(name, data, EPSILON, PARAMS.get(name, {}), rng=SEED,
-                                                  engine="array"), 1)
-            except Exception as exc:
-                rows.append({"name": name, "factor": factor, "rows": len(data), "error": str(exc)})
-                continue
-            rows.append({"name": name, "factor": factor, "rows": len(data), "fit": fit_time})
-            print(f"  scaling {name:15s} x{factor:<4g} {len(data):7d} rows  {fit_time:7.3f}s", file=sys.stderr)
+            key = f"{name} {_part(num, den)}"
+            contenders.append(Contender(key, _array_fit(name, data), rows=len(data)))
+    for name in names:
+        ratios += [(f"{name} all", f"{name} {_part(num, den)}") for num, den in FRACTIONS[:-1]]
+    return Comparison("scaling", {}, contenders, ratios)
+
+
+def _array_fit(name: str, data: Dataset) -> Callable[[], Any]:
+    return lambda: train(name, data, EPSILON, PARAMS.get(name, {}), rng=SEED, engine="array")
+
+
+# --- running ---------------------------------------------------------------------------------
+
+
+Row = Dict[str, Any]
+
+
+def run_comparison(group: Comparison, rounds: int, extras: bool) -> List[Row]:
+    """Time ``group`` and return one row per contender (and its ratios); ``extras``: memory, predict, accuracy."""
+    run_rounds(group.contenders, rounds)
+    rows = []
+    for c in group.contenders:
+        row: Row = {"name": group.name, "contender": c.key, "params": group.params, "cpu": c.cpu, "wall": c.wall}
+        if c.error or c.fit is None:
+            row["error"] = c.error or "not runnable"
+        elif extras:
+            row["predict"], row["accuracy"] = c.score(c.model)
+            row["memory"] = peak_memory(c.fit)
+        rows.append(row)
+        _progress(group.name, row)
     return rows
+
+
+def _progress(name: str, row: Row) -> None:
+    if "error" in row:
+        print(f"  {name:15s} {row['contender']:14s} {row['error'][:70]}", file=sys.stderr)
+    else:
+        print(f"  {name:15s} {row['contender']:14s} cpu {statistics.median(row['cpu']):7.3f}s  "
+              f"wall {statistics.median(row['wall']):7.3f}s", file=sys.stderr)
+
+
+def ratio_rows(group: Comparison) -> List[Row]:
+    by_key = {c.key: c for c in group.contenders}
+    rows = []
+    for num, den in group.ratios:
+        summary = ratio(by_key[num], by_key[den])
+        missing = by_key[den].error or by_key[num].error
+        rows.append({"name": group.name, "numerator": num, "denominator": den,
+                     "summary": summary, "error": "" if summary else (missing or "no rounds")})
+    return rows
+
+
+# --- the Markdown ----------------------------------------------------------------------------
 
 
 def _fmt(value: Optional[float], digits: int = 3) -> str:
-    return "" if value is None else f"{value:.{digits}f}"
+    return "" if value is None or value != value else f"{value:.{digits}f}"
 
 
-def table(refdp_rows: List[Row], other_rows: List[Row], scaling: List[Row], header: List[str]) -> str:
-    out = list(header)
-    out += ["", "## Fit and predict on adult (epsilon 1)", "",
-            "| algorithm | parameters | engine | fit s (median) | runs | reference / array | predict s | "
-            "peak MiB (fit) | accuracy on adult-test |",
-            "|---|---|---|---:|---:|---:|---:|---:|---:|"]
-    reference = {r["name"]: r["fit"] for r in refdp_rows if r.get("engine") == "reference" and "fit" in r}
-    for r in refdp_rows:
-        params = ", ".join(f"{k}={v}" for k, v in r.get("params", {}).items()) or "defaults"
+def _median(values: Sequence[float]) -> Optional[float]:
+    return statistics.median(values) if values else None
+
+
+def _params(params: Dict[str, Any]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in params.items()) or "defaults"
+
+
+def _label(name: str, contender: str) -> str:
+    return PEER_NAMES.get(contender, f"refdp {name}, {contender} engine")
+
+
+def fit_table(rows: List[Row]) -> List[str]:
+    out = ["## Fit and predict on adult (epsilon 1)", "",
+           "Fit seconds are medians over the timed rounds; predict seconds a median of 3 calls (not interleaved); "
+           "peak memory is what tracemalloc sees during one fit (NumPy's buffers included).", "",
+           "| algorithm | parameters | contender | fit CPU s | fit wall s | rounds | predict s | "
+           "peak MiB (fit) | accuracy on adult-test |",
+           "|---|---|---|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        head = f"| {r['name']} | {_params(r['params'])} | {_label(r['name'], r['contender'])} |"
         if "error" in r:
-            out.append(f"| {r['name']} | {params} | {r['engine']} | error: {r['error'][:80]} | | | | | |")
+            out.append(f"{head} {r['error'][:90]} | | | | | | |")
             continue
-        ratio = f"{reference[r['name']] / r['fit']:.1f}x" if r["engine"] == "array" and r["name"] in reference else ""
-        out.append(f"| {r['name']} | {params} | {r['engine']} | {_fmt(r['fit'])} | {r['runs']} | {ratio} | "
-                   f"{_fmt(r['predict'])} | {_fmt(r['memory'], 1)} | {_fmt(r['accuracy'], 4)} |")
-    for r in other_rows:
-        if "error" in r:
-            out.append(f"| {r['name']} | | | {r['error']} | | | | | |")
+        out.append(f"{head} {_fmt(_median(r['cpu']))} | {_fmt(_median(r['wall']))} | {len(r['cpu'])} | "
+                   f"{_fmt(r.get('predict'))} | {_fmt(r.get('memory'), 1)} | {_fmt(r.get('accuracy'), 4)} |")
+    return out
+
+
+def _ratio_name(r: Row) -> str:
+    num, den = r["numerator"], r["denominator"]
+    if den in PEER_NAMES:
+        return f"{r['name']} ({num}) / {den}"
+    return f"{r['name']}: {num} / {den}"
+
+
+def ratio_table(rows: List[Row]) -> List[str]:
+    out = ["## Ratios (per-round, interleaved)", "",
+           "Each ratio is computed within a round (the two fits a few seconds apart) and summarised over the "
+           "rounds; below 1 means the numerator is faster.  Spread is max / min of the per-round ratios "
+           f"(CPU or wall, whichever is larger); above {DISTURBED:g} the run was disturbed and should be repeated.",
+           "",
+           "| ratio | CPU median | CPU min | wall median | wall min | spread | rounds |",
+           "|---|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        s: Optional[RatioSummary] = r["summary"]
+        if s is None:
+            out.append(f"| {_ratio_name(r)} | {r['error']} | | | | | |")
+            continue
+        flag = " (disturbed)" if s.spread > DISTURBED else ""
+        out.append(f"| {_ratio_name(r)} | {s.cpu_median:.3f} | {s.cpu_min:.3f} | {s.wall_median:.3f} | "
+                   f"{s.wall_min:.3f} | {s.spread:.2f}{flag} | {s.rounds} |")
+    return out
+
+
+def targets(rows: List[Row]) -> List[str]:
+    """Issue 9's targets, judged on the median CPU ratios."""
+    out = ["## Targets (issue 9; median CPU ratios from above, not asserted by tests)", ""]
+    for r in rows:
+        s: Optional[RatioSummary] = r["summary"]
+        if s is None or r["numerator"] != "array":
+            continue
+        if r["denominator"] == "reference" and r["name"] in GREEDY + ("private-rdt", "kanon-rdt"):
+            ok, goal = 1 / s.cpu_median >= 5, f"array >= 5x faster than reference ({1 / s.cpu_median:.1f}x)"
+        elif r["denominator"] == SKLEARN:
+            ok, goal = s.cpu_median <= 3, f"array within 3x of scikit-learn's fit ({s.cpu_median:.2f})"
+        elif r["denominator"] == DIFFPRIVLIB:
+            ok, goal = s.cpu_median <= 1, f"array no slower than diffprivlib's forest ({s.cpu_median:.2f})"
         else:
-            out.append(f"| {r['name']} | | {r['engine']} | {_fmt(r['fit'])} | {r['runs']} | | "
-                       f"{_fmt(r['predict'])} | {_fmt(r['memory'], 1)} | {_fmt(r['accuracy'], 4)} |")
-    array = {r["name"]: r["fit"] for r in refdp_rows if r.get("engine") == "array" and "fit" in r}
-    others = {r["name"]: r["fit"] for r in other_rows if "fit" in r}
-    out += ["", "## Ratios", ""]
-    for name in list(GREEDY) + ["private-rdt", "kanon-rdt"]:
-        if name in array and name in reference:
-            out.append(f"- {name}: array is {reference[name] / array[name]:.1f}x faster than reference")
-    dp = next((v for k, v in others.items() if k.startswith("diffprivlib")), None)
-    if dp is not None and "private-rdt" in array:
-        out.append(f"- private-rdt (10 trees, depth 5, array) fit / diffprivlib forest fit: "
-                   f"{array['private-rdt'] / dp:.2f}")
-    sk = next((v for k, v in others.items() if k.startswith("sklearn")), None)
-    if sk is not None:
-        for name in GREEDY:
-            if name in array:
-                out.append(f"- {name} (depth 5, array) fit / scikit-learn tree fit: {array[name] / sk:.1f}")
-    out += ["", "## Targets (issue 9; measured here, not asserted by tests)", ""]
-    for name in list(GREEDY) + ["private-rdt", "kanon-rdt"]:
-        if name in array and name in reference:
-            ratio = reference[name] / array[name]
-            out.append(f"- array >= 5x reference for {name}: {'met' if ratio >= 5 else 'NOT met'} ({ratio:.1f}x)")
-    if dp is not None and "private-rdt" in array:
-        ok = array["private-rdt"] <= dp
-        out.append(f"- private-rdt (array) no slower than diffprivlib's forest: {'met' if ok else 'NOT met'} "
-                   f"({array['private-rdt']:.3f} s vs {dp:.3f} s)")
-    if sk is not None and "diffpid3" in array:
-        for name in GREEDY:
-            if name in array:
-                ok = array[name] <= 3 * sk
-                out.append(f"- {name} (array, depth 5) within 3x of scikit-learn: {'met' if ok else 'NOT met'} "
-                           f"({array[name] / sk:.1f}x)")
-    out += ["", "## Scaling (array engine, fit seconds; rows resampled with replacement, seed "
-            f"{SEED})", "", "| algorithm | " + " | ".join(
-                f"x{f:g} ({n} rows)" for f, n in sorted({(r['factor'], r['rows']) for r in scaling})) + " |"]
-    factors = sorted({r["factor"] for r in scaling})
-    out.append("|---|" + "---:|" * len(factors))
-    for name in dict.fromkeys(r["name"] for r in scaling):
-        cells = []
-        for f in factors:
-            r = next(r for r in scaling if r["name"] == name and r["factor"] == f)
-            cells.append(r["error"][:40] if "error" in r else _fmt(r["fit"]))
+            continue
+        out.append(f"- {r['name']}: {goal}: {'met' if ok else 'NOT met'}")
+    return out
+
+
+def _part(num: int, den: int) -> str:
+    return "all" if num == den else f"{num}/{den}"
+
+
+def scaling_table(rows: List[Row], ratios: List[Row]) -> List[str]:
+    if not rows:
+        return ["## Scaling", "", "No scaling algorithm selected."]
+    sizes = {_part(n, d): r["rows"] for r in rows for n, d in FRACTIONS if r["contender"].endswith(f" {_part(n, d)}")}
+    out = ["## Scaling (array engine, interleaved rounds)", "",
+           f"Rows drawn without replacement (seed {SEED}), parameters as above.  Cells: median CPU / wall fit "
+           "seconds, and the leaves of the model (over all its trees; a greedy tree grows with the rows, as its "
+           "noisy counts stop splitting later).  The last columns are median per-round CPU ratios of the fit on "
+           "all rows to the fit on a part: linear scaling in the rows gives 16 and 4.", "",
+           "| algorithm | " + " | ".join(f"{k} ({v} rows)" for k, v in sizes.items())
+           + " | all / (1/16) | all / (1/4) |",
+           "|---|" + "---:|" * (len(sizes) + 2)]
+    for name in dict.fromkeys(r["contender"].rsplit(" ", 1)[0] for r in rows):
+        cells = [_scaling_cell(next(r for r in rows if r["contender"] == f"{name} {key}")) for key in sizes]
+        for key in ("1/16", "1/4"):
+            s = next((q["summary"] for q in ratios if q["numerator"] == f"{name} all"
+                      and q["denominator"] == f"{name} {key}"), None)
+            cells.append(_fmt(s.cpu_median, 2) if s else "")
         out.append(f"| {name} | " + " | ".join(cells) + " |")
-    return "\n".join(out) + "\n"
+    return out
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--quick", action="store_true", help="smoke run: 1/8 of Adult, one run each, small scaling")
-    parser.add_argument("--repeats", type=int, default=5, help="runs per fit (median reported)")
+def _scaling_cell(row: Row) -> str:
+    if "error" in row:
+        return str(row["error"])[:40]
+    return f"{_fmt(_median(row['cpu']))} / {_fmt(_median(row['wall']))} ({row['leaves']} leaves)"
+
+
+# --- header ----------------------------------------------------------------------------------
+
+
+def versions() -> List[str]:
+    lines = [f"- Python {platform.python_version()} ({platform.python_implementation()})"]
+    for module in ("numpy", "sklearn", "diffprivlib"):
+        try:
+            lines.append(f"- {module} {__import__(module).__version__}")
+        except ImportError:
+            lines.append(f"- {module}: not installed")
+    return lines
+
+
+def machine() -> List[str]:
+    cpu = platform.processor() or "unknown CPU"
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), cpu)
+    except OSError:
+        pass
+    return [f"- machine: {platform.system()} {platform.release()} {platform.machine()}, {cpu}, "
+            f"{os.cpu_count()} logical CPUs"] + versions() + [f"- refdp: commit {git_commit()}"]
+
+
+def git_commit() -> str:
+    try:
+        out = subprocess.run(["git", "describe", "--always", "--dirty"], capture_output=True, text=True,
+                             cwd=os.path.dirname(os.path.abspath(__file__)), timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return out.stdout.strip() or "unknown"
+
+
+def load_average() -> str:
+    try:
+        return ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    except (AttributeError, OSError):
+        return "unknown"
+
+
+def header(command: str, train_rows: int, test_rows: int, rounds: int, loads: Tuple[str, str]) -> List[str]:
+    return ["# Benchmarks", "",
+            f"Generated by `{command}` on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} "
+            f"(niceness {os.nice(0)}), training on {train_rows} rows of adult, testing on {test_rows} rows "
+            f"of adult-test, epsilon {EPSILON}, seed {SEED}.", "",
+            f"Method: contenders of one comparison fit in turn, {rounds} timed rounds after a discarded warm-up "
+            "round, the order rotated by one each round; every fit is timed in CPU seconds "
+            "(`time.process_time`, all threads of the process) and wall seconds, after a garbage collection.  "
+            "Ratios are per-round medians from these interleaved runs: robust to, but not immune from, the load "
+            "of other processes, which may have shared the machine (load average over 1, 5 and 15 minutes "
+            f"at the start: {loads[0]}; at the end: {loads[1]}).  "
+            "scikit-learn and diffprivlib get the same encoding: categorical attributes as their codes "
+            "(0 .. |A|-1), the class as its integer code, diffprivlib `classes=[0, 1]` (sorted) and the public "
+            "schema's bounds (see [crosscheck-diffprivlib.md](crosscheck-diffprivlib.md#benchmark-call)).",
+            ""] + machine()
+
+
+# --- main ------------------------------------------------------------------------------------
+
+
+def parse(argv: Optional[Sequence[str]]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    parser.add_argument("--quick", action="store_true",
+                        help=f"smoke run: 1/8 of Adult, {QUICK_ROUNDS} rounds unless --rounds")
+    parser.add_argument("--rounds", type=int, default=None, help=f"timed rounds after the warm-up (default {ROUNDS})")
     parser.add_argument("--output", default=None, help="Markdown file (default docs/benchmarks.md; stdout with --quick)")
     parser.add_argument("--json", default=None, help="also write the raw measurements to this JSON file")
     parser.add_argument("--algorithms", default="", help="comma-separated refdp algorithms (default: all)")
-    args = parser.parse_args(argv)
+    parser.add_argument("--no-scaling", action="store_true", help="skip the scaling table")
+    return parser.parse_args(argv)
+
+
+def run(args: argparse.Namespace, command: str) -> Tuple[str, Dict[str, Any]]:
+    start_load = load_average()
     train_data, test = load("adult"), load("adult-test")
-    repeats, factors = args.repeats, [1.0, 4.0, 16.0]
     if args.quick:
-        train_data = train_data.subset(range(0, len(train_data), 8))
+        train_data = materialise(train_data, range(0, len(train_data), 8))
         test = test.subset(range(0, len(test), 8))
-        repeats, factors = 1, [1.0, 2.0]
+    rounds = args.rounds or (QUICK_ROUNDS if args.quick else ROUNDS)
     names = [n for n in args.algorithms.split(",") if n] or list(algorithm_names())
-    command = "python bench/run.py" + (" --quick" if args.quick else "") + (
-        f" --repeats {args.repeats}" if args.repeats != 5 else "") + (
-        f" --algorithms {args.algorithms}" if args.algorithms else "")
-    header = ["# Benchmarks", "",
-              f"Generated by `{command}` on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
-              f"training on {len(train_data)} rows of adult, testing on {len(test)} rows of adult-test, "
-              f"epsilon {EPSILON}, seed {SEED}.  Wall-clock medians; peak memory is what tracemalloc sees "
-              "during one fit (NumPy's buffers included).  Categorical attributes are given to scikit-learn "
-              "and diffprivlib as their codes (0 .. |A|-1, bounds from the public schema).", ""] + machine()
-    print("refdp algorithms:", file=sys.stderr)
-    refdp_rows = bench_refdp(train_data, test, repeats, names)
-    print("scikit-learn / diffprivlib:", file=sys.stderr)
-    other_rows = bench_others(train_data, test, repeats)
+    print("comparisons:", file=sys.stderr)
+    rows, ratios = [], []
+    for group in comparisons(names, train_data, test):
+        rows += run_comparison(group, rounds, extras=True)
+        ratios += ratio_rows(group)
+    scaling_rows, scaling_ratios = _scaling(names, train_data, rounds, args.no_scaling)
+    head = header(command, len(train_data), len(test), rounds, (start_load, load_average()))
+    text = "\n".join(head + [""] + fit_table(rows) + [""] + ratio_table(ratios) + [""] + targets(ratios)
+                     + [""] + scaling_table(scaling_rows, scaling_ratios)) + "\n"
+    raw = {"header": head, "fits": rows, "ratios": ratios, "scaling": scaling_rows, "scaling_ratios": scaling_ratios}
+    return text, raw
+
+
+def _scaling(names: Sequence[str], data: Dataset, rounds: int, skip: bool) -> Tuple[List[Row], List[Row]]:
+    chosen = [n for n in SCALING if n in names]
+    if skip or not chosen:
+        return [], []
     print("scaling:", file=sys.stderr)
-    scaling = bench_scaling(train_data, factors, [n for n in SCALING if n in names])
-    text = table(refdp_rows, other_rows, scaling, header)
+    group = scaling_comparison(chosen, data)
+    rows = run_comparison(group, rounds, extras=False)
+    for row, contender in zip(rows, group.contenders):
+        row["rows"] = contender.rows
+        row["leaves"] = n_leaves(contender.model) if isinstance(contender.model, TreeModel) else None
+    return rows, ratio_rows(group)
+
+
+def n_leaves(model: TreeModel) -> int:
+    """Leaves over all trees of ``model`` (the work of a fit grows with them as well as with the rows)."""
+    return sum(1 for tree in model.trees for _ in leaves(tree))
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, RatioSummary):
+        return value.__dict__
+    return str(value)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    args = parse(arguments)
+    command = shlex.join([os.path.relpath(sys.executable) if sys.executable.startswith(os.getcwd())
+                          else sys.executable, "bench/run.py", *arguments])
+    text, raw = run(args, command)
+    for r in raw["ratios"] + raw["scaling_ratios"]:
+        if r["summary"] is not None and r["summary"].spread > DISTURBED:
+            print(f"warning: {_ratio_name(r)} varied {r['summary'].spread:.1f}x over the rounds: "
+                  "a disturbed run, repeat it", file=sys.stderr)
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"header": header, "refdp": refdp_rows, "others": other_rows, "scaling": scaling}, f, indent=1)
-    output = args.output or (None if args.quick else os.path.join(os.path.dirname(__file__), "..", "docs", "benchmarks.md"))
+            json.dump(raw, f, indent=1, default=_jsonable)
+    output = args.output or (None if args.quick else os.path.join(os.path.dirname(__file__), "..", "docs",
+                                                                  "benchmarks.md"))
     if output is None or output == "-":
         sys.stdout.write(text)
     else:
