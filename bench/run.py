@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import importlib.util
 import json
 import os
 import platform
@@ -572,6 +573,7 @@ def parse(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     parser.add_argument("--json", default=None, help="also write the raw measurements to this JSON file")
     parser.add_argument("--algorithms", default="", help="comma-separated refdp algorithms (default: all)")
     parser.add_argument("--no-scaling", action="store_true", help="skip the scaling table")
+    parser.add_argument("--no-sampler", action="store_true", help="skip the exact-against-float sampler table")
     return parser.parse_args(argv)
 
 
@@ -591,9 +593,28 @@ def run(args: argparse.Namespace, command: str) -> Tuple[str, Dict[str, Any]]:
     scaling_rows, scaling_ratios = _scaling(names, train_data, rounds, args.no_scaling)
     head = header(command, len(train_data), len(test), rounds, (start_load, load_average()))
     text = "\n".join(head + [""] + fit_table(rows) + [""] + ratio_table(ratios) + [""] + targets(ratios)
-                     + [""] + scaling_table(scaling_rows, scaling_ratios)) + "\n"
+                     + [""] + scaling_table(scaling_rows, scaling_ratios)
+                     + ([] if args.no_sampler else [""] + sampler_section(3 if args.quick else 5))) + "\n"
     raw = {"header": head, "fits": rows, "ratios": ratios, "scaling": scaling_rows, "scaling_ratios": scaling_ratios}
     return text, raw
+
+
+def sampler_section(rounds: int) -> List[str]:
+    """What exact sampling costs (bench/exact_sampler.py): each learner's exponential mechanism calls on adult,
+    replayed with the exact sampler (the default of every sound variant) and with the float one."""
+    print("sampler:", file=sys.stderr)
+    # bench/exact_sampler.py sits beside this script, which is run as a file, not as a package member.
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "exact_sampler.py")
+    spec = importlib.util.spec_from_file_location("exact_sampler", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    table: List[str] = module.sampler_table(rounds, SEED)
+    return ["## The exact sampler against the float sampler (issue 15)", "",
+            "Every exponential-mechanism call of one fit on adult (seed 2024), replayed with the exact sampler "
+            "(inversion against integer enclosures, the default) and with the float sampler (one `random()` "
+            f"draw), CPU seconds, median of {rounds} interleaved replays per call, summed over the calls; "
+            "`PYTHONPATH=. python3 bench/exact_sampler.py` prints the same table.", ""] + table
 
 
 def _scaling(names: Sequence[str], data: Dataset, rounds: int, skip: bool) -> Tuple[List[Row], List[Row]]:
