@@ -27,6 +27,7 @@ test removes q hits and spends the other alpha/2 on theta.
 from __future__ import annotations
 
 import math
+import statistics
 from typing import Dict, List
 
 from refdp.audit.sample_size import binomial_upper_quantile
@@ -40,6 +41,7 @@ __all__ = [
     "conditional_lower_bound",
     "conditional_power",
     "conditional_required_runs",
+    "conditional_detectable_epsilon",
     "delta_allowance",
 ]
 
@@ -193,3 +195,45 @@ def conditional_required_runs(
         else:
             lo = mid
     return hi
+
+
+def conditional_detectable_epsilon(
+    n: int, claimed_epsilon: Number, p_event: float, *, power: float = 0.999, alpha: float = 1e-6,
+    delta: Number = 0,
+) -> float:
+    """About the smallest true epsilon that ``n`` runs (both sides) detect with probability ``power``.
+
+    For the event with p2 = ``p_event`` and p1 = e^true p2, by the normal
+    approximation of the hit share k1 / m (m about n (p1 + p2) / 2): the
+    true share theta must clear the rejection point of theta0 by
+    z_power standard deviations.  A planning figure for reports (rounded up
+    to 0.01); :func:`conditional_power` gives exact powers.  ``inf`` when
+    even p1 = 1 is not enough.
+    """
+    claimed = float(as_fraction(claimed_epsilon, "claimed_epsilon"))
+    alpha = _alpha(alpha)
+    if not 0.0 < p_event < 1.0 or not 0.0 < power < 1.0:
+        raise InvalidParameterError(f"p_event and power must be in (0, 1), got {p_event!r} and {power!r}")
+    normal = statistics.NormalDist()
+    level = alpha if float(as_delta(delta)) == 0.0 else alpha / 2
+    z_alpha, z_power = normal.inv_cdf(1 - level), normal.inv_cdf(power)
+    theta0 = 1.0 / (1.0 + math.exp(-claimed))
+    q = delta_allowance(n, delta, alpha)
+
+    def detected(true: float) -> bool:
+        p1 = math.exp(true) * p_event
+        hits = n * (p1 + p_event) / 2 - q
+        if p1 > 1.0 or hits <= 0:
+            return False
+        theta = (n * p1 / 2 - q) / hits
+        cut = theta0 + z_alpha * math.sqrt(theta0 * (1 - theta0) / hits)
+        return theta - z_power * math.sqrt(theta * (1 - theta) / hits) > cut
+
+    top = -math.log(p_event)
+    if not detected(top):
+        return math.inf
+    lo, hi = claimed, top
+    while hi - lo > 0.005:
+        mid = (lo + hi) / 2
+        lo, hi = (lo, mid) if detected(mid) else (mid, hi)
+    return math.ceil(hi * 100) / 100

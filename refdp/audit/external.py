@@ -57,7 +57,7 @@ from typing import (
     Union,
 )
 
-from refdp.audit.montecarlo import AuditResult, monte_carlo_audit, run_seeds
+from refdp.audit.montecarlo import TESTS, AuditResult, monte_carlo_audit, run_seeds, test_sides
 from refdp.errors import DataError, InvalidParameterError
 from refdp.privacy import Number
 from refdp.rng import RandomSource
@@ -323,6 +323,7 @@ def audit_program(
     chunk: int = 50,
     max_failure_rate: float = 0.1,
     progress: Optional[Callable[[int, int], None]] = None,
+    test: str = "combined",
 ) -> ProgramAuditResult:
     """Audit the claim that ``program`` is (``epsilon``, ``delta``)-DP on the pair (``d``, ``d_prime``).
 
@@ -362,8 +363,14 @@ def audit_program(
         raise InvalidParameterError(
             f"executor must be {INLINE!r}, {PROCESS_POOL!r} or a concurrent.futures.Executor, got {executor!r}"
         )
+    if test not in TESTS:
+        raise InvalidParameterError(f"test must be one of {', '.join(TESTS)}, got {test!r}")
     seeds = program_seeds(seed, m, n)
-    layout = ((0, seeds[:m]), (1, seeds[m : 2 * m]), (0, seeds[2 * m : 2 * m + n]), (1, seeds[2 * m + n :]))
+    tested = list(zip(seeds[2 * m :], test_sides(seed, n, test)))
+    layout = (
+        (0, seeds[:m]), (1, seeds[m : 2 * m]),
+        (0, [s for s, on_d in tested if on_d]), (1, [s for s, on_d in tested if not on_d]),
+    )
     sides: Tuple[_Runs[X, O], _Runs[X, O]] = (_Runs(program, d, reduce), _Runs(program, d_prime, reduce))
 
     own = executor == PROCESS_POOL
@@ -396,7 +403,7 @@ def audit_program(
         table = {k: (o if _is_number(o) else math.inf) for k, o in table.items()}
     result = monte_carlo_audit(
         _Replay(table), 0, 1, epsilon=epsilon, delta=delta, trials=n, selection_trials=m, alpha=alpha,
-        seed=seed, threshold_events=numeric,
+        seed=seed, threshold_events=numeric, test=test,
     )
     result = dataclasses.replace(result, wall_time=time.perf_counter() - started)
     return ProgramAuditResult(

@@ -12,10 +12,18 @@ It works in two batches with disjoint randomness:
    set of outcomes, or a threshold ``{o > t}`` / ``{o <= t}`` for numeric
    outputs) and a direction, the one whose estimated ratio promises the
    largest bound;
-2. *test*: ``trials`` fresh runs per side count ``k1`` hits of ``E`` on the
-   numerator side and ``k2`` on the other, and the bound
-   ``ln((CP_lower(k1) - delta) / CP_upper(k2))`` is computed with one-sided
-   Clopper-Pearson limits at ``alpha/2`` each.
+2. *test*: ``2 trials`` fresh runs, each on ``D`` or ``D'`` by a fair coin,
+   count ``k1`` hits of ``E`` on the numerator side and ``k2`` on the other.
+   The conditional bound is the logit of the Clopper-Pearson lower limit of
+   the share of hits from the numerator side (:mod:`refdp.audit.conditional`,
+   claim ``conditional-ratio-test``): fewer runs than two limits for events
+   of small probability.  The two-limit bound is
+   ``ln((CP_lower(k1) - delta) / CP_upper(k2))`` with one-sided
+   Clopper-Pearson limits (claim ``empirical-epsilon-lower-bound``):
+   better for events of large probability.  ``test="combined"`` (default)
+   reports the larger of the two, each at ``alpha/2``; ``"conditional"`` and
+   ``"clopper-pearson"`` (this one with ``trials`` runs per side, no coins)
+   use one at ``alpha``.
 
 The test batch must not be the selection batch: the event that looks most
 lopsided on a batch is lopsided partly by chance, and reusing the batch would
@@ -55,6 +63,7 @@ from typing import (
     Union,
 )
 
+from refdp.audit.conditional import assign_sides, conditional_detectable_epsilon, conditional_lower_bound, delta_allowance
 from refdp.audit.sample_size import certified_lower_bound, detectable_epsilon
 from refdp.errors import InvalidParameterError
 from refdp.privacy import Number, as_delta, as_fraction
@@ -70,7 +79,14 @@ __all__ = [
     "run_seeds",
     "D_OVER_D_PRIME",
     "D_PRIME_OVER_D",
+    "TESTS",
+    "detectable",
+    "test_sides",
 ]
+
+TESTS = ("combined", "conditional", "clopper-pearson")
+"""The statistical tests of the test batch: the larger of the conditional and the two-limit bound at
+alpha/2 each (default), one conditional binomial limit, or two Clopper-Pearson limits."""
 
 X = TypeVar("X")
 O = TypeVar("O")
@@ -159,6 +175,7 @@ class AuditResult:
     selection_trials: int
     wall_time: float
     detectable_epsilon: float
+    test: str = "combined"
 
     def summary(self) -> str:
         """One line with every number, for logs and assertion messages."""
@@ -167,7 +184,8 @@ class AuditResult:
             f"{verdict}: claimed epsilon={self.epsilon!r} delta={self.delta!r}; event {self.event}; "
             f"{self.direction}: k1={self.k1}/{self.n1}, k2={self.k2}/{self.n2}; point estimate "
             f"{self.point_estimate:.4f}; certified lower bound {self.lower_bound:.4f} at confidence "
-            f"1-{self.alpha:g}; detectable epsilon {self.detectable_epsilon:.4f}; seed={self.seed}, "
+            f"1-{self.alpha:g} ({self.test} test); detectable epsilon {self.detectable_epsilon:.4f}; "
+            f"seed={self.seed}, "
             f"selection_trials={self.selection_trials}, trials={self.trials}, "
             f"{self.wall_time:.2f} s"
         )
@@ -266,21 +284,38 @@ def _limit(hits: int, n: int, beta: float, upper: bool) -> float:
     return hi if upper else lo
 
 
-def _projected_bound(a: float, b: float, m: int, n: int, alpha: float, delta: float) -> float:
-    """The bound expected from ``n`` test runs if the selection frequencies ``a/m``, ``b/m`` held."""
+def _projected_bound(a: float, b: float, m: int, n: int, alpha: float, delta: float, test: str) -> float:
+    """The bound expected from ``n`` test runs per side if the selection frequencies ``a/m``, ``b/m`` held."""
+    if test == "combined":
+        return max(
+            _projected_bound(a, b, m, n, alpha / 2, delta, "conditional"),
+            _projected_bound(a, b, m, n, alpha / 2, delta, "clopper-pearson"),
+        )
     k1 = min(n, round(a / m * n))
     k2 = min(n, round(b / m * n))
+    if test == "conditional":
+        q = _allowance(2 * n, delta, alpha)
+        j = k1 - q
+        if j <= 0:
+            return -math.inf
+        theta = _limit(j, j + k2, alpha if q == 0 and delta == 0 else alpha / 2, False)
+        return math.log(theta) - math.log1p(-theta) if 0.0 < theta < 1.0 else (math.inf if theta >= 1 else -math.inf)
     lower = _limit(k1, n, alpha / 2, False) - delta
     if lower <= 0:
         return -math.inf
     return math.log(lower) - math.log(_limit(k2, n, alpha / 2, True))
 
 
+@functools.lru_cache(maxsize=64)
+def _allowance(n: int, delta: float, alpha: float) -> int:
+    return delta_allowance(n, delta, alpha)
+
+
 Candidate = Tuple[float, Event, str]
 
 
 def _best_set_event(
-    first: List[Hashable], second: List[Hashable], n: int, alpha: float, delta: float
+    first: List[Hashable], second: List[Hashable], n: int, alpha: float, delta: float, test: str
 ) -> Candidate:
     """The best superlevel set of the estimated likelihood ratio, in either direction.
 
@@ -307,7 +342,7 @@ def _best_set_event(
         for length, o in enumerate(ordered, start=1):
             a += counts[o][num]
             b += counts[o][den] + 1
-            score = _projected_bound(a, b, m, n, alpha, delta)
+            score = _projected_bound(a, b, m, n, alpha, delta, test)
             if best is None or score > best[0]:
                 best = (score, ordered, length, direction)
     assert best is not None  # at least one outcome was seen
@@ -326,7 +361,7 @@ def _numeric(outcomes: List[Hashable]) -> List[float]:
 
 
 def _best_threshold_event(
-    first: List[Hashable], second: List[Hashable], n: int, alpha: float, delta: float
+    first: List[Hashable], second: List[Hashable], n: int, alpha: float, delta: float, test: str
 ) -> Candidate:
     """The best event ``{o > t}`` or ``{o <= t}``, ``t`` a percentile of the pooled batch."""
     xs, ys = _numeric(first), _numeric(second)
@@ -340,10 +375,36 @@ def _best_threshold_event(
             hits = (m - at_most[0], m - at_most[1]) if above else at_most
             event = Threshold(t, above)
             # One pseudo-count on the denominator side, as in _best_set_event.
-            candidates.append((_projected_bound(hits[0], hits[1] + 1, m, n, alpha, delta), event, D_OVER_D_PRIME))
-            candidates.append((_projected_bound(hits[1], hits[0] + 1, m, n, alpha, delta), event, D_PRIME_OVER_D))
+            candidates.append(
+                (_projected_bound(hits[0], hits[1] + 1, m, n, alpha, delta, test), event, D_OVER_D_PRIME)
+            )
+            candidates.append(
+                (_projected_bound(hits[1], hits[0] + 1, m, n, alpha, delta, test), event, D_PRIME_OVER_D)
+            )
     # max() keeps the first of equal scores, and candidates come in a fixed order.
     return max(candidates, key=lambda c: c[0])
+
+
+def detectable(test: str, n: int, epsilon: Number, p_event: float, alpha: float, delta: float) -> float:
+    """The true epsilon ``n`` test runs per side detect (power 0.999) on an event of probability ``p_event``."""
+    if test == "combined":
+        return min(detectable("conditional", n, epsilon, p_event, alpha / 2, delta),
+                   detectable("clopper-pearson", n, epsilon, p_event, alpha / 2, delta))
+    if test == "conditional":
+        return conditional_detectable_epsilon(2 * n, epsilon, p_event, alpha=alpha, delta=delta)
+    return detectable_epsilon(n, epsilon, p_event, alpha=alpha, delta=delta)
+
+
+def test_sides(seed: int, trials: int, test: str) -> List[bool]:
+    """Which data set each of the ``2 trials`` test runs uses (True: ``D``), in run order.
+
+    Fair coins from ``random.Random("refdp-audit-sides-" + seed)``, except
+    under ``test="clopper-pearson"``: the first ``trials`` runs on ``D``, the
+    others on ``D'``.
+    """
+    if test == "clopper-pearson":
+        return [True] * trials + [False] * trials
+    return assign_sides(2 * trials, random.Random(f"refdp-audit-sides-{seed}"))
 
 
 def run_seeds(seed: int, selection_trials: int, trials: int) -> List[int]:
@@ -373,6 +434,7 @@ def monte_carlo_audit(
     executor: Optional[concurrent.futures.Executor] = None,
     chunk: int = 1000,
     progress: Optional[Callable[[int, int], None]] = None,
+    test: str = "combined",
 ) -> AuditResult:
     """Audit the claim that ``mechanism`` is (``epsilon``, ``delta``)-DP on the pair (``d``, ``d_prime``).
 
@@ -389,8 +451,11 @@ def monte_carlo_audit(
     rare outcomes are not mistaken for leaks; a mechanism with very many
     rare outputs (a whole tree) needs a coarser ``reduce``.
 
-    The bound holds at confidence ``1 - alpha`` for the chosen event (each of
-    the two Clopper-Pearson limits at ``alpha/2``; see
+    The bound holds at confidence ``1 - alpha`` for the chosen event: under
+    ``test="conditional"`` (default) the ``2 trials`` test runs go to ``D``
+    or ``D'`` by fair coins and one Clopper-Pearson limit bounds the share
+    of hits (:mod:`refdp.audit.conditional`); under ``"clopper-pearson"``
+    each side gets ``trials`` runs and two limits at ``alpha/2`` each (see
     :mod:`refdp.audit.sample_size`).  ``executor`` runs chunks of ``chunk``
     runs in parallel without changing the result; ``progress(done, total)``
     is called after each chunk.  Use
@@ -408,6 +473,8 @@ def monte_carlo_audit(
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise InvalidParameterError(f"seed must be an int (it is reported so that the audit can be replayed), got {seed!r}")
     _positive_int(chunk, "chunk")
+    if test not in TESTS:
+        raise InvalidParameterError(f"test must be one of {', '.join(TESTS)}, got {test!r}")
 
     seeds = run_seeds(seed, m, n)
     on_d: _Runner[X, O] = _Runner(mechanism, d, reduce)
@@ -417,30 +484,43 @@ def monte_carlo_audit(
     first = [o for part in batches.map(on_d.outcomes, seeds[:m]) for o in part]
     second = [o for part in batches.map(on_d_prime.outcomes, seeds[m : 2 * m]) for o in part]
     choose = _best_threshold_event if threshold_events else _best_set_event
-    _, event, direction = choose(first, second, n, float(alpha), dlt)
+    _, event, direction = choose(first, second, n, float(alpha), dlt, test)
 
-    hits_d = sum(batches.map(functools.partial(on_d.hits, event), seeds[2 * m : 2 * m + n]))
-    hits_d_prime = sum(batches.map(functools.partial(on_d_prime.hits, event), seeds[2 * m + n :]))
-    k1, k2 = (hits_d, hits_d_prime) if direction == D_OVER_D_PRIME else (hits_d_prime, hits_d)
+    tested = seeds[2 * m :]
+    sides = test_sides(seed, n, test)
+    on_d_seeds = [s for s, side in zip(tested, sides) if side]
+    on_d_prime_seeds = [s for s, side in zip(tested, sides) if not side]
+    hits_d = sum(batches.map(functools.partial(on_d.hits, event), on_d_seeds))
+    hits_d_prime = sum(batches.map(functools.partial(on_d_prime.hits, event), on_d_prime_seeds))
+    forward = direction == D_OVER_D_PRIME
+    k1, k2 = (hits_d, hits_d_prime) if forward else (hits_d_prime, hits_d)
+    n1, n2 = (len(on_d_seeds), len(on_d_prime_seeds)) if forward else (len(on_d_prime_seeds), len(on_d_seeds))
 
-    bound = certified_lower_bound(k1, n, k2, n, alpha=alpha, delta=dlt)
+    if test == "conditional":
+        bound = conditional_lower_bound(k1, k2, len(tested), alpha=alpha, delta=dlt)
+    elif test == "combined":
+        # Each bound at alpha/2: the larger exceeds the truth with probability at most alpha (union bound).
+        bound = max(
+            conditional_lower_bound(k1, k2, len(tested), alpha=alpha / 2, delta=dlt),
+            certified_lower_bound(k1, n1, k2, n2, alpha=alpha / 2, delta=dlt),
+        )
+    else:
+        bound = certified_lower_bound(k1, n1, k2, n2, alpha=alpha, delta=dlt)
     if k1 == 0:
         point = -math.inf
     elif k2 == 0:
         point = math.inf
     else:
-        point = math.log(k1 / k2)
-    detectable = (
-        math.inf if k2 in (0, n) else detectable_epsilon(n, eps, k2 / n, alpha=alpha, delta=dlt)
-    )
+        point = math.log(k1 / n1) - math.log(k2 / n2)
+    reach = math.inf if k2 in (0, n2) else detectable(test, n, eps, k2 / n2, float(alpha), dlt)
     return AuditResult(
         event=event.describe(),
         chosen_event=event,
         direction=direction,
         k1=k1,
-        n1=n,
+        n1=n1,
         k2=k2,
-        n2=n,
+        n2=n2,
         point_estimate=point,
         lower_bound=bound,
         epsilon=float(eps),
@@ -451,5 +531,6 @@ def monte_carlo_audit(
         trials=n,
         selection_trials=m,
         wall_time=time.perf_counter() - started,
-        detectable_epsilon=detectable,
+        detectable_epsilon=reach,
+        test=test,
     )

@@ -11,8 +11,8 @@ import math
 from fractions import Fraction
 from typing import Any, Dict
 
-from refdp.audit.montecarlo import AuditResult
-from refdp.audit.sample_size import DEFAULT_POWER, design_event_probability, detectable_epsilon
+from refdp.audit.montecarlo import AuditResult, detectable
+from refdp.audit.sample_size import design_event_probability
 
 __all__ = ["monte_carlo_fields"]
 
@@ -31,9 +31,7 @@ def monte_carlo_fields(result: AuditResult, sizing: str, seconds_per_run: float)
     ``detectable_epsilon`` the same at the chosen event's observed probability.
     """
     p_design = design_event_probability(Fraction(result.epsilon))
-    design = detectable_epsilon(
-        result.trials, Fraction(result.epsilon), p_design, power=DEFAULT_POWER, alpha=result.alpha, delta=result.delta
-    )
+    design = detectable(result.test, result.trials, Fraction(result.epsilon), p_design, result.alpha, result.delta)
     return {
         "detectable_epsilon_design": _number(design),
         "design_event_probability": p_design,
@@ -52,6 +50,7 @@ def monte_carlo_fields(result: AuditResult, sizing: str, seconds_per_run: float)
         "selection_trials": result.selection_trials,
         "runs": 2 * (result.trials + result.selection_trials),
         "alpha": result.alpha,
+        "test": result.test,
         "sizing": sizing,
         "seconds_per_run": seconds_per_run,
         "wall_time": result.wall_time,
