@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from refdp.algorithms import Param, train
+from refdp.algorithms.binning import equal_width_thresholds
 from refdp.algorithms.dpdf import (
-    equal_width_thresholds,
     per_query_epsilon,
     prune,
     published_sensitivity,

@@ -15,10 +15,10 @@ from refdp.audit import monte_carlo_audit
 from refdp.claims import proofs_dir, read_claims
 from refdp.cli import main
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset, Schema, load_builtin
-from refdp.errors import InvalidParameterError, SchemaError
+from refdp.errors import InvalidParameterError
 from refdp.privacy import Relation
 from refdp.rng import RandomSource
-from refdp.tree import Leaf, Node, TreeModel, depth, dumps_model, leaves
+from refdp.tree import IntervalSplit, Leaf, Node, TreeModel, depth, dumps_model, leaves
 from test_dpea_exact import ROWS, SCHEMA, dataset, structure
 
 # --- budget ---------------------------------------------------------------------------------
@@ -125,11 +125,15 @@ def test_bad_parameters_are_refused_and_change_nothing(params: dict, message: st
     assert _snapshot(data) == before
 
 
-def test_continuous_attributes_are_refused_with_advice() -> None:
+def test_continuous_attributes_are_split_on_public_equal_width_bins() -> None:
     schema = Schema((ContinuousAttribute("x", 0.0, 1.0), CategoricalAttribute("k", ("a", "b"))), "class", ("c0", "c1"))
-    data = Dataset.from_codes(schema, [[0.5, 0.2], [0, 1]], [0, 1])
-    with pytest.raises(SchemaError, match="categorical attributes only.*discretise"):
-        train("dpea", data, 1, {}, rng=1)
+    data = Dataset.from_codes(schema, [[0.1, 0.3, 0.7, 0.9] * 10, [0, 1] * 20], [0, 0, 1, 1] * 10)
+    model = train("dpea", data, 20, {"max_depth": 1, "embed_depth": "1", "bins": 4}, rng=1)
+    splits = [n for n in [model.trees[0]] if isinstance(n, IntervalSplit)]
+    assert splits and splits[0].thresholds == (0.25, 0.5, 0.75) and model.receipt.level == "proved"
+    assert model.predict(data) == [data.label(i) for i in range(len(data))]
+    with pytest.raises(InvalidParameterError, match="bins"):
+        train("dpea", data, 1, {"bins": 1}, rng=1)
 
 
 def test_training_does_not_mutate_its_input() -> None:

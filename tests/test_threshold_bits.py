@@ -25,7 +25,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from refdp.algorithms import get_algorithm
-from refdp.algorithms.dpdf import equal_width_thresholds
+from refdp.algorithms.binning import equal_width_thresholds
 from refdp.audit import certified_lower_bound
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset, Schema
 from refdp.data.grid import Threshold, ThresholdGrid

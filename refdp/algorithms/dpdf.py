@@ -47,7 +47,7 @@ beta under either relation.
 
 Continuous attributes (the paper's experiments use categorical ones only):
 each is cut into ``bins`` equal-width intervals of its public bounds
-[lower, upper] (:func:`equal_width_thresholds`, a function of the schema
+[lower, upper] (:func:`refdp.algorithms.binning.equal_width_thresholds`, a function of the schema
 alone).  A continuous attribute is then a candidate of Q2 exactly like a
 categorical one with ``bins`` values: its G_{D,C}(a) is the weighted Gini of
 the binned table, with the same sensitivity, it is used at most once per
@@ -58,16 +58,16 @@ is fixed before any data is read, so the privacy argument is unchanged.
 from __future__ import annotations
 
 import dataclasses
-from bisect import bisect_right
 from fractions import Fraction
-from typing import List, Mapping, Sequence, Set, Tuple, Union, cast
+from typing import List, Mapping, Sequence, Set, Tuple, cast
 
+from refdp.algorithms.binning import PublicBins
 from refdp.algorithms.greedy import NodeCost, child_path, close_budget, plan_units
 from refdp.engine import REFERENCE, Engine, Rows
 from refdp.scoring.kernels import exact_score_function, score_function
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
-from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset
-from refdp.errors import InvalidParameterError, SchemaError
+from refdp.data import Dataset
+from refdp.errors import InvalidParameterError
 from refdp.mechanisms import exponential_mechanism
 from refdp.privacy import Ledger, Partition, Relation
 from refdp.rng import RandomSource
@@ -77,7 +77,6 @@ from refdp.tree import CategoricalSplit, IntervalSplit, Leaf, Node, TreeModel
 __all__ = [
     "SPEC",
     "fit_dpdf",
-    "equal_width_thresholds",
     "per_query_epsilon",
     "published_sensitivity",
     "weighted_gini",
@@ -113,23 +112,6 @@ LEAF = NodeCost(Fraction(1), Fraction(2))
 def per_query_epsilon(budget: Fraction, n_trees: int, max_depth: int, relation: Relation) -> Fraction:
     """eps = beta / (tau K), K the cost of a full tree of delta levels: 2 delta - 1 under add-remove."""
     return budget / (n_trees * plan_units(INTERNAL, LEAF, max_depth - 1, relation))
-
-
-def equal_width_thresholds(attribute: ContinuousAttribute, bins: int) -> Tuple[float, ...]:
-    """The bins - 1 inner cut points lower + i (upper - lower) / bins, i = 1 .. bins - 1, of the public bounds.
-
-    Raises :class:`~refdp.errors.SchemaError` when the bounds are so close
-    that rounding makes two cut points equal.
-    """
-    lower, width = attribute.lower, attribute.upper - attribute.lower
-    thresholds = tuple(lower + width * i / bins for i in range(1, bins))
-    points = (lower,) + thresholds + (attribute.upper,)
-    if any(a >= b for a, b in zip(points, points[1:])):
-        raise SchemaError(
-            f"attribute {attribute.name!r} has bounds [{attribute.lower!r}, {attribute.upper!r}], too "
-            f"close to cut into {bins} distinct float intervals; use fewer bins or wider bounds"
-        )
-    return thresholds
 
 
 def published_sensitivity(noisy_size: int) -> Fraction:
@@ -220,15 +202,11 @@ class _Builder:
         ledger: Ledger,
     ) -> None:
         self.schema = data.schema
-        self.thresholds = {
-            a: equal_width_thresholds(attribute, bins)
-            for a, attribute in enumerate(self.schema.attributes)
-            if isinstance(attribute, ContinuousAttribute)
-        }
-        self.conditions = tuple(self._cell_conditions(a) for a in range(self.schema.n_attributes))
+        self.bins = PublicBins.of(self.schema, bins)
+        self.conditions = self.bins.conditions
         # A continuous column is replaced by its bin codes, a public per-record map, so
         # the binned attribute is a categorical one with ``bins`` values.
-        self.counts = engine.counts(_binned(data, self.thresholds, self.conditions))
+        self.counts = engine.counts(self.bins.binned(data))
         self.exponential = engine.exponential
         self.histogram = engine.histogram
         self.eps = epsilon
@@ -277,40 +255,7 @@ class _Builder:
             self.build(bucket, remaining, d + 1, child_path(path, condition))
             for bucket, condition in zip(buckets, conditions)
         )
-        if a in self.thresholds:
-            return IntervalSplit(a, self.thresholds[a], children, counts=tuple(counts))
-        return CategoricalSplit(a, children, counts=tuple(counts))
-
-    def _cell_conditions(self, a: int) -> Tuple[str, ...]:
-        """The ledger conditions of the cells of a split on ``a``, in child order."""
-        attribute = self.schema.attributes[a]
-        if isinstance(attribute, CategoricalAttribute):
-            return tuple(f"{attribute.name}={value}" for value in attribute.values)
-        name, t = attribute.name, self.thresholds[a]
-        middle = tuple(f"{lo!r}<={name}<{hi!r}" for lo, hi in zip(t, t[1:]))
-        return (f"{name}<{t[0]!r}",) + middle + (f"{name}>={t[-1]!r}",)
-
-
-def _bin_codes(column: Sequence[Union[int, float]], thresholds: Tuple[float, ...]) -> List[int]:
-    """The interval index of every value: the number of thresholds <= x, as IntervalSplit routes it."""
-    return [bisect_right(thresholds, x) for x in column]
-
-
-def _binned(
-    data: Dataset, thresholds: Mapping[int, Tuple[float, ...]], conditions: Sequence[Tuple[str, ...]]
-) -> Dataset:
-    """``data`` with each continuous column replaced by its bin codes (a categorical column whose
-    values are the bins' conditions); the same rows in the same order."""
-    schema = data.schema
-    attributes = tuple(
-        CategoricalAttribute(attribute.name, conditions[a]) if a in thresholds else attribute
-        for a, attribute in enumerate(schema.attributes)
-    )
-    columns = [
-        _bin_codes(data.column(a), thresholds[a]) if a in thresholds else data.column(a)
-        for a in range(schema.n_attributes)
-    ]
-    return Dataset.from_codes(dataclasses.replace(schema, attributes=attributes), columns, data.labels)
+        return self.bins.split(a, children, tuple(counts))
 
 
 def fit_dpdf(

@@ -71,6 +71,7 @@ from refdp.algorithms.dpea_subtrees import (
     exhaustive_subtrees,
     split_rows,
 )
+from refdp.algorithms.binning import PublicBins
 from refdp.algorithms.greedy import NodeCost, child_path, close_budget, plan_units
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
 from refdp.data import CategoricalAttribute, Dataset
@@ -280,7 +281,10 @@ def fit_dpea(
     threshold = params["threshold"]
     if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not threshold >= 0:
         raise InvalidParameterError(f"parameter threshold must be a number >= 0, got {threshold!r}")
-    view = TrainingView.of(data)
+    # Continuous attributes are cut into public equal-width bins, a public per-record map: DPEA then
+    # splits them like categorical attributes, and the released node is an interval split.
+    bins = PublicBins.of(data.schema, int(params["bins"]))
+    view = TrainingView.of(bins.binned(data))
     ledger = start_ledger(data, relation)
     eps = per_query_epsilon(epsilon, max_depth, embed, relation)
     builder = _Builder(view, params, eps, max_depth, embed, rng, ledger, engine)
@@ -290,7 +294,7 @@ def fit_dpea(
             f"or with one class only, becomes a leaf; the decision reads the true counts and the "
             f"tree's shape releases it"
         )
-    root = builder.grow(list(view.rows), tuple(range(data.schema.n_attributes)), 0, ())
+    root = bins.unbin(builder.grow(list(view.rows), tuple(range(data.schema.n_attributes)), 0, ()))
     close_budget(ledger, epsilon, ("tree-budget-plan", "dpea-budget"))
     return finish_model(SPEC.name, data, params, [root], ledger)
 
@@ -308,9 +312,9 @@ SPEC = register(
                 "stops on public information only (depth D, no attribute left); exact sampler of the "
                 "exponential mechanism by default; noisy counts of every class at every leaf",
                 claims=(
-                    "discrete-laplace-mechanism", "dpea-factorised-sampler",
+                    "discrete-laplace-mechanism", "dpea-budget", "dpea-factorised-sampler",
                     "dpea-subtree-quality-sensitivity", "exact-inversion-sampler", "exponential-mechanism",
-                    "parallel-composition",
+                    "parallel-composition", "tree-budget-plan",
                 ),
             ),
             Variant(
@@ -318,9 +322,9 @@ SPEC = register(
                 "the paper's stopping rule on true counts (fewer than min_size rows or one class) and "
                 "its MCMC without Hastings correction, stopped when the scores' variance is small",
                 claims=(
-                    "discrete-laplace-mechanism", "dpea-factorised-sampler",
+                    "discrete-laplace-mechanism", "dpea-budget", "dpea-factorised-sampler",
                     "dpea-subtree-quality-sensitivity", "exact-inversion-sampler", "exponential-mechanism",
-                    "parallel-composition",
+                    "parallel-composition", "tree-budget-plan",
                 ),
             ),
         ),
@@ -353,6 +357,11 @@ SPEC = register(
                 "max_subtrees", int, DEFAULT_MAX_SUBTREES,
                 "exhaustive: refuse to list more subtrees than this",
                 minimum=1,
+            ),
+            Parameter(
+                "bins", int, 5,
+                "equal-width intervals of each continuous attribute's public bounds (as in dpdf)",
+                minimum=2,
             ),
         ),
         claims=CLAIMS,
