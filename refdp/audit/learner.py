@@ -13,18 +13,21 @@ about half a minute.  The report is a JSON-ready ``dict``; its notes name the
 
 from __future__ import annotations
 
-import concurrent.futures
-import random
+import dataclasses
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable, Dict, Hashable, List, Mapping, Optional, Tuple
 
-from refdp.audit.montecarlo import AuditResult, monte_carlo_audit
-from refdp.audit.neighbours import Record, random_neighbour, record_of
-from refdp.audit.pair import Neighbour, addition, choose_by_pilot, removal, substitution
+from refdp.audit.montecarlo import monte_carlo_audit
+from refdp.audit.neighbours import Record, record_of
+from refdp.audit.pair import Neighbour
 from refdp.audit.planted.outcomes import ModelPredictions, ModelProbeCount, ModelStructure
 from refdp.audit.report import monte_carlo_fields
+from refdp.audit.conditional import conditional_required_runs
 from refdp.audit.sample_size import default_trials
+from refdp.audit.search import Choice, Pair, candidate_pairs, search
+from refdp.audit.views import VIEWS, view
 from refdp.audit.timing import PhaseProgress, chunk_for, time_runs, worker_pool
 from refdp.data import Dataset
 from refdp.errors import InvalidParameterError
@@ -54,9 +57,13 @@ class LearnerAudit:
     ``relation``; None searches: removals and additions of rows
     (add-remove) or replacements by rows of ``data`` outside ``D``
     (substitute), and two neighbours from the whole record universe, drawn
-    with ``seed``.  ``output`` (one of :data:`OUTPUTS`) reduces a model.
-    ``trials`` runs per side (None: the default, capped by the time budget);
-    ``workers`` processes run them (1: inline).
+    with ``seed``.  ``delta`` None audits the delta a model's receipt states
+    (0 for every learner but kanon-rdt).  ``output`` (one of :data:`OUTPUTS`) reduces a model.
+    When ``neighbour`` or ``output`` is None the audit searches
+    (:mod:`refdp.audit.search`): shaped pairs (or the given one) and every
+    view (or the given one) on a pilot, then tests the best event on fresh
+    runs.  ``trials`` test runs per side (None: from the pilot's estimate,
+    capped by the time budget); ``workers`` processes run them (1: inline).
     """
 
     learner: Callable[[Dataset, RandomSource], TreeModel]
@@ -67,41 +74,14 @@ class LearnerAudit:
     data_name: str
     rows: Tuple[int, ...]
     epsilon: Fraction
-    delta: Fraction
+    delta: Optional[Fraction]
     relation: Relation
     seed: int
     neighbour: Optional[Neighbour] = None
-    output: str = "counts"
+    output: Optional[str] = None
     trials: Optional[int] = None
     alpha: float = 1e-6
     workers: int = 1
-
-
-def _candidates(data: Dataset, d: Dataset, rows: Tuple[int, ...], relation: Relation, seed: int) -> List[Neighbour]:
-    """A handful of neighbours of ``D``, drawn with their own stream of ``seed``.
-
-    Under add-remove: removals of rows of ``D`` and additions of rows of the
-    data outside ``D``; under substitute: rows of ``D`` replaced by such rows.
-    The last two come from the whole record universe
-    (:func:`refdp.audit.random_neighbour`), where outliers live.
-    """
-    rng = random.Random(f"refdp-audit-neighbours-{seed}")
-    taken = set(rows)
-    outside = [i for i in range(len(data)) if i not in taken]
-    found: List[Neighbour] = []
-    for k in range(_CANDIDATES):
-        if k >= _CANDIDATES - 2 or not outside:
-            found.append(Neighbour(*random_neighbour(d, relation, rng)))
-        elif relation is Relation.ADD_REMOVE and k % 2 == 0:
-            found.append(removal(d, rng.randrange(len(d))))
-        elif relation is Relation.ADD_REMOVE:
-            found.append(addition(d, record_of(data, rng.choice(outside))))
-        else:
-            i = rng.randrange(len(d))
-            record = record_of(data, rng.choice(outside))
-            if record != record_of(d, i):
-                found.append(substitution(d, i, record))
-    return found
 
 
 def _probe(d: Dataset, d_prime: Dataset) -> Record:
@@ -122,10 +102,10 @@ def _reduction(output: str, probe: Record) -> Tuple[Callable[[Any], Hashable], b
     return ModelProbeCount(probe), True
 
 
-def _trials(request: LearnerAudit, n_rows: int, seconds: float) -> Tuple[int, str]:
+def _trials(request: LearnerAudit, delta: Fraction, n_rows: int, seconds: float) -> Tuple[int, str]:
     if request.trials is not None:
         return request.trials, "given by --trials"
-    trials, sizing = default_trials(request.epsilon, request.delta, request.alpha)
+    trials, sizing = default_trials(request.epsilon, delta, request.alpha)
     affordable = int(_BUDGET_SECONDS / (4 * max(seconds, 1e-9)))
     if affordable < _MIN_TRIALS:
         raise InvalidParameterError(
@@ -144,22 +124,25 @@ def audit_learner(request: LearnerAudit, progress: Optional[PhaseProgress] = Non
     ``progress`` hears of the ``"pilot"`` runs (when there is a search) and
     the ``"audit"`` runs.
     """
-    if request.output not in OUTPUTS:
-        raise InvalidParameterError(f"output must be one of {', '.join(OUTPUTS)}, got {request.output!r}")
+    if request.output is not None and request.output not in OUTPUTS + VIEWS:
+        raise InvalidParameterError(
+            f"output must be one of {', '.join(OUTPUTS + VIEWS)}, got {request.output!r}"
+        )
     d = request.data.subset(list(request.rows))
     seconds, model = time_runs(request.learner, d, request.seed)
-    trials, sizing = _trials(request, len(d), seconds)
+    delta = model.receipt.delta if request.delta is None else request.delta
+    request = dataclasses.replace(request, delta=delta)
+    if request.neighbour is None or request.output is None or request.output not in OUTPUTS:
+        return _audit_by_search(request, delta, d, progress, seconds, model)
+    trials, sizing = _trials(request, delta, len(d), seconds)
     chunk = chunk_for(seconds)
     executor = worker_pool(request.workers)
+    assert request.neighbour is not None and request.output is not None
+    chosen, note = request.neighbour, "given by --neighbour"
     try:
-        if request.neighbour is not None:
-            chosen, note = request.neighbour, "given by --neighbour"
-        else:
-            candidates = _candidates(request.data, d, request.rows, request.relation, request.seed)
-            chosen, note = _search(request, d, candidates, trials, seconds, chunk, executor, progress)
         reduce, thresholds = _reduction(request.output, _probe(d, chosen.d_prime))
         result = monte_carlo_audit(
-            request.learner, d, chosen.d_prime, epsilon=request.epsilon, delta=request.delta, trials=trials,
+            request.learner, d, chosen.d_prime, epsilon=request.epsilon, delta=delta, trials=trials,
             alpha=request.alpha, seed=request.seed, reduce=reduce, threshold_events=thresholds,
             executor=executor, chunk=chunk, progress=progress("audit") if progress is not None else None,
         )
@@ -174,7 +157,7 @@ def audit_learner(request: LearnerAudit, progress: Optional[PhaseProgress] = Non
         "data": request.data_name,
         "rows": len(d),
         "epsilon": str(request.epsilon),
-        "delta": str(request.delta),
+        "delta": str(delta),
         "relation": request.relation.value,
         "seed": request.seed,
         "neighbour": chosen.description,
@@ -185,32 +168,99 @@ def audit_learner(request: LearnerAudit, progress: Optional[PhaseProgress] = Non
     }
 
 
-def _search(
-    request: LearnerAudit, d: Dataset, candidates: List[Neighbour], trials: int, seconds: float, chunk: int,
-    executor: Optional[concurrent.futures.Executor], progress: Optional[PhaseProgress],
-) -> Tuple[Neighbour, str]:
-    """The candidate the pilot audits choose, within a third of the time budget."""
-    per_side = min(trials // 5, int(_BUDGET_SECONDS / 3 / (4 * len(candidates) * max(seconds, 1e-9))))
-    if per_side < _MIN_PILOT:
-        return candidates[0], (
-            f"the first of {len(candidates)} candidates, without a pilot: {_MIN_PILOT} pilot runs per side "
-            f"would not fit the time budget at {seconds:.2f} s per run (pass --neighbour to choose)"
+# --- the search (refdp.audit.search): shaped pairs and views on a pilot, then one test ---------------
+
+# Pilot and test each get at most about this many seconds of runs by default.
+_SEARCH_SECONDS = 60.0
+_MIN_PILOT_RUNS = 10
+_MAX_PILOT_RUNS = 40
+_MIN_TEST_RUNS = 100
+
+
+def _sizes(params: Mapping[str, object]) -> List[int]:
+    """The learner's size thresholds: its int parameters named ``min_...`` or ``k`` (a node at them may behave apart)."""
+    return sorted({
+        v for k, v in params.items()
+        if (k.startswith("min_") or k == "k") and isinstance(v, int) and not isinstance(v, bool) and 2 <= v <= 500
+    })
+
+
+def _test_runs(request: LearnerAudit, delta: Fraction, choice: Choice, seconds: float) -> Tuple[int, str]:
+    """Test runs per side: enough for the pilot's estimate to refute with probability 0.99, within the budget."""
+    affordable = max(_MIN_TEST_RUNS, int(_SEARCH_SECONDS / (2 * max(seconds, 1e-9))))
+    if request.trials is not None:
+        return request.trials, "given by --trials"
+    runs = choice.pilot_runs_per_side
+    p1, p2 = ((h + 0.5) / (runs + 1) for h in choice.pilot_hits)
+    true = math.log(max(p1 - float(delta), 1e-12)) - math.log(p2)
+    if true > float(request.epsilon) * 1.02 and p1 < 1:
+        try:
+            needed = (conditional_required_runs(
+                math.log(p1 / p2), request.epsilon, p2, power=0.99, alpha=request.alpha / 2, delta=delta,
+            ) + 1) // 2
+            aim = f"the pilot's estimate (p1~{p1:.3g}, p2~{p2:.3g}) refuted with probability 0.99"
+            if needed <= affordable:
+                return max(needed, _MIN_TEST_RUNS), aim
+            return affordable, aim + f"; capped from {needed} to {affordable} runs per side by the time budget"
+        except InvalidParameterError:
+            pass
+    trials, sizing = default_trials(request.epsilon, delta, request.alpha)
+    if trials > affordable:
+        return affordable, sizing + f"; capped from {trials} to {affordable} runs per side by the time budget"
+    return trials, sizing
+
+
+def _audit_by_search(
+    request: LearnerAudit, delta: Fraction, d: Dataset, progress: Optional[PhaseProgress], seconds: float,
+    model: TreeModel,
+) -> Dict[str, Any]:
+    if request.neighbour is not None:
+        pairs = [Pair("given", d, request.neighbour, _probe(d, request.neighbour.d_prime))]
+    else:
+        pairs = candidate_pairs(request.data, request.rows, request.relation, _sizes(request.params), request.seed)
+    views = VIEWS if request.output is None else (request.output,)
+    # Round 1 costs 2 runs per side per pair; rounds 2 and 3 together about as much again.
+    pilot = int(_SEARCH_SECONDS / (4 * len(pairs) * max(seconds, 1e-9)))
+    pilot = min(_MAX_PILOT_RUNS, max(_MIN_PILOT_RUNS, pilot))
+    executor = worker_pool(request.workers)
+    try:
+        choice = search(
+            request.learner, pairs, views=views, test_runs=1000, alpha=request.alpha, delta=float(delta),
+            seed=request.seed, pilot_runs=pilot, executor=executor, chunk=chunk_for(seconds),
+            progress=progress("pilot") if progress is not None else None,
         )
-    report = progress("pilot") if progress is not None else None
-    total = len(candidates) * 4 * per_side
-
-    def pilot(k: int, seed: int) -> AuditResult:
-        def step(done: int, _: int) -> None:
-            if report is not None:
-                report(k * 4 * per_side + done, total)
-
-        candidate = candidates[k]
-        reduce, thresholds = _reduction(request.output, _probe(d, candidate.d_prime))
-        return monte_carlo_audit(
-            request.learner, d, candidate.d_prime, epsilon=request.epsilon, delta=request.delta, trials=per_side,
-            alpha=request.alpha, seed=seed, reduce=reduce, threshold_events=thresholds,
-            executor=executor, chunk=chunk, progress=step,
+        trials, sizing = _test_runs(request, delta, choice, seconds)
+        result = monte_carlo_audit(
+            request.learner, choice.pair.d, choice.pair.neighbour.d_prime, epsilon=request.epsilon,
+            delta=delta, trials=trials, alpha=request.alpha, seed=request.seed,
+            reduce=view(choice.view, choice.pair.probe), event=choice.event, direction=choice.direction,
+            executor=executor, chunk=chunk_for(seconds), progress=progress("audit") if progress is not None else None,
         )
-
-    choice = choose_by_pilot(len(candidates), per_side, f"refdp-audit-pilot-{request.seed}", pilot)
-    return candidates[choice.index], choice.note
+    finally:
+        if executor is not None:
+            executor.shutdown()
+    receipt = model.receipt
+    fields = monte_carlo_fields(result, sizing, seconds)
+    fields["runs"] = fields["runs"] + choice.pilot_runs
+    return {
+        "algorithm": request.name,
+        "description": request.description,
+        "params": {k: v for k, v in sorted(request.params.items())},
+        "data": request.data_name,
+        "rows": len(choice.pair.d),
+        "epsilon": str(request.epsilon),
+        "delta": str(delta),
+        "relation": request.relation.value,
+        "seed": request.seed,
+        "neighbour": choice.pair.describe(),
+        "neighbour_choice": (
+            f"searched: {len(pairs)} pair(s) x {len(views)} view(s) on a pilot of {choice.pilot_runs} runs "
+            f"(successive halving, seeds separate from the test's, so the bound stays valid); projected bound "
+            f"{choice.projected_bound:.3g}"
+        ),
+        "output": choice.view,
+        "pilot_runs": choice.pilot_runs,
+        "pilot_seconds": choice.pilot_seconds,
+        "receipt": f"epsilon={receipt.epsilon} delta={receipt.delta} (level {receipt.level})",
+        **fields,
+    }

@@ -435,6 +435,8 @@ def monte_carlo_audit(
     chunk: int = 1000,
     progress: Optional[Callable[[int, int], None]] = None,
     test: str = "combined",
+    event: Optional[Event] = None,
+    direction: str = D_OVER_D_PRIME,
 ) -> AuditResult:
     """Audit the claim that ``mechanism`` is (``epsilon``, ``delta``)-DP on the pair (``d``, ``d_prime``).
 
@@ -467,7 +469,12 @@ def monte_carlo_audit(
         raise InvalidParameterError(f"epsilon must be >= 0, got {epsilon!r}")
     dlt = float(as_delta(delta))
     n = _positive_int(trials, "trials")
-    m = n if selection_trials is None else _positive_int(selection_trials, "selection_trials")
+    if event is not None:
+        if direction not in (D_OVER_D_PRIME, D_PRIME_OVER_D):
+            raise InvalidParameterError(f"direction must be one of the two ratios, got {direction!r}")
+        m = 0
+    else:
+        m = n if selection_trials is None else _positive_int(selection_trials, "selection_trials")
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
         raise InvalidParameterError(f"alpha must be a float in (0, 1), for example 1e-6; got {alpha!r}")
     if isinstance(seed, bool) or not isinstance(seed, int):
@@ -481,10 +488,11 @@ def monte_carlo_audit(
     on_d_prime: _Runner[X, O] = _Runner(mechanism, d_prime, reduce)
     batches = _Batches(executor, chunk, len(seeds), progress)
 
-    first = [o for part in batches.map(on_d.outcomes, seeds[:m]) for o in part]
-    second = [o for part in batches.map(on_d_prime.outcomes, seeds[m : 2 * m]) for o in part]
-    choose = _best_threshold_event if threshold_events else _best_set_event
-    _, event, direction = choose(first, second, n, float(alpha), dlt, test)
+    if event is None:
+        first = [o for part in batches.map(on_d.outcomes, seeds[:m]) for o in part]
+        second = [o for part in batches.map(on_d_prime.outcomes, seeds[m : 2 * m]) for o in part]
+        choose = _best_threshold_event if threshold_events else _best_set_event
+        _, event, direction = choose(first, second, n, float(alpha), dlt, test)
 
     tested = seeds[2 * m :]
     sides = test_sides(seed, n, test)

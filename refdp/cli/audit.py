@@ -32,6 +32,7 @@ from typing import Any, Callable, Dict, Optional, Tuple
 
 from refdp.algorithms import Param, get_algorithm
 from refdp.audit.learner import OUTPUTS, LearnerAudit, audit_learner
+from refdp.audit.views import VIEWS
 from refdp.audit.neighbours import Record, record_of
 from refdp.audit.pair import Neighbour, addition, draw_rows, removal, substitution
 from refdp.audit.planted import METHODS, PlantedAudit, audit_planted, get_case, planted_names
@@ -57,7 +58,7 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--list-planted", action="store_true", help="list the planted cases and exit")
     add_data_arguments(p, required=False)
     p.add_argument("--epsilon", default=None, help="the claimed epsilon, e.g. 1 or 1/2")
-    p.add_argument("--delta", default=None, help="the claimed delta (default 0)")
+    p.add_argument("--delta", default=None, help="the claimed delta (default: the delta the model's receipt states)")
     p.add_argument("--relation", default=None, help="add-remove (default) or substitute")
     add_param_argument(p)
     p.add_argument("--rows", type=int, default=None, help=f"rows of D drawn from the data (default {DEFAULT_ROWS})")
@@ -66,7 +67,10 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
         default=None,
         help="search (default), remove:I, add:V1,...,CLASS or replace:I:V1,...,CLASS (I a row of D, from 0)",
     )
-    p.add_argument("--output", default=None, choices=OUTPUTS, help="how a model is reduced (default counts)")
+    p.add_argument(
+        "--output", default=None, choices=OUTPUTS + VIEWS,
+        help="how a model is reduced (default: the search tries every view)",
+    )
     p.add_argument(
         "--method", default="auto", choices=METHODS,
         help="planted cases: exact laws when they exist (auto), or the Monte-Carlo audit",
@@ -141,7 +145,7 @@ def _alpha(text: str) -> float:
 
 
 def _run(args: argparse.Namespace) -> int:
-    """Run the ``audit`` subcommand; returns the exit status (0 whatever the verdict)."""
+    """Run the ``audit`` subcommand; the exit status is 0 (not refuted), 1 (refuted) or 2 (bad input)."""
     if args.list_planted:
         return _list_planted(args)
     if not args.algorithm:
@@ -168,7 +172,7 @@ def _run(args: argparse.Namespace) -> int:
         print(json.dumps(report, sort_keys=True))
     else:
         print(render_report(report))
-    return 0
+    return 1 if report["verdict"] == "refuted" else 0
 
 
 def _list_planted(args: argparse.Namespace) -> int:
@@ -233,7 +237,7 @@ def _registry_request(args: argparse.Namespace, alpha: float, seed: int) -> Lear
     if args.epsilon is None:
         raise InvalidParameterError("--epsilon is required for a registry algorithm: the claim to audit")
     epsilon = as_epsilon(args.epsilon)
-    delta = as_delta(args.delta if args.delta is not None else 0)
+    delta = None if args.delta is None else as_delta(args.delta)
     relation = parse_relation(args.relation if args.relation is not None else "add-remove")
     params = spec.resolve(parse_params(args.param))
     data = load_data(args)
@@ -257,7 +261,7 @@ def _registry_request(args: argparse.Namespace, alpha: float, seed: int) -> Lear
         relation=relation,
         seed=seed,
         neighbour=given,
-        output=args.output or "counts",
+        output=args.output,
         trials=args.trials,
         alpha=alpha,
         workers=args.workers,
