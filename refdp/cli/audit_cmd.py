@@ -144,7 +144,7 @@ def _neighbours(d: Dataset, relation: Relation, text: str) -> Optional[Tuple[Nei
 
 
 def _run(args: argparse.Namespace) -> int:
-    """Run the ``audit-cmd`` subcommand; returns the exit status (0 whatever the verdict)."""
+    """Run the ``audit-cmd`` subcommand; the exit status is 0 (not refuted), 1 (refuted) or 2 (bad input)."""
     _check_args(args)
     words = _words(args.cmd)
     kind = _output_kind(args.output_kind)
@@ -186,7 +186,7 @@ def _run(args: argparse.Namespace) -> int:
             f"{report['failures_d_prime']} on D'"
             + (f"; first: {report['first_failure']}" if report["first_failure"] else "")
         )
-    return 0
+    return 1 if report["verdict"] == "refuted" else 0
 
 
 COMMAND = Command(
@@ -197,6 +197,7 @@ COMMAND = Command(
     description=(
         "Run PROGRAM many times on a data set D and a neighbour D' (temporary CSV files) and refute its "
         "(epsilon, delta)-DP claim with a certified lower bound, or say what the runs could have detected. "
+        "Exit status: 0 not refuted, 1 refuted, 2 bad input. "
         "Placeholders in --cmd: {data} (CSV path), {seed} (integer), {out} (output file), {schema} (schema JSON)."
     ),
 )
