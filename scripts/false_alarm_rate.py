@@ -26,6 +26,7 @@ from typing import List, Optional
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from refdp.audit.montecarlo import TESTS  # noqa: E402
 from refdp.audit.planted import FalseAlarmRate, false_alarm_rate, get_case, planted_names  # noqa: E402
 from refdp.stats import clopper_pearson  # noqa: E402
 
@@ -38,7 +39,7 @@ DEFAULT_CASES = (
 )
 
 
-def markdown(rows: List[FalseAlarmRate], seconds: float) -> str:
+def markdown(rows: List[FalseAlarmRate], seconds: float, test: str) -> str:
     """The table, the pooled rate and the wall time."""
     lines = [
         "| correct mechanism of | false alarms | rate | 95% interval | alpha | largest bound | epsilon |",
@@ -57,6 +58,7 @@ def markdown(rows: List[FalseAlarmRate], seconds: float) -> str:
     lines.append(
         f"pooled: {refuted}/{total} false alarms, rate {refuted / total:.4f}, 95% interval [{lo:.4f}, {hi:.4f}], "
         f"alpha={rows[0].alpha:g}; {rows[0].trials} runs per side and batch; seed {rows[0].seed}; "
+        f"test {test}; "
         f"{seconds:.0f} s"
     )
     return "\n".join(lines)
@@ -69,16 +71,18 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--alpha", type=float, default=0.05, help="the audit's false-alarm level (default 0.05)")
     parser.add_argument("--seed", type=int, default=2024, help="seed of the repetitions' seeds (default 2024)")
     parser.add_argument("--cases", default=",".join(DEFAULT_CASES), help=f"comma-separated, from: {', '.join(planted_names())}")
+    parser.add_argument("--test", default="combined", choices=TESTS, help="the audit's test (default combined)")
     args = parser.parse_args(argv)
     started = time.perf_counter()
     rows = []
     for name in args.cases.split(","):
         row = false_alarm_rate(
-            get_case(name.strip()), repetitions=args.repetitions, trials=args.trials, alpha=args.alpha, seed=args.seed
+            get_case(name.strip()), repetitions=args.repetitions, trials=args.trials, alpha=args.alpha, seed=args.seed,
+            test=args.test,
         )
         print(row.summary(), file=sys.stderr)
         rows.append(row)
-    print(markdown(rows, time.perf_counter() - started))
+    print(markdown(rows, time.perf_counter() - started, args.test))
     return 0
 
 

@@ -94,7 +94,9 @@ def candidate_pairs(
     * ``size s`` for each s in ``sizes`` (the learner's size thresholds):
       s rows, and one leaves or joins (a node at its threshold);
     * ``bound``: the sample, and a record with every continuous value at the
-      public lower (then upper) bound joins;
+      public lower (then upper) bound joins; ``near bound``: the same just
+      inside the bounds (1/997 of the range away, a value no binary grid
+      has: a float computed from it shows in its last bits);
     * ``one value``: rows sharing the most common value of a categorical
       attribute, and a record with another value joins.
     """
@@ -126,11 +128,11 @@ def candidate_pairs(
     continuous = [a for a, attribute in enumerate(schema.attributes) if isinstance(attribute, ContinuousAttribute)]
     if continuous:
         base = record_of(d, rng.randrange(len(d)))
-        for side in ("lower", "upper"):
-            values = tuple(
-                getattr(schema.attributes[a], side) if a in continuous else v for a, v in enumerate(base.values)
-            )
-            pairs.append(_pair(f"bound ({side})", d, _grow(d, Record(values, base.label), relation, rng)))
+        for side, inside in (("lower", 0.0), ("upper", 0.0), ("lower", 1 / 997), ("upper", -1 / 997)):
+            values = tuple(_at(schema.attributes[a], side, inside) if a in continuous else v
+                           for a, v in enumerate(base.values))
+            shape = f"{'near ' if inside else ''}bound ({side})"
+            pairs.append(_pair(shape, d, _grow(d, Record(values, base.label), relation, rng)))
     categorical = [a for a, attribute in enumerate(schema.attributes) if isinstance(attribute, CategoricalAttribute)]
     if categorical:
         a = categorical[0]
@@ -143,6 +145,11 @@ def candidate_pairs(
             joiner = record_of(data, rng.choice(different))
             pairs.append(_pair("one value", single, _grow(single, joiner, relation, rng)))
     return pairs
+
+
+def _at(attribute: object, side: str, inside: float) -> float:
+    assert isinstance(attribute, ContinuousAttribute)
+    return getattr(attribute, side) + inside * (attribute.upper - attribute.lower)  # type: ignore[no-any-return]
 
 
 @dataclass(frozen=True)

@@ -275,6 +275,7 @@ def monte_carlo_check(
     executor: Optional[concurrent.futures.Executor] = None,
     chunk: int = 1000,
     progress: Optional[Callable[[int, int], None]] = None,
+    test: str = "combined",
 ) -> AuditResult:
     """The black-box audit of ``version`` on the case's pair (claim ``empirical-epsilon-lower-bound``).
 
@@ -298,6 +299,7 @@ def monte_carlo_check(
         seed=seed,
         reduce=case.reduce,
         threshold_events=case.threshold_events,
+        test=test,
         executor=executor,
         chunk=chunk,
         progress=progress,

@@ -69,6 +69,7 @@ def false_alarm_rate(
     seed: int,
     confidence: float = 0.95,
     executor: Optional[concurrent.futures.Executor] = None,
+    test: str = "combined",
 ) -> FalseAlarmRate:
     """Audit ``case.correct`` ``repetitions`` times (``trials`` per side and batch) and count refutations.
 
@@ -85,7 +86,7 @@ def false_alarm_rate(
     for _ in range(repetitions):
         result = monte_carlo_check(
             case, "correct", seed=seeds.getrandbits(64), trials=trials, selection_trials=trials,
-            alpha=alpha, executor=executor,
+            alpha=alpha, executor=executor, test=test,
         )
         refuted += result.refuted
         largest = max(largest, result.lower_bound)
