@@ -37,6 +37,8 @@ __all__ = [
     "binomial_pmf",
     "binomial_cdf",
     "binomial_sf",
+    "binomial_lower_quantile",
+    "binomial_upper_quantile",
     "clopper_pearson",
     "clopper_pearson_lower",
     "clopper_pearson_upper",
@@ -243,6 +245,35 @@ def binomial_sf(k: int, n: int, p: float) -> float:
 
 
 # --- Clopper-Pearson -------------------------------------------------------
+
+
+# Binomial tails carry a relative error of about 1e-12; asking the quantiles
+# for a slightly smaller tail keeps them on the safe side.
+_TAIL_MARGIN = 1.0 - 1e-9
+
+
+def binomial_lower_quantile(n: int, p: float, beta: float) -> int:
+    """The largest ``k`` with ``P[K >= k] >= 1 - beta`` for ``K ~ Binomial(n, p)``."""
+    lo, hi = 0, n  # P[K >= 0] = 1; find the last k whose lower tail P[K <= k-1] <= beta
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if binomial_cdf(mid - 1, n, p) <= beta * _TAIL_MARGIN:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def binomial_upper_quantile(n: int, p: float, beta: float) -> int:
+    """The smallest ``k`` with ``P[K <= k] >= 1 - beta`` for ``K ~ Binomial(n, p)``."""
+    lo, hi = 0, n  # P[K > n] = 0; find the first k whose upper tail P[K > k] <= beta
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if binomial_sf(mid, n, p) <= beta * _TAIL_MARGIN:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
 
 
 def _bits(x: float) -> int:

@@ -30,11 +30,10 @@ import math
 import statistics
 from typing import Dict, List
 
-from refdp.audit.sample_size import binomial_upper_quantile
 from refdp.errors import InvalidParameterError
 from refdp.privacy import Number, as_delta, as_fraction
 from refdp.rng import RandomSource
-from refdp.stats import binomial_pmf, binomial_sf, clopper_pearson_lower
+from refdp.stats import binomial_pmf, binomial_sf, binomial_upper_quantile, clopper_pearson_lower
 
 __all__ = [
     "assign_sides",

@@ -28,7 +28,8 @@ from refdp.audit.conditional import conditional_required_runs
 from refdp.audit.sample_size import default_trials
 from refdp.audit.search import Choice, Pair, candidate_pairs, search
 from refdp.audit.views import VIEWS, view
-from refdp.audit.timing import PhaseProgress, chunk_for, time_runs, worker_pool
+from refdp.audit.executors import audit_executor
+from refdp.audit.timing import PhaseProgress, chunk_for, time_runs
 from refdp.data import Dataset
 from refdp.errors import InvalidParameterError
 from refdp.privacy import Relation
@@ -63,7 +64,10 @@ class LearnerAudit:
     (:mod:`refdp.audit.search`): shaped pairs (or the given one) and every
     view (or the given one) on a pilot, then tests the best event on fresh
     runs.  ``trials`` test runs per side (None: from the pilot's estimate,
-    capped by the time budget); ``workers`` processes run them (1: inline).
+    capped by the time budget); they run where ``executor`` says
+    (:func:`~refdp.audit.executors.audit_executor`: ``"process"`` with
+    ``workers`` local processes, 1 inline; or a ``dask:`` spec), which
+    changes the time taken and nothing else.
     """
 
     learner: Callable[[Dataset, RandomSource], TreeModel]
@@ -82,6 +86,7 @@ class LearnerAudit:
     trials: Optional[int] = None
     alpha: float = 1e-6
     workers: int = 1
+    executor: str = "process"
 
 
 def _probe(d: Dataset, d_prime: Dataset) -> Record:
@@ -136,19 +141,15 @@ def audit_learner(request: LearnerAudit, progress: Optional[PhaseProgress] = Non
         return _audit_by_search(request, delta, d, progress, seconds, model)
     trials, sizing = _trials(request, delta, len(d), seconds)
     chunk = chunk_for(seconds)
-    executor = worker_pool(request.workers)
     assert request.neighbour is not None and request.output is not None
     chosen, note = request.neighbour, "given by --neighbour"
-    try:
+    with audit_executor(request.executor, request.workers) as executor:
         reduce, thresholds = _reduction(request.output, _probe(d, chosen.d_prime))
         result = monte_carlo_audit(
             request.learner, d, chosen.d_prime, epsilon=request.epsilon, delta=delta, trials=trials,
             alpha=request.alpha, seed=request.seed, reduce=reduce, threshold_events=thresholds,
             executor=executor, chunk=chunk, progress=progress("audit") if progress is not None else None,
         )
-    finally:
-        if executor is not None:
-            executor.shutdown()
     receipt = model.receipt
     return {
         "algorithm": request.name,
@@ -222,8 +223,7 @@ def _audit_by_search(
     # Round 1 costs 2 runs per side per pair; rounds 2 and 3 together about as much again.
     pilot = int(_SEARCH_SECONDS / (4 * len(pairs) * max(seconds, 1e-9)))
     pilot = min(_MAX_PILOT_RUNS, max(_MIN_PILOT_RUNS, pilot))
-    executor = worker_pool(request.workers)
-    try:
+    with audit_executor(request.executor, request.workers) as executor:
         choice = search(
             request.learner, pairs, views=views, test_runs=1000, alpha=request.alpha, delta=float(delta),
             seed=request.seed, pilot_runs=pilot, executor=executor, chunk=chunk_for(seconds),
@@ -236,9 +236,6 @@ def _audit_by_search(
             reduce=view(choice.view, choice.pair.probe), event=choice.event, direction=choice.direction,
             executor=executor, chunk=chunk_for(seconds), progress=progress("audit") if progress is not None else None,
         )
-    finally:
-        if executor is not None:
-            executor.shutdown()
     receipt = model.receipt
     fields = monte_carlo_fields(result, sizing, seconds)
     fields["runs"] = fields["runs"] + choice.pilot_runs

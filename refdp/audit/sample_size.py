@@ -29,7 +29,13 @@ from typing import Callable, Tuple
 
 from refdp.errors import InvalidParameterError
 from refdp.privacy import Number, as_delta, as_fraction
-from refdp.stats import binomial_cdf, binomial_sf, clopper_pearson_lower, clopper_pearson_upper
+from refdp.audit.conditional import conditional_required_runs
+from refdp.stats import (
+    binomial_lower_quantile,
+    binomial_upper_quantile,
+    clopper_pearson_lower,
+    clopper_pearson_upper,
+)
 
 __all__ = [
     "certified_lower_bound",
@@ -46,9 +52,6 @@ __all__ = [
 DEFAULT_POWER = 0.999
 """The power the default run count is sized for."""
 
-# Binomial tails carry a relative error of about 1e-12 (refdp.stats); asking
-# the quantiles for a slightly smaller tail keeps them on the safe side.
-_TAIL_MARGIN = 1.0 - 1e-9
 _MAX_TRIALS = 1 << 40
 
 
@@ -76,30 +79,6 @@ def certified_lower_bound(k1: int, n1: int, k2: int, n2: int, *, alpha: float, d
     if lower <= 0.0:
         return -math.inf
     return math.log(lower) - math.log(clopper_pearson_upper(k2, n2, alpha / 2))
-
-
-def binomial_lower_quantile(n: int, p: float, beta: float) -> int:
-    """The largest ``k`` with ``P[K >= k] >= 1 - beta`` for ``K ~ Binomial(n, p)``."""
-    lo, hi = 0, n  # P[K >= 0] = 1; find the last k whose lower tail P[K <= k-1] <= beta
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if binomial_cdf(mid - 1, n, p) <= beta * _TAIL_MARGIN:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
-
-
-def binomial_upper_quantile(n: int, p: float, beta: float) -> int:
-    """The smallest ``k`` with ``P[K <= k] >= 1 - beta`` for ``K ~ Binomial(n, p)``."""
-    lo, hi = 0, n  # P[K > n] = 0; find the first k whose upper tail P[K > k] <= beta
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if binomial_sf(mid, n, p) <= beta * _TAIL_MARGIN:
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
 
 
 def _check(
@@ -253,7 +232,6 @@ def default_trials(epsilon: Fraction, delta: Fraction, alpha: float) -> Tuple[in
     conditional test (:func:`refdp.audit.conditional.conditional_required_runs`,
     halved: runs per side).
     """
-    from refdp.audit.conditional import conditional_required_runs  # it builds on this module
 
     true = 2 * float(epsilon)
     p_event = design_event_probability(epsilon)

@@ -1,16 +1,15 @@
-"""Running an audit's mechanism: how long a run takes, chunks, worker processes, progress reports."""
+"""Running an audit's mechanism: how long a run takes, chunks, progress reports."""
 
 from __future__ import annotations
 
-import concurrent.futures
 import random
 import time
-from typing import Any, Callable, Optional, Tuple
+from typing import Any, Callable, Tuple
 
 from refdp.data import Dataset
 from refdp.rng import RandomSource
 
-__all__ = ["PhaseProgress", "chunk_for", "time_runs", "worker_pool"]
+__all__ = ["PhaseProgress", "chunk_for", "time_runs"]
 
 PhaseProgress = Callable[[str], Callable[[int, int], None]]
 """Called with its name (``"pilot"``, ``"audit"``) as a phase of runs begins; returns that phase's
@@ -35,7 +34,3 @@ def chunk_for(seconds: float) -> int:
     """Runs per chunk: about one second of them, so that progress moves and pools balance."""
     return max(10, min(1000, int(1.0 / max(seconds, 1e-6))))
 
-
-def worker_pool(workers: int) -> Optional[concurrent.futures.Executor]:
-    """A process pool of ``workers`` processes, or None (run inline) for one."""
-    return concurrent.futures.ProcessPoolExecutor(max_workers=workers) if workers > 1 else None

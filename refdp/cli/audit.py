@@ -31,6 +31,7 @@ from fractions import Fraction
 from typing import Any, Callable, Dict, Optional, Tuple
 
 from refdp.algorithms import Param, get_algorithm
+from refdp.audit.executors import EXECUTOR_HELP, check_executor_spec
 from refdp.audit.learner import OUTPUTS, LearnerAudit, audit_learner
 from refdp.audit.views import VIEWS
 from refdp.audit.neighbours import Record, record_of
@@ -79,6 +80,7 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--alpha", default="1e-6", help="false-alarm probability of the audit (default 1e-6)")
     p.add_argument("--seed", type=int, default=None, help="seed (default: drawn, and printed for replay)")
     p.add_argument("--workers", type=int, default=1, help="processes for the runs (default 1: inline)")
+    p.add_argument("--executor", default="process", metavar="SPEC", help=EXECUTOR_HELP)
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
@@ -154,6 +156,7 @@ def _run(args: argparse.Namespace) -> int:
     check_positive(args.trials, "--trials")
     check_positive(args.rows, "--rows")
     check_positive(args.workers, "--workers")
+    check_executor_spec(args.executor)
     seed = args.seed if args.seed is not None else secrets.randbits(32)
     kind, sep, name = args.algorithm.partition(":")
     progress = _Progress()
@@ -220,7 +223,7 @@ def _planted_request(args: argparse.Namespace, name: str, kind: str, alpha: floa
             f"planted case {case.name!r} is stated under {case.relation.value}; drop --relation"
         )
     version = "faulty" if kind == "planted" else "correct"
-    return PlantedAudit(case, version, seed, args.method, args.trials, alpha, args.workers)
+    return PlantedAudit(case, version, seed, args.method, args.trials, alpha, args.workers, args.executor)
 
 
 # --- registry algorithms ------------------------------------------------------------------------
@@ -265,6 +268,7 @@ def _registry_request(args: argparse.Namespace, alpha: float, seed: int) -> Lear
         trials=args.trials,
         alpha=alpha,
         workers=args.workers,
+        executor=args.executor,
     )
 
 

@@ -17,7 +17,8 @@ from typing import Any, Dict, Optional, Tuple
 from refdp.audit.planted.case import ExactVerdict, PlantedCase, exact_check, monte_carlo_check, monte_carlo_plan
 from refdp.audit.report import monte_carlo_fields
 from refdp.audit.sample_size import DEFAULT_POWER, default_trials
-from refdp.audit.timing import PhaseProgress, chunk_for, time_runs, worker_pool
+from refdp.audit.executors import audit_executor
+from refdp.audit.timing import PhaseProgress, chunk_for, time_runs
 from refdp.errors import InvalidParameterError
 
 __all__ = ["METHODS", "PlantedAudit", "audit_planted"]
@@ -33,7 +34,8 @@ class PlantedAudit:
     ``trials`` (Monte-Carlo only) are runs per side; None sizes them to
     catch the faulty version (:func:`monte_carlo_plan`) where the case has
     exact laws, else by :func:`~refdp.audit.sample_size.default_trials`.
-    ``workers`` processes run them (1: inline).
+    ``executor`` and ``workers`` say where they run, as for
+    :class:`~refdp.audit.learner.LearnerAudit`.
     """
 
     case: PlantedCase
@@ -43,6 +45,7 @@ class PlantedAudit:
     trials: Optional[int] = None
     alpha: float = 1e-6
     workers: int = 1
+    executor: str = "process"
 
 
 def _exact_fields(verdict: ExactVerdict) -> Dict[str, Any]:
@@ -102,13 +105,9 @@ def audit_planted(request: PlantedAudit, progress: Optional[PhaseProgress] = Non
         return {**base, **_exact_fields(exact_check(case, version))}
     trials, selection, sizing = _sizing(request)
     seconds, _ = time_runs(case.mechanism(version), case.d, request.seed)
-    executor = worker_pool(request.workers)
-    try:
+    with audit_executor(request.executor, request.workers) as executor:
         result = monte_carlo_check(
             case, version, seed=request.seed, trials=trials, selection_trials=selection, alpha=request.alpha,
             executor=executor, chunk=chunk_for(seconds), progress=progress("audit") if progress is not None else None,
         )
-    finally:
-        if executor is not None:
-            executor.shutdown()
     return {**base, **monte_carlo_fields(result, sizing, seconds)}
