@@ -2,12 +2,13 @@
 
 :func:`audit_learner` trains the learner on ``D`` and on a neighbour ``D'``
 many times and audits the reduced models with
-:func:`refdp.audit.monte_carlo_audit` (claim
-``empirical-epsilon-lower-bound``).  ``D'`` is given, or chosen among a
-handful of candidates by pilot audits on separate seeds
-(:func:`refdp.audit.pair.choose_by_pilot`).  Without a run count, the
-default (:func:`refdp.audit.default_trials`) is capped so that the runs take
-about half a minute.  The report is a JSON-ready ``dict``; its notes name the
+:func:`refdp.audit.monte_carlo_audit` (claims ``conditional-ratio-test`` and
+``empirical-epsilon-lower-bound``).  When the neighbour or the reduction is
+not given, a pilot on separate seeds searches shaped pairs and views
+(:func:`refdp.audit.search.search`) and the test runs are sized from the
+pilot's estimate; otherwise the default run count
+(:func:`refdp.audit.default_trials`) is capped so that the runs take about
+half a minute.  The report is a JSON-ready ``dict``; its notes name the
 ``audit`` command's flags, since that is where reports are read.
 """
 

@@ -3,10 +3,11 @@
 ``python3 -m refdp audit --algorithm NAME ...`` audits
 
 * a registry algorithm (``NAME`` as in ``python3 -m refdp algorithms``):
-  ``D`` is ``--rows`` rows of ``--data`` drawn with ``--seed``; ``D'`` is the
-  neighbour given by ``--neighbour`` or, by default, the most promising of
-  a handful found by a pilot run on separate seeds; the trained model is
-  reduced by ``--output`` and audited by :func:`refdp.audit.learner.audit_learner`;
+  ``D`` is ``--rows`` rows of ``--data`` drawn with ``--seed`` and ``D'``
+  the neighbour given by ``--neighbour``, the model reduced by ``--output``;
+  without them a pilot on separate seeds searches shaped pairs and views
+  (:mod:`refdp.audit.search`) and the best one is tested on fresh runs
+  (:func:`refdp.audit.learner.audit_learner`; ``docs/audit.md``);
 * a planted case, ``planted:CASE`` (the faulty mechanism) or
   ``correct:CASE`` (its fix), on the case's own pair: exactly when the
   case has exact laws (``--method auto``, the default), else -- or with
