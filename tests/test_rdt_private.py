@@ -44,7 +44,7 @@ class PrivateRdt:
     def __init__(self, relation: Relation) -> None:
         self.relation = relation
         spec = get_algorithm("private-rdt")
-        self.params = spec.resolve({"n_trees": 1, "max_depth": 1})
+        self.params = spec.resolve({"n_trees": 1, "max_depth": 1, "categorical": "multiway"})
 
     def __call__(self, data: Dataset, rng: RandomSource) -> TreeModel:
         return get_algorithm("private-rdt").fit(data, Fraction(1), self.params, rng, self.relation)
@@ -101,7 +101,7 @@ def test_audit_does_not_refute_private_rdt_under_substitute() -> None:
 @pytest.mark.parametrize("n_trees, depth", [(1, 1), (3, 2), (4, 0)])
 def test_the_receipt_total_is_the_requested_epsilon(relation: Relation, n_trees: int, depth: int) -> None:
     data = load_builtin("vote")
-    model = train("private-rdt", data, Fraction(7, 10), {"n_trees": n_trees, "max_depth": depth}, rng=1, relation=relation)
+    model = train("private-rdt", data, Fraction(7, 10), {"n_trees": n_trees, "max_depth": depth, "categorical": "multiway"}, rng=1, relation=relation)
     assert model.receipt.epsilon == Fraction(7, 10) and model.receipt.delta == 0
     assert model.receipt.sound and model.voting == "sum-counts"
     n_leaves = 3**depth
@@ -150,7 +150,8 @@ def test_the_structure_does_not_depend_on_the_data() -> None:
 @pytest.mark.parametrize(
     "params, fragment",
     [
-        ({"max_depth": 9}, "19683 leaves, more than max_leaves=16384"),
+        ({"max_depth": 9, "categorical": "multiway"}, "19683 leaves, more than max_leaves=16384"),
+        ({"max_depth": 15}, "32768 leaves, more than max_leaves=16384"),
         ({"n_trees": 0}, "n_trees must be in [1, inf)"),
         ({"max_depth": -2}, "max_depth must be in [-1, inf)"),
         ({"max_depth": 65}, "max_depth must be in 0..64"),
@@ -194,7 +195,7 @@ class ForestOnVote:
 
     def __init__(self, relation: Relation) -> None:
         self.relation = relation
-        self.params = get_algorithm("private-rdt").resolve({"n_trees": 3, "max_depth": 2})
+        self.params = get_algorithm("private-rdt").resolve({"n_trees": 3, "max_depth": 2, "categorical": "multiway"})
 
     def __call__(self, data: Dataset, rng: RandomSource) -> TreeModel:
         return get_algorithm("private-rdt").fit(data, Fraction(1), self.params, rng, self.relation)

@@ -330,7 +330,7 @@ SPEC = register(
         ),
         parameters=(
             Parameter("variant", str, "sound", "which variant to run", ("sound", "published")),
-            Parameter("max_depth", int, 4, "D: maximal number of splits on a root-to-leaf path", minimum=0),
+            Parameter("max_depth", int, 2, "D: maximal number of splits on a root-to-leaf path", minimum=0),
             Parameter(
                 "embed_depth", str, "2",
                 "d: split levels chosen per exponential mechanism, a positive integer or 'whole' (d = D)",

@@ -120,10 +120,13 @@ SPEC = register(
         parameters=(
             Parameter("variant", str, "sound", "which variant to run", ("sound",)),
             Parameter("n_trees", int, 10, "number of trees N_t (the budget is split evenly)", minimum=1),
-            Parameter("max_depth", int, -1, "depth of every tree; -1 means half the number of attributes", minimum=-1),
             Parameter(
-                "categorical", str, "multiway",
-                "categorical splits: one child per value (Fan et al.) or value-vs-rest",
+                "max_depth", int, 3,
+                "depth of every tree; -1 means half the number of attributes (Fan et al.)", minimum=-1,
+            ),
+            Parameter(
+                "categorical", str, "binary",
+                "categorical splits: value-vs-rest (default) or one child per value (Fan et al.)",
                 CATEGORICAL_SPLITS,
             ),
             Parameter(
