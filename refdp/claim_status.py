@@ -48,6 +48,7 @@ STATUS: Dict[str, str] = {
     "lqs-delta-certified": "proved",
     "lqs-sampling-suppression": "proved",
     "max-operator-sensitivity": "proved",
+    "noisy-size-plan": "proved",
     "parallel-composition": "proved",
     "private-rdt-budget": "proved",
     "schema-inference-leaks": "proved",

@@ -185,7 +185,8 @@ def _per_cell_private_rdt(epsilon: Fraction, n_trees: int, relation: Relation) -
     data = load_builtin("monk1").subset(range(24))
     model = train(
         "private-rdt", data, epsilon,
-        params={"n_trees": n_trees, "max_depth": 1, "categorical": "binary"}, rng=0, relation=relation,
+        # size_share=0: the fixed plan, whose every charge is a leaf histogram (no noisy size)
+        params={"n_trees": n_trees, "max_depth": 1, "categorical": "binary", "size_share": 0}, rng=0, relation=relation,
     )
     spent = {c.epsilon for c in model.receipt.charges if not c.data_independent}
     if len(spent) != 1:

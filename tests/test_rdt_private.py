@@ -44,7 +44,8 @@ class PrivateRdt:
     def __init__(self, relation: Relation) -> None:
         self.relation = relation
         spec = get_algorithm("private-rdt")
-        self.params = spec.resolve({"n_trees": 1, "max_depth": 1, "categorical": "multiway"})
+        # the count mechanism alone: no noisy size (claim noisy-size-plan has its own audit)
+        self.params = spec.resolve({"n_trees": 1, "max_depth": 1, "categorical": "multiway", "size_share": 0})
 
     def __call__(self, data: Dataset, rng: RandomSource) -> TreeModel:
         return get_algorithm("private-rdt").fit(data, Fraction(1), self.params, rng, self.relation)
@@ -101,7 +102,10 @@ def test_audit_does_not_refute_private_rdt_under_substitute() -> None:
 @pytest.mark.parametrize("n_trees, depth", [(1, 1), (3, 2), (4, 0)])
 def test_the_receipt_total_is_the_requested_epsilon(relation: Relation, n_trees: int, depth: int) -> None:
     data = load_builtin("vote")
-    model = train("private-rdt", data, Fraction(7, 10), {"n_trees": n_trees, "max_depth": depth, "categorical": "multiway"}, rng=1, relation=relation)
+    params: Dict[str, Union[int, str]] = {
+        "n_trees": n_trees, "max_depth": depth, "categorical": "multiway", "size_share": 0, "voting": "sum-counts"
+    }
+    model = train("private-rdt", data, Fraction(7, 10), params, rng=1, relation=relation)
     assert model.receipt.epsilon == Fraction(7, 10) and model.receipt.delta == 0
     assert model.receipt.sound and model.voting == "sum-counts"
     n_leaves = 3**depth
@@ -118,7 +122,8 @@ def test_the_receipt_total_is_the_requested_epsilon(relation: Relation, n_trees:
 
 
 def test_laplace_noise_and_binary_splits() -> None:
-    model = train("private-rdt", load_builtin("vote"), 1, {"noise": "laplace", "categorical": "binary", "max_depth": 3}, rng=2)
+    params: Dict[str, Union[int, str]] = {"noise": "laplace", "categorical": "binary", "max_depth": 3, "size_share": 0}
+    model = train("private-rdt", load_builtin("vote"), 1, params, rng=2)
     assert model.receipt.epsilon == 1
     assert all(isinstance(c, float) for t in model.trees for leaf in leaves(t) for c in leaf.counts)
     assert all(sum(1 for _ in leaves(t)) == 8 for t in model.trees)
@@ -142,16 +147,19 @@ def _shape(node: Node) -> object:
 
 def test_the_structure_does_not_depend_on_the_data() -> None:
     vote = load_builtin("vote")
-    a = train("private-rdt", vote.subset(range(0, 200)), 1, {"n_trees": 2, "max_depth": 3}, rng=5)
-    b = train("private-rdt", vote.subset(range(200, 435)), 1, {"n_trees": 2, "max_depth": 3}, rng=5)
-    assert [_shape(t) for t in a.trees] == [_shape(t) for t in b.trees]
+    # size_share=0: with a noisy size the depth depends on the data, through N~ only (claim noisy-size-plan)
+    params = {"n_trees": 2, "max_depth": 3, "size_share": 0}
+    for structure in ("per-node", "per-level"):
+        a = train("private-rdt", vote.subset(range(0, 200)), 1, {**params, "structure": structure}, rng=5)
+        b = train("private-rdt", vote.subset(range(200, 435)), 1, {**params, "structure": structure}, rng=5)
+        assert [_shape(t) for t in a.trees] == [_shape(t) for t in b.trees]
 
 
 @pytest.mark.parametrize(
     "params, fragment",
     [
         ({"max_depth": 9, "categorical": "multiway"}, "19683 leaves, more than max_leaves=16384"),
-        ({"max_depth": 15}, "32768 leaves, more than max_leaves=16384"),
+        ({"max_depth": 15, "categorical": "binary"}, "32768 leaves, more than max_leaves=16384"),
         ({"n_trees": 0}, "n_trees must be in [1, inf)"),
         ({"max_depth": -2}, "max_depth must be in [-1, inf)"),
         ({"max_depth": 65}, "max_depth must be in 0..64"),
@@ -195,7 +203,9 @@ class ForestOnVote:
 
     def __init__(self, relation: Relation) -> None:
         self.relation = relation
-        self.params = get_algorithm("private-rdt").resolve({"n_trees": 3, "max_depth": 2, "categorical": "multiway"})
+        self.params = get_algorithm("private-rdt").resolve(
+            {"n_trees": 3, "max_depth": 2, "categorical": "multiway", "size_share": 0}
+        )
 
     def __call__(self, data: Dataset, rng: RandomSource) -> TreeModel:
         return get_algorithm("private-rdt").fit(data, Fraction(1), self.params, rng, self.relation)

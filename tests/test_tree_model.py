@@ -126,3 +126,37 @@ def test_an_uninformative_leaf_speaks_with_its_parent() -> None:
     data = Dataset.from_rows(schema, [("x",), ("y",)], ["first", "first"])
     assert model.predict(data) == ["second", "second"]  # not "first", the class listed first
     assert model.predict_proba(data)[0] == pytest.approx([2 / 11, 9 / 11])
+
+
+def test_log_odds_voting_by_hand() -> None:
+    """Two trees; the score of class c is log pi(c) + sum_t w_t (log p_t(c | leaf) - log pi_t(c))."""
+    import math
+
+    schema = Schema((CategoricalAttribute("a", ("x", "y")), CategoricalAttribute("b", ("u", "v"))), "class", ("p", "q"))
+    first = CategoricalSplit(0, (Leaf((40, 5)), Leaf((-4, 60))))  # a negative noisy count is clipped to 0
+    flat = CategoricalSplit(1, (Leaf((25, 75)), Leaf((15, 45))))  # every leaf like the tree: says nothing
+    model = TreeModel(
+        algorithm="private-rdt", variant="sound", params={}, schema=schema, trees=(first, flat),
+        receipt=receipt_from_ledger(Ledger()), weights=(0.5, 1.0), voting="log-odds",
+    )
+    rows = Dataset.from_rows(schema, [("x", "u"), ("y", "v")], ["p", "q"])
+    pi_first = [(40 + 1) / (105 + 2), (65 + 1) / (105 + 2)]
+    pi_flat = [(40 + 1) / (160 + 2), (120 + 1) / (160 + 2)]
+    pi = [(80 + 1) / (265 + 2), (185 + 1) / (265 + 2)]
+
+    def score(c: int, leaf_first: Tuple[float, float], leaf_flat: Tuple[float, float]) -> float:
+        p_first = (leaf_first[c] + pi_first[c]) / (sum(leaf_first) + 1)
+        p_flat = (leaf_flat[c] + pi_flat[c]) / (sum(leaf_flat) + 1)
+        return math.log(pi[c]) + 0.5 * (math.log(p_first) - math.log(pi_first[c])) + (
+            math.log(p_flat) - math.log(pi_flat[c])
+        )
+
+    expected = [[score(c, (40, 5), (25, 75)) for c in (0, 1)], [score(c, (0, 60), (15, 45)) for c in (0, 1)]]
+    for got, want in zip(model.predict_proba(rows), expected):
+        total = sum(math.exp(x) for x in want)
+        assert got == pytest.approx([math.exp(x) / total for x in want])
+    # Under sum-counts the (x, u) row is outvoted by the flat tree's big leaf; the odds say p.
+    assert model.predict(rows) == ["p", "q"]
+    assert replace(model, voting="sum-counts").predict(rows) == ["q", "q"]
+    again = model_from_json(json.loads(dumps_model(replace(model, algorithm="noisy-majority", params={"variant": "sound"}))))
+    assert again.voting == "log-odds" and again.predict(rows) == ["p", "q"]

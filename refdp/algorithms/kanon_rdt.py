@@ -60,15 +60,23 @@ from fractions import Fraction
 from typing import Dict, List, Mapping, Optional, Tuple
 
 from refdp.engine import REFERENCE, Engine
+from refdp.algorithms.binning import PublicBins
 from refdp.algorithms.rdt import (
     CATEGORICAL_SPLITS,
+    CONTINUOUS_SPLITS,
+    RDT_VOTING,
+    STRUCTURES,
     RandomTreeBuilder,
     base_columns,
+    forest_levels,
+    forest_weights,
     resolve_max_depth,
 )
+from refdp.algorithms.noisy_depth import mean_branching
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
 from refdp.data import Dataset
 from refdp.errors import InvalidParameterError, PrivacyError
+from refdp.mechanisms import discrete_laplace_mechanism
 from refdp.privacy import Relation, as_fraction
 from refdp.privacy.lqs import (
     MAX_EPSILON,
@@ -92,26 +100,33 @@ __all__ = [
     "Advice",
     "advise",
     "certify",
+    "Plan",
+    "fills",
     "fit_kanon_rdt",
     "SPEC",
 ]
 
 SOUND_CLAIMS = ("lqs-sampling-suppression", "lqs-delta-certified", "kanon-rdt-privacy", "sequential-composition")
-CLAIMS = SOUND_CLAIMS + ("leaf-total-suppression-not-private",)
+SIZE_CLAIMS = ("noisy-size-plan", "discrete-laplace-mechanism", "sequential-composition")
+CLAIMS = SOUND_CLAIMS + SIZE_CLAIMS[:2] + ("leaf-total-suppression-not-private",)
 
 VARIANTS = ("sound", "leaf-total")
 
 DEFAULT_MAX_DELTA = 1e-5
 """The largest receipt delta kanon-rdt certifies unless told otherwise (below 1/n for every built-in data set)."""
 
-# One tree of depth 1: at epsilon 1 and delta <= 1e-5 every further tree forces a smaller beta and a
-# larger k, and a cell then survives only with hundreds of rows; measured in docs/results.md
-# (section "kanon-rdt defaults"), where k = 19 rather than the minimal 17 lets the defaults pass
-# from epsilon 0.86 on.
-DEFAULT_N_TREES = 1
-DEFAULT_K = 19
-DEFAULT_BETA = 0.3
-DEFAULT_MAX_DEPTH = 1
+# The forest: 12 per-level trees of depth 3 on 3% samples; k = 23 (the smallest passing at epsilon 1
+# with size_share 0.05 is 22) lets the defaults pass a little below epsilon 1.  The one-tree plan for
+# small data is the previous default (1 tree of depth 1, beta 0.3, k 19).  Evidence: docs/results.md,
+# "kanon-rdt and private-rdt defaults (issue 19)".
+DEFAULT_N_TREES = 12
+DEFAULT_K = 23
+DEFAULT_BETA = 0.03
+DEFAULT_MAX_DEPTH = 3
+DEFAULT_SMALL_K = 19
+DEFAULT_SMALL_BETA = 0.3
+DEFAULT_SIZE_SHARE = 0.05
+DEFAULT_BINS = 5
 
 
 @dataclass(frozen=True)
@@ -124,18 +139,22 @@ class TreeGuarantee:
 
 
 def tree_guarantee(
-    epsilon: Fraction, n_trees: int, k: int, beta: Fraction, relation: Relation
+    epsilon: Fraction, n_trees: int, k: int, beta: Fraction, relation: Relation, size_share: Fraction = Fraction(0)
 ) -> TreeGuarantee:
-    """The per-tree charge for a total ``epsilon`` over ``n_trees`` trees (see the module notes)."""
+    """The per-tree charge for a total ``epsilon`` over ``n_trees`` trees (see the module notes).
+
+    The trees share ``(1 - size_share) epsilon``; the rest pays for the noisy size (:func:`fit_kanon_rdt`).
+    """
     factor = n_trees if relation is Relation.ADD_REMOVE else 2 * n_trees
-    share = epsilon / factor
+    share = (1 - size_share) * epsilon / factor
     try:
         result = lqs_delta(max(k, 1), beta, share)
     except InvalidParameterError as exc:
+        kept = "" if size_share == 0 else f"(1 - size_share {size_share}) x "
         raise InvalidParameterError(
-            f"kanon-rdt gives each of its {n_trees} trees epsilon/{factor} = {float(share):.6g} "
+            f"kanon-rdt gives each of its {n_trees} trees {kept}epsilon/{factor} = {float(share):.6g} "
             f"under {relation.value}: {exc}. With beta={beta} the total epsilon must be at least "
-            f"{factor * lqs_min_epsilon(beta):.6g}"
+            f"{factor * lqs_min_epsilon(beta) / float(1 - size_share):.6g}"
         ) from None
     if relation is Relation.ADD_REMOVE:
         return TreeGuarantee(share, Fraction(result.delta), result)
@@ -158,14 +177,16 @@ class Settings:
     k: int
     beta: Fraction
     relation: Relation
+    size_share: Fraction = Fraction(0)
 
     def guarantee(self) -> TreeGuarantee:
-        return tree_guarantee(self.epsilon, self.n_trees, self.k, self.beta, self.relation)
+        return tree_guarantee(self.epsilon, self.n_trees, self.k, self.beta, self.relation, self.size_share)
 
     @property
     def lqs_epsilon(self) -> Fraction:
         """The epsilon at which each tree's Li-Qardaji-Su delta is taken."""
-        return self.epsilon / (self.n_trees if self.relation is Relation.ADD_REMOVE else 2 * self.n_trees)
+        factor = self.n_trees if self.relation is Relation.ADD_REMOVE else 2 * self.n_trees
+        return (1 - self.size_share) * self.epsilon / factor
 
 
 def receipt_delta(settings: Settings) -> Fraction:
@@ -279,30 +300,41 @@ class Advice:
     epsilon: Optional[Fraction]
     defaults: bool
     command: str
+    prefix: str = ""
+    """``small_`` when the advice is about the one-tree plan's ``small_k`` and ``small_beta``."""
 
     def text(self) -> str:
         options = []
+        p = self.prefix
         if self.k is not None:
-            options.append(f"--param k={self.k}")
+            options.append(f"--param {p}k={self.k}")
         if self.beta is not None:
-            options.append(f"--param beta={_show(self.beta)}")
+            options.append(f"--param {p}beta={_show(self.beta)}")
         if self.n_trees is not None:
             options.append(f"--param n_trees={self.n_trees}")
         if self.epsilon is not None:
             options.append(f"--epsilon {_show(self.epsilon)}")
-        if self.defaults:
+        if self.defaults and p:
+            options.append(f"the defaults (--param {p}k={DEFAULT_SMALL_K} --param {p}beta={DEFAULT_SMALL_BETA})")
+        elif self.defaults:
             options.append(
                 f"the defaults (--param k={DEFAULT_K} --param beta={DEFAULT_BETA} --param n_trees={DEFAULT_N_TREES})"
             )
-        found = "; ".join(options) if options else "none found by changing one of k, beta, n_trees, epsilon"
+        found = "; ".join(options) if options else f"none found by changing one of {p}k, {p}beta, n_trees, epsilon"
         return f"settings that pass, each changing one value: {found}. {self.command}"
 
 
-def advise(settings: Settings, max_delta: Fraction) -> Advice:
-    """Settings near ``settings`` whose receipt delta is below 1 and at most ``max_delta``."""
+def advise(settings: Settings, max_delta: Fraction, prefix: str = "") -> Advice:
+    """Settings near ``settings`` whose receipt delta is below 1 and at most ``max_delta``.
+
+    ``prefix`` is ``small_`` for the one-tree plan (its parameters are ``small_k`` and ``small_beta``).
+    """
     k = _advise_k(settings, max_delta)
     beta = _advise_beta(settings, max_delta)
-    defaults = replace(settings, k=DEFAULT_K, beta=as_fraction(DEFAULT_BETA, "beta"), n_trees=DEFAULT_N_TREES)
+    if prefix:
+        defaults = replace(settings, k=DEFAULT_SMALL_K, beta=as_fraction(DEFAULT_SMALL_BETA, "small_beta"))
+    else:
+        defaults = replace(settings, k=DEFAULT_K, beta=as_fraction(DEFAULT_BETA, "beta"), n_trees=DEFAULT_N_TREES)
     target = _show(_decimal(_lqs_target(settings, max_delta), 3, ROUND_FLOOR))
     per_tree = "max_delta/n_trees" + (" / (1 + e^epsilon_t)" if settings.relation is Relation.SUBSTITUTE else "")
     question = f"--beta {_show(settings.beta)}" if k is not None else f"--k {max(settings.k, 1)}"
@@ -318,10 +350,11 @@ def advise(settings: Settings, max_delta: Fraction) -> Advice:
         epsilon=_advise_epsilon(settings, max_delta),
         defaults=defaults != settings and _passes(defaults, max_delta),
         command=command,
+        prefix=prefix,
     )
 
 
-def certify(settings: Settings, max_delta: Fraction) -> TreeGuarantee:
+def certify(settings: Settings, max_delta: Fraction, prefix: str = "") -> TreeGuarantee:
     """The per-tree guarantee, or InvalidParameterError with :func:`advise`'s settings.
 
     Refused: settings the theorem does not cover, a receipt delta of 1 or
@@ -332,14 +365,15 @@ def certify(settings: Settings, max_delta: Fraction) -> TreeGuarantee:
         guarantee = settings.guarantee()
     except InvalidParameterError as exc:
         raise InvalidParameterError(
-            f"{exc}; under --param max_delta={_show(max_delta)} as well, {advise(settings, max_delta).text()}"
+            f"{exc}; under --param max_delta={_show(max_delta)} as well, "
+            f"{advise(settings, max_delta, prefix).text()}"
         ) from None
     total = settings.n_trees * guarantee.delta
     if total <= max_delta and total < 1:
         return guarantee
     shape = (
         f"{settings.n_trees} tree(s) x {float(guarantee.delta):.4g} = {float(total):.4g} "
-        f"(k={settings.k}, beta={_show(settings.beta)}, epsilon={settings.epsilon} under "
+        f"({prefix}k={settings.k}, {prefix}beta={_show(settings.beta)}, epsilon={settings.epsilon} under "
         f"{settings.relation.value})"
     )
     if total >= 1:
@@ -350,7 +384,8 @@ def certify(settings: Settings, max_delta: Fraction) -> TreeGuarantee:
             "is acceptable (delta bounds the chance that the epsilon guarantee fails outright)"
         )
     raise InvalidParameterError(
-        f"kanon-rdt's receipt would state delta = {shape}, {reason}; {advise(settings, max_delta).text()}"
+        f"kanon-rdt's {'one-tree plan' if prefix else 'receipt'} would state delta = {shape}, {reason}; "
+        f"{advise(settings, max_delta, prefix).text()}"
     )
 
 
@@ -358,6 +393,30 @@ def _suppress(counts: List[int], k: int, leaf_total: bool) -> Tuple[Count, ...]:
     if leaf_total:
         return tuple(counts) if sum(counts) >= k else (0,) * len(counts)
     return tuple(c if c >= k else 0 for c in counts)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """One forest kanon-rdt may train: its settings, depth and certified per-tree guarantee."""
+
+    settings: Settings
+    depth: int
+    guarantee: TreeGuarantee
+
+    @property
+    def delta(self) -> Fraction:
+        return self.settings.n_trees * self.guarantee.delta
+
+
+def fills(noisy_size: int, plan: Plan, n_classes: int, branching: Fraction, min_fill: Fraction) -> bool:
+    """N~ beta >= m k |C| B: a tree's expected sample fills the (value, class) cells of an average split with m k rows.
+
+    B is the mean number of children of a split; a sample that cannot fill
+    the cells of one split with k rows each loses nearly all its counts to
+    suppression, and a forest of such trees says nothing.
+    """
+    settings = plan.settings
+    return noisy_size * settings.beta >= min_fill * max(settings.k, 1) * n_classes * branching
 
 
 def fit_kanon_rdt(
@@ -370,6 +429,12 @@ def fit_kanon_rdt(
 ) -> TreeModel:
     """Train N_t random decision trees on Bernoulli(beta) samples with counts below k suppressed.
 
+    With ``size_share`` > 0, a noisy size of the data first chooses between
+    the forest (``n_trees``, ``beta``, ``k``, ``max_depth``) and one tree of
+    one level (``small_beta``, ``small_k``): both plans are certified
+    before anything is read, and the receipt states the larger delta
+    (claim ``noisy-size-plan``).
+
     ``engine`` supplies the Bernoulli draws (the array engine checks beta
     once, then makes the same draws); the rows are drawn and routed one by
     one on both engines, because a node of the lazily drawn structure is
@@ -379,23 +444,50 @@ def fit_kanon_rdt(
     variant = str(params["variant"])
     if variant not in VARIANTS:
         raise InvalidParameterError(f"variant must be one of {', '.join(VARIANTS)}, got {variant!r}")
-    n_trees = int(params["n_trees"])
-    k = int(params["k"])
-    depth = resolve_max_depth(schema, int(params["max_depth"]))
     categorical = str(params["categorical"])
-    beta = as_fraction(params["beta"], "beta")
+    voting = str(params["voting"])
+    bins = PublicBins.of(schema, int(params["bins"])) if params["continuous"] == "bins" else None
+    multiway = frozenset(bins.thresholds) if bins is not None else frozenset()
     max_delta = as_fraction(params["max_delta"], "max_delta")
-    guarantee = certify(Settings(epsilon, n_trees, k, beta, relation), max_delta)
-    total_delta = n_trees * guarantee.delta
+    share, min_fill = as_fraction(params["size_share"], "size_share"), as_fraction(params["min_fill"], "min_fill")
+    forest = Settings(
+        epsilon, int(params["n_trees"]), int(params["k"]), as_fraction(params["beta"], "beta"), relation, share
+    )
+    plans = [Plan(forest, resolve_max_depth(schema, int(params["max_depth"])), certify(forest, max_delta))]
+    if share > 0:
+        single = Settings(
+            epsilon, 1, int(params["small_k"]), as_fraction(params["small_beta"], "small_beta"), relation, share
+        )
+        plans.insert(0, Plan(single, min(1, plans[0].depth), certify(single, max_delta, "small_")))
+    # The receipt's delta is the largest of the plans' (which one runs depends on the data).
+    total_delta = max(plan.delta for plan in plans)
+    if total_delta >= 1 or total_delta > max_delta:
+        raise InvalidParameterError(
+            f"kanon-rdt's plans together would state delta = {float(total_delta):.4g}, above "
+            f"--param max_delta={_show(max_delta)} or 1; lower size_share or change the plans"
+        )
     leaf_total = variant == "leaf-total"
     ledger = start_ledger(data, relation)
-    columns, labels, rows = base_columns(data)
+    plan = plans[-1]
+    if share > 0:
+        branching = mean_branching(schema, int(params["bins"]) if bins is not None else 2, categorical == "binary")
+        noisy = discrete_laplace_mechanism(
+            len(data), epsilon=share * epsilon, rng=rng, ledger=ledger,
+            label="noisy size N~ of the data (chooses the plan)", claims=SIZE_CLAIMS,
+            sampler=engine.discrete_laplace,
+        )
+        plan = plans[-1] if fills(noisy, plans[-1], schema.n_classes, branching, min_fill) else plans[0]
+    settings, depth, guarantee = plan.settings, plan.depth, plan.guarantee
+    n_trees, k, beta = settings.n_trees, settings.k, settings.beta
+    train = bins.binned(data) if bins is not None else data
+    columns, labels, rows = base_columns(train)
     n_classes = schema.n_classes
     zeros: Tuple[Count, ...] = (0,) * n_classes
     trees: List[Node] = []
+    levels = forest_levels(schema.n_attributes, n_trees, depth, rng) if params["structure"] == "per-level" else None
     for t in range(n_trees):
         scope = f"tree{t}"
-        builder = RandomTreeBuilder(schema, depth, categorical, rng)
+        builder = RandomTreeBuilder(train.schema, depth, categorical, rng, multiway, None if levels is None else levels[t])
         ledger.record_data_independent(
             label=f"tree {t}: random structure",
             partition=(scope,),
@@ -424,11 +516,20 @@ def fit_kanon_rdt(
             note=(
                 f"Li-Qardaji-Su: k={guarantee.lqs.k}, beta={beta}, epsilon_t={guarantee.lqs.epsilon}, "
                 f"delta_t<={guarantee.lqs.delta!r} (max at n={guarantee.lqs.n_at_max}); "
-                f"receipt delta {n_trees} x delta_t checked <= max_delta={params['max_delta']!r} before training"
+                f"receipt delta checked <= max_delta={params['max_delta']!r} before training"
             ),
         )
-        trees.append(builder.build(lambda leaf: released.get(leaf, zeros), collapse_zeros=True))
-    model = finish_model(SPEC.name, data, params, trees, ledger, voting="sum-counts")
+        tree = builder.build(lambda leaf: released.get(leaf, zeros), collapse_zeros=True)
+        trees.append(bins.unbin(tree) if bins is not None else tree)
+    if plan.delta < total_delta:
+        ledger.charge(
+            label="reserved: the delta of the plan this run did not choose",
+            mechanism="reserved", epsilon=0, delta=total_delta - plan.delta, sensitivity=None,
+            claims=SIZE_CLAIMS,
+            note="the guarantee is the larger delta of the two plans, whichever the noisy size chose",
+        )
+    weights = forest_weights(schema.n_attributes, n_trees, depth) if voting == "log-odds" else ()
+    model = finish_model(SPEC.name, data, params, trees, ledger, weights=weights, voting=voting)
     if model.receipt.delta != total_delta:
         raise PrivacyError(f"kanon-rdt checked delta {total_delta} but its ledger composed {model.receipt.delta}")
     return model
@@ -473,9 +574,45 @@ SPEC = register(
                 minimum=0.0, maximum=1.0, minimum_open=True,
             ),
             Parameter(
+                "size_share", float, DEFAULT_SIZE_SHARE,
+                "share of epsilon spent on a noisy size that chooses between the forest and one tree of one "
+                "level (small_beta, small_k); 0: always the forest, nothing spent",
+                minimum=0.0, maximum=1.0, maximum_open=True,
+            ),
+            Parameter(
+                "min_fill", float, 1.0,
+                "m: the forest is chosen when N~ beta >= m k |C| B (a tree's sample fills the cells of an "
+                "average split, B children, with m k rows each)",
+                minimum=0.0,
+            ),
+            Parameter(
+                "small_beta", float, DEFAULT_SMALL_BETA, "sampling probability of the one-tree plan",
+                minimum=0.0, maximum=1.0, minimum_open=True, maximum_open=True,
+            ),
+            Parameter("small_k", int, DEFAULT_SMALL_K, "suppression threshold of the one-tree plan", minimum=0),
+            Parameter(
+                "structure", str, "per-level",
+                "where the attributes are drawn: at every node (Fan et al.), or once per level of a tree, "
+                "dealt so that every attribute appears about equally often in the forest",
+                STRUCTURES,
+            ),
+            Parameter(
                 "categorical", str, "multiway",
                 "categorical splits: one child per value (Fan et al.) or value-vs-rest",
                 CATEGORICAL_SPLITS,
+            ),
+            Parameter(
+                "continuous", str, "bins",
+                "continuous attributes: one child per public equal-width bin (used once per path), or a "
+                "threshold drawn uniformly from the remaining public range (Fan et al.)",
+                CONTINUOUS_SPLITS,
+            ),
+            Parameter("bins", int, DEFAULT_BINS, "bins of a continuous attribute when continuous=bins", minimum=2),
+            Parameter(
+                "voting", str, "log-odds",
+                "how the trees vote: log-odds (each tree moves a class's odds by its leaf's share against the "
+                "tree's) or sum-counts (the leaves' counts added, the paper's Algorithm 2)",
+                RDT_VOTING,
             ),
         ),
         claims=CLAIMS,

@@ -35,9 +35,22 @@ from typing import List, Mapping, Tuple
 from refdp.engine import REFERENCE, Engine
 from refdp.algorithms.rdt import (
     CATEGORICAL_SPLITS,
+    CONTINUOUS_SPLITS,
+    RDT_VOTING,
+    STRUCTURES,
     RandomTreeBuilder,
+    forest_levels,
+    forest_weights,
     resolve_max_depth,
     worst_case_leaves,
+)
+from refdp.algorithms.binning import PublicBins
+from refdp.algorithms.noisy_depth import (
+    laplace_variance,
+    mean_branching,
+    plan_depth,
+    size_parameters,
+    size_share,
 )
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
 from refdp.data import Dataset
@@ -50,6 +63,7 @@ __all__ = ["fit_private_rdt", "SPEC"]
 
 CLAIMS = (
     "private-rdt-budget",
+    "noisy-size-plan",
     "discrete-laplace-mechanism",
     "laplace-mechanism",
     "parallel-composition",
@@ -69,25 +83,47 @@ def fit_private_rdt(
     schema = data.schema
     n_trees = int(params["n_trees"])
     max_leaves = int(params["max_leaves"])
-    depth = resolve_max_depth(schema, int(params["max_depth"]))
+    max_depth = resolve_max_depth(schema, int(params["max_depth"]))
     categorical = str(params["categorical"])
     noise = str(params["noise"])
-    leaves_bound = worst_case_leaves(schema, depth, categorical)
+    voting = str(params["voting"])
+    binned = params["continuous"] == "bins"
+    bins = PublicBins.of(schema, int(params["bins"])) if binned else None
+    train = bins.binned(data) if bins is not None else data
+    multiway = frozenset(bins.thresholds) if bins is not None else frozenset()
+    leaves_bound = worst_case_leaves(train.schema, max_depth, categorical, multiway)
     if leaves_bound > max_leaves:
         raise InvalidParameterError(
-            f"a private-rdt tree of depth {depth} with {categorical} categorical splits can have "
+            f"a private-rdt tree of depth {max_depth} with {categorical} categorical splits can have "
             f"{leaves_bound} leaves, more than max_leaves={max_leaves}; every leaf gets noise, so "
             "lower max_depth, use categorical=binary, or raise max_leaves"
         )
-    per_cell = epsilon / n_trees if relation is Relation.ADD_REMOVE else epsilon / (2 * n_trees)
     ledger = start_ledger(data, relation)
-    counts = engine.counts(data)
+    branching = mean_branching(schema, int(params["bins"]) if binned else 2, binary=categorical == "binary")
+    share, sigmas = size_share(params)
+    relation_factor = 1 if relation is Relation.ADD_REMOVE else 2
+
+    def trees_at(d: int) -> int:
+        # A shallower forest keeps its number of attribute tests (N_t D) with more trees; no test, one leaf.
+        return -(-n_trees * max_depth // d) if d > 0 else 1
+
+    plan = plan_depth(
+        len(data), epsilon, share, sigmas, max_depth, schema.n_classes,
+        leaves=lambda d: branching**d,
+        variance=lambda d, budget: laplace_variance(budget / (relation_factor * trees_at(d))) / trees_at(d),
+        engine=engine, rng=rng, ledger=ledger,
+    )
+    depth = plan.depth
+    n_trees = trees_at(depth) if depth < max_depth else n_trees
+    per_cell = plan.epsilon / (relation_factor * n_trees)
+    counts = engine.counts(train)
     rows = counts.root()
     classes = schema.classes
     trees: List[Node] = []
+    levels = forest_levels(schema.n_attributes, n_trees, depth, rng) if params["structure"] == "per-level" else None
     for t in range(n_trees):
         scope = f"tree{t}"
-        builder = RandomTreeBuilder(schema, depth, categorical, rng)
+        builder = RandomTreeBuilder(train.schema, depth, categorical, rng, multiway, None if levels is None else levels[t])
         n_leaves = builder.expand()
         ledger.record_data_independent(
             label=f"tree {t}: random structure ({n_leaves} leaves)",
@@ -102,8 +138,10 @@ def fit_private_rdt(
         )
         k = len(classes)
         released: List[Tuple[Count, ...]] = [tuple(noisy[j * k : j * k + k]) for j in range(n_leaves)]
-        trees.append(builder.build(released.__getitem__, collapse_zeros=False))
-    return finish_model(SPEC.name, data, params, trees, ledger, voting="sum-counts")
+        tree = builder.build(released.__getitem__, collapse_zeros=False)
+        trees.append(bins.unbin(tree) if bins is not None else tree)
+    weights = forest_weights(schema.n_attributes, n_trees, depth) if voting == "log-odds" else ()
+    return finish_model(SPEC.name, data, params, trees, ledger, weights=weights, voting=voting)
 
 
 SPEC = register(
@@ -122,13 +160,35 @@ SPEC = register(
             Parameter("n_trees", int, 10, "number of trees N_t (the budget is split evenly)", minimum=1),
             Parameter(
                 "max_depth", int, 3,
-                "depth of every tree; -1 means half the number of attributes (Fan et al.)", minimum=-1,
+                "depth of every tree (at most; see size_share); -1 means half the number of attributes "
+                "(Fan et al.)",
+                minimum=-1,
             ),
             Parameter(
-                "categorical", str, "binary",
-                "categorical splits: value-vs-rest (default) or one child per value (Fan et al.)",
+                "structure", str, "per-node",
+                "where the attributes are drawn: at every node (Fan et al.), or once per level of a tree, "
+                "dealt so that every attribute appears about equally often in the forest",
+                STRUCTURES,
+            ),
+            Parameter(
+                "categorical", str, "multiway",
+                "categorical splits: one child per value (Fan et al.) or value-vs-rest",
                 CATEGORICAL_SPLITS,
             ),
+            Parameter(
+                "continuous", str, "bins",
+                "continuous attributes: one child per public equal-width bin (used once per path), or a "
+                "threshold drawn uniformly from the remaining public range (Fan et al.)",
+                CONTINUOUS_SPLITS,
+            ),
+            Parameter("bins", int, 10, "bins of a continuous attribute when continuous=bins", minimum=2),
+            Parameter(
+                "voting", str, "log-odds",
+                "how the trees vote: log-odds (each tree moves a class's odds by its leaf's share against the "
+                "tree's) or sum-counts (the leaves' counts added, Waseda et al.'s Algorithm 2)",
+                RDT_VOTING,
+            ),
+            *size_parameters(0.05, 2.5),
             Parameter(
                 "max_leaves", int, 16384,
                 "refuse settings whose trees could have more leaves than this (each leaf gets noise)",

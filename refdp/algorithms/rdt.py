@@ -13,7 +13,12 @@ and gets one child per outcome of F:
 * a continuous attribute is always eligible; its threshold t is drawn
   uniformly from the interval the path leaves it in (the public bounds,
   narrowed by earlier thresholds on the same attribute), with children
-  ``x < t`` and ``x >= t``.
+  ``x < t`` and ``x >= t``.  The learners can instead cut a continuous
+  attribute into public equal-width bins first
+  (:class:`~refdp.algorithms.binning.PublicBins`, parameter
+  ``continuous="bins"``): it is then a categorical attribute with one value
+  per bin, split multiway (one child per bin, ``multiway`` of
+  :class:`RandomTreeBuilder`) and used once per path.
 
 A node with no eligible attribute, or at depth ``max_depth``, is a leaf.
 Nothing here reads the data: the tree's shape is data-independent
@@ -27,13 +32,21 @@ they would have in a tree drawn in full first; drawing lazily only skips
 nodes that nothing reaches.  Replay: nodes are drawn in the order they are
 first needed (rows in data order, children on first visit; :meth:`expand`
 visits depth first and draws a node's missing children in order), each with one ``rng.randrange`` for
-the attribute, then one ``rng.randrange`` for a binary split's value or one
-``rng.random()`` for a threshold.
+the attribute (none when the levels' attributes are given), then one
+``rng.randrange`` for a binary split's value or one ``rng.random()`` for a
+threshold.
+
+Per-level trees (``structure="per-level"``, a random *oblivious* tree):
+every node of a level splits on the same attribute, so a tree with
+multiway splits is a full cross-table of its attributes; the attributes of
+the whole forest are dealt first (:func:`forest_levels`), so that every
+attribute is tested about equally often across the trees.  This too reads
+nothing but the schema and the rng.
 """
 
 from __future__ import annotations
 
-from typing import Callable, List, Optional, Sequence, Tuple, Union
+from typing import AbstractSet, Callable, List, Optional, Sequence, Tuple, Union
 
 from refdp.engine import NodeCounts, RowMasks, Rows
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset, Schema
@@ -44,10 +57,15 @@ from refdp.tree import CategoricalSplit, Count, Leaf, Node, ThresholdSplit, Valu
 
 __all__ = [
     "CATEGORICAL_SPLITS",
+    "CONTINUOUS_SPLITS",
+    "RDT_VOTING",
     "MAX_DEPTH",
     "default_max_depth",
     "resolve_max_depth",
     "worst_case_leaves",
+    "forest_weights",
+    "forest_levels",
+    "STRUCTURES",
     "base_columns",
     "RandomTreeBuilder",
 ]
@@ -57,6 +75,16 @@ MAX_DEPTH = 64
 
 CATEGORICAL_SPLITS = ("multiway", "binary")
 """How a categorical attribute splits: one child per value, or value-vs-rest."""
+
+CONTINUOUS_SPLITS = ("bins", "threshold")
+"""How a continuous attribute splits: one child per public bin, or at a threshold drawn from its range."""
+
+STRUCTURES = ("per-level", "per-node")
+"""Where a random tree draws its attributes: once per level, from a forest-wide deal (:func:`forest_levels`),
+or at every node (Fan et al.)."""
+
+RDT_VOTING = ("log-odds", "sum-counts")
+"""How a forest of random trees votes (:data:`refdp.tree.VOTING`)."""
 
 _LEAF, _MULTIWAY, _VALUE, _THRESHOLD = range(4)
 
@@ -90,19 +118,22 @@ def _check_categorical(categorical: str) -> str:
     return categorical
 
 
-def worst_case_leaves(schema: Schema, max_depth: int, categorical: str) -> int:
+def worst_case_leaves(
+    schema: Schema, max_depth: int, categorical: str, multiway: AbstractSet[int] = frozenset()
+) -> int:
     """The largest number of leaves any structure drawn with these settings can have.
 
     A path meets each categorical attribute at most once and continuous
     attributes any number of times, so the worst case multiplies the
     ``max_depth`` largest branching factors available: the domain sizes
-    (multiway) or 2 (binary) of the categorical attributes, and 2 for every
-    further level when a continuous attribute exists.
+    (multiway, and the attributes in ``multiway``) or 2 (binary) of the
+    categorical attributes, and 2 for every further level when a continuous
+    attribute exists.
     """
     _check_categorical(categorical)
     factors = sorted(
-        (a.n_values if categorical == "multiway" else 2)
-        for a in schema.attributes
+        (a.n_values if categorical == "multiway" or i in multiway else 2)
+        for i, a in enumerate(schema.attributes)
         if isinstance(a, CategoricalAttribute)
     )
     factors.reverse()
@@ -116,6 +147,19 @@ def worst_case_leaves(schema: Schema, max_depth: int, categorical: str) -> int:
             break
         product *= max(best, 1)
     return product
+
+
+def forest_weights(n_attributes: int, n_trees: int, depth: int) -> List[float]:
+    """Log-odds weights: min(1, A / (N_t d)), so that each attribute counts about once per row.
+
+    A row meets about N_t d attribute tests over the forest; with more tests
+    than the A attributes, each attribute's evidence would be counted
+    N_t d / A times, which the weight undoes (naive Bayes, where every
+    attribute is one depth-1 tree, has weight 1).
+    """
+    if depth == 0 or n_attributes == 0:
+        return [1.0] * n_trees
+    return [min(1.0, n_attributes / (n_trees * depth))] * n_trees
 
 
 def base_columns(data: Dataset) -> Tuple[List[Column], Sequence[int], Sequence[int]]:
@@ -149,18 +193,58 @@ class _Slot:
         self.leaf = -1
 
 
+def forest_levels(n_attributes: int, n_trees: int, depth: int, rng: RandomSource) -> List[Tuple[int, ...]]:
+    """The attribute of every level of every tree of a per-level forest, from ``rng`` only.
+
+    The attributes are dealt from a stream of random permutations (each
+    drawn by Fisher-Yates with ``rng.randrange``), ``depth`` at a time; when a
+    permutation has fewer than ``depth`` attributes left they are skipped
+    and a new one is drawn.  Every tree gets ``min(depth, n_attributes)``
+    distinct attributes, and over the forest every attribute appears about
+    equally often (a tree drawn per node can miss the one attribute that
+    matters in every tree).
+    """
+    size = min(depth, n_attributes)
+    if size == 0:
+        return [()] * n_trees
+    out: List[Tuple[int, ...]] = []
+    deck: List[int] = []
+    while len(out) < n_trees:
+        if len(deck) < size:
+            deck = list(range(n_attributes))
+            for i in range(n_attributes - 1, 0, -1):
+                j = rng.randrange(i + 1)
+                deck[i], deck[j] = deck[j], deck[i]
+        out.append(tuple(deck[:size]))
+        deck = deck[size:]
+    return out
+
+
 class RandomTreeBuilder:
     """One random decision tree structure over ``schema``, drawn lazily from ``rng``.
 
-    Leaves are numbered 0, 1, ... in the order they are drawn.
+    Leaves are numbered 0, 1, ... in the order they are drawn.  The
+    categorical attributes in ``multiway`` always get one child per value,
+    whatever ``categorical`` says (the public bins of a continuous
+    attribute, :class:`~refdp.algorithms.binning.PublicBins`).  With
+    ``levels`` (distinct attributes, :func:`forest_levels`), every node at
+    depth i splits on ``levels[i]`` instead of an attribute drawn for it,
+    and the tree is at most ``len(levels)`` deep.
     """
 
-    def __init__(self, schema: Schema, max_depth: int, categorical: str, rng: RandomSource) -> None:
+    def __init__(
+        self, schema: Schema, max_depth: int, categorical: str, rng: RandomSource,
+        multiway: AbstractSet[int] = frozenset(), levels: Optional[Sequence[int]] = None,
+    ) -> None:
         if not 0 <= max_depth <= MAX_DEPTH:
             raise InvalidParameterError(f"max_depth must be in 0..{MAX_DEPTH}, got {max_depth}")
+        if levels is not None and len(set(levels)) != len(levels):
+            raise InvalidParameterError(f"the attributes of the levels must be distinct, got {list(levels)}")
         self._schema = schema
-        self._max_depth = max_depth
+        self._max_depth = max_depth if levels is None else min(max_depth, len(levels))
+        self._levels = levels
         self._binary = _check_categorical(categorical) == "binary"
+        self._multiway = multiway
         self._rng = rng
         self._continuous = tuple(
             i for i, a in enumerate(schema.attributes) if isinstance(a, ContinuousAttribute)
@@ -184,11 +268,14 @@ class RandomTreeBuilder:
             slot.leaf = self._n_leaves
             self._n_leaves += 1
             return slot
-        attribute = eligible[self._rng.randrange(len(eligible))]
+        if self._levels is None:
+            attribute = eligible[self._rng.randrange(len(eligible))]
+        else:
+            attribute = self._levels[slot.depth]
         spec = self._schema.attributes[attribute]
         slot.attribute = attribute
         if isinstance(spec, CategoricalAttribute):
-            if self._binary:
+            if self._binary and attribute not in self._multiway:
                 slot.kind = _VALUE
                 slot.cut = self._rng.randrange(spec.n_values)
                 slot.children = [None, None]

@@ -8,7 +8,18 @@ One class covers a single tree, a forest and a weighted ensemble: a model has
 * ``"confidence"``: each tree votes with its weight times its leaf's
   confidence (Fletcher & Islam's DPDF);
 * ``"sum-counts"``: the trees' leaf counts are added up, times their weights,
-  and the class with the largest sum wins (random decision trees).
+  and the class with the largest sum wins (random decision trees);
+* ``"log-odds"``: each tree t multiplies the odds of a class by how much
+  more often the class occurs in the reached leaf than in the whole tree,
+  raised to its weight w_t: the score of class c is
+  ``log pi(c) + sum_t w_t (log p_t(c | leaf) - log pi_t(c))`` with
+  ``p_t(c | leaf) = (n_c + pi_t(c)) / (n + 1)`` from the leaf's clipped
+  released counts, ``pi_t`` the tree's clipped released class totals plus
+  one per class, normalised, and ``pi`` the same over all trees.  A tree
+  whose leaf looks like the whole tree (an uninformative split, an empty
+  leaf) then moves no score, where under ``"sum-counts"`` it votes for the
+  majority class with the whole weight of its leaf (random decision trees
+  on data with a rare class).
 
 A leaf that released no positive count (empty, or all suppressed) speaks
 with the released counts of its deepest ancestor that has some
@@ -40,13 +51,14 @@ from refdp.privacy import Receipt
 from refdp.tree.codec import node_from_json, node_to_json
 from refdp.tree.leaf import Count, Leaf
 from refdp.tree.nodes import Node, children_of, released_counts, route_informed
+from refdp.tree.nodes import leaves as all_leaves
 from refdp.tree.rules import Rule, conditions_of, rules
 
 __all__ = ["TreeModel", "VOTING", "FORMAT", "VERSION", "decode_model", "dumps_model", "read_model_json"]
 
 FORMAT = "refdp-model"
 VERSION = 2
-VOTING = ("vote", "confidence", "sum-counts")
+VOTING = ("vote", "confidence", "sum-counts", "log-odds")
 
 Param = Union[int, float, str, bool]
 
@@ -64,6 +76,7 @@ class TreeModel:
     weights: Tuple[float, ...] = field(default=())
     voting: str = "vote"
     _released: Dict[int, Tuple[Count, ...]] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _priors: List[List[Tuple[float, float]]] = field(default_factory=list, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not self.trees:
@@ -97,7 +110,34 @@ class TreeModel:
             )
         return [data.column(i) for i in range(len(self.schema.attributes))]
 
+    def _log_priors(self) -> List[List[Tuple[float, float]]]:
+        """(pi_t(c), log pi_t(c)) for every tree, then (pi(c), log pi(c)) of all trees together (once per model)."""
+        if not self._priors:
+            k = self.schema.n_classes
+            totals = [[0.0] * k for _ in self.trees]
+            for total, tree in zip(totals, self.trees):
+                for leaf in all_leaves(tree):
+                    for c, count in enumerate(leaf.counts):
+                        total[c] += max(0.0, float(count))
+            pooled = [sum(t[c] for t in totals) for c in range(k)]
+            for total in totals + [pooled]:
+                size = sum(total) + k
+                self._priors.append([((n + 1.0) / size, math.log((n + 1.0) / size)) for n in total])
+        return self._priors
+
+    def _log_odds(self, leaves: Sequence[Leaf]) -> List[float]:
+        priors = self._log_priors()
+        scores = [log_prior for _, log_prior in priors[-1]]
+        for leaf, weight, prior in zip(leaves, self.weights, priors):
+            clipped = [max(0.0, float(c)) for c in leaf.counts]
+            size = sum(clipped) + 1.0
+            for c, (count, (share, log_share)) in enumerate(zip(clipped, prior)):
+                scores[c] += weight * (math.log((count + share) / size) - log_share)
+        return scores
+
     def _scores(self, leaves: Sequence[Leaf]) -> List[float]:
+        if self.voting == "log-odds":
+            return self._log_odds(leaves)
         scores = [0.0] * self.schema.n_classes
         for leaf, weight in zip(leaves, self.weights):
             if self.voting == "sum-counts":
@@ -134,11 +174,17 @@ class TreeModel:
         """Class probabilities of every row, in the order of ``classes_``.
 
         A single tree gives its leaf's clipped, normalised counts; an ensemble
-        normalises its (clipped) scores, uniform when none is positive.
+        normalises its (clipped) scores, uniform when none is positive;
+        ``"log-odds"`` voting gives the softmax of its scores.
         """
         out = []
         for leaves in self._leaves(data):
-            if len(leaves) == 1:
+            if self.voting == "log-odds":
+                scores = self._scores(leaves)
+                top = max(scores)
+                odds = [math.exp(x - top) for x in scores]
+                out.append([x / sum(odds) for x in odds])
+            elif len(leaves) == 1:
                 out.append(leaves[0].probabilities())
             else:
                 out.append(Leaf(tuple(self._scores(leaves))).probabilities())

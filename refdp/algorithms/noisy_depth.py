@@ -1,0 +1,151 @@
+"""The depth of a tree from a noisy size of the data: shallower trees on data too small for their depth.
+
+A DP tree of depth d releases about L(d) |C| noisy class counts (L(d)
+leaves, |C| classes).  When the average count N / (L(d) |C|) is small
+against the standard deviation of the noise on what a leaf says (which
+grows with d, because more levels share the budget), the leaves mostly
+say noise, and the tree predicts worse than the noisy majority class would
+(a single leaf with the whole budget).  Friedman & Schuster's DiffP-ID3
+stops a node by such a rule on its noisy size (N_T / (t |C|) < sqrt(2) /
+eps); :func:`plan_depth` applies one once, before the tree is grown, to the
+whole plan, with a public margin s (``leaf_sigmas``):
+
+    N~ = |D| + DLap(1 / (share * epsilon))                     (one count, the whole data)
+    d* = max { d in 0..D : N~ > 0 and (N~ / (L(d) |C|))^2 >= s^2 V(d) }     (0 when no d passes)
+
+where V(d) is the variance of the noise on one leaf's class count when the
+tree (or forest) is planned for depth d with the remaining budget
+(1 - share) epsilon: 2 / epsilon_c(d)^2 for one Laplace count of budget
+epsilon_c(d), divided by N_t for a forest whose N_t trees each say
+something about the row.  The tree is then grown to depth at most d* with
+the remaining budget.  d* is a function of the released N~ and public
+values, so the whole is (share epsilon) + ((1 - share) epsilon) = epsilon
+by sequential composition, whatever d* is (claim ``noisy-size-plan``).  With
+``share = 0`` nothing is spent and d* is D: the algorithms' behaviour
+before this rule.
+
+L(d) is public: each algorithm passes its own estimate from the schema
+(:func:`mean_branching` to the power d, or 2^d for binary trees).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Callable, Mapping, Optional, Tuple
+
+from refdp.algorithms.registry import Param, Parameter
+from refdp.data import CategoricalAttribute, Schema
+from refdp.engine import Engine
+from refdp.errors import InvalidParameterError
+from refdp.mechanisms import discrete_laplace_mechanism
+from refdp.privacy import Ledger, as_fraction
+from refdp.rng import RandomSource
+
+__all__ = [
+    "DepthPlan",
+    "plan_depth",
+    "passes",
+    "laplace_variance",
+    "mean_branching",
+    "size_share",
+    "size_parameters",
+]
+
+CLAIMS = ("noisy-size-plan", "discrete-laplace-mechanism", "sequential-composition")
+
+def size_parameters(share: float, sigmas: float) -> Tuple[Parameter, Parameter]:
+    """The learners' ``size_share`` and ``leaf_sigmas`` parameters with their defaults (docs/results.md)."""
+    return (
+        Parameter(
+            "size_share", float, share,
+            "share of epsilon spent on a noisy size of the data that caps the depth; 0: always max_depth, "
+            "nothing spent",
+            minimum=0.0, maximum=1.0, maximum_open=True,
+        ),
+        Parameter(
+            "leaf_sigmas", float, sigmas,
+            "s: the depth is the deepest whose average (leaf, class) count is at least s standard deviations "
+            "of its noise (with size_share > 0)",
+            minimum=0.0,
+        ),
+    )
+
+
+@dataclass(frozen=True)
+class DepthPlan:
+    """The depth to grow, the budget left for the tree, and the released noisy size (None when not drawn)."""
+
+    depth: int
+    epsilon: Fraction
+    noisy_size: Optional[int]
+
+
+def size_share(params: Mapping[str, Param]) -> Tuple[Fraction, Fraction]:
+    """The exact ``size_share`` and ``leaf_sigmas`` of ``params``."""
+    return as_fraction(params["size_share"], "size_share"), as_fraction(params["leaf_sigmas"], "leaf_sigmas")
+
+
+def mean_branching(schema: Schema, continuous: int, binary: bool = False) -> Fraction:
+    """The mean number of children of a split over the schema's attributes (at least 2).
+
+    A categorical attribute has one child per value (2 when ``binary``:
+    value-vs-rest), a continuous one ``continuous`` children (2 for a
+    threshold, the number of bins for public bins).
+    """
+    if schema.n_attributes == 0:
+        return Fraction(2)
+    total = sum(
+        (2 if binary else a.n_values) if isinstance(a, CategoricalAttribute) else continuous
+        for a in schema.attributes
+    )
+    return max(Fraction(2), Fraction(total, schema.n_attributes))
+
+
+def passes(noisy_size: int, leaves: Fraction, n_classes: int, variance: Fraction, sigmas: Fraction) -> bool:
+    """N~ > 0 and (N~ / (L |C|))^2 >= s^2 V, decided exactly in rationals."""
+    cells = leaves * n_classes
+    return noisy_size > 0 and noisy_size * noisy_size >= sigmas * sigmas * variance * cells * cells
+
+
+def laplace_variance(epsilon: Fraction) -> Fraction:
+    """2 / epsilon^2, the variance of Laplace (and, at most, discrete Laplace) noise of a count at ``epsilon``."""
+    return 2 / (epsilon * epsilon)
+
+
+def plan_depth(
+    size: int,
+    epsilon: Fraction,
+    share: Fraction,
+    sigmas: Fraction,
+    max_depth: int,
+    n_classes: int,
+    leaves: Callable[[int], Fraction],
+    variance: Callable[[int, Fraction], Fraction],
+    engine: Engine,
+    rng: RandomSource,
+    ledger: Ledger,
+) -> DepthPlan:
+    """The deepest d <= ``max_depth`` whose leaves' counts stand out of their noise (see the module notes).
+
+    ``size`` is the number of training rows; ``leaves(d)`` the public
+    estimate L(d); ``variance(d, budget)`` V(d), the variance of the noise
+    on what a leaf's class count says when the tree is planned for depth d
+    with ``budget``.  The noisy size is
+    charged on the whole data set.
+    """
+    if not 0 <= share < 1:
+        raise InvalidParameterError(f"size_share must be in [0, 1), got {share}")
+    if share == 0:
+        return DepthPlan(max_depth, epsilon, None)
+    noisy = discrete_laplace_mechanism(
+        size, epsilon=share * epsilon, rng=rng, ledger=ledger, label="noisy size N~ of the data (caps the depth)",
+        claims=CLAIMS, sampler=engine.discrete_laplace,
+    )
+    left = (1 - share) * epsilon
+    depth = 0
+    for d in range(max_depth, 0, -1):
+        if passes(noisy, leaves(d), n_classes, variance(d, left), sigmas):
+            depth = d
+            break
+    return DepthPlan(depth, left, noisy)
