@@ -19,6 +19,7 @@ import sys
 import time
 from typing import Dict, List, Sequence, Tuple
 
+from refdp.algorithms import get_algorithm
 from refdp.data import load
 from refdp.evaluation import cross_validate
 
@@ -46,6 +47,8 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument("--engine", default="array")
     args = parser.parse_args(argv)
     fixed = dict(p.partition("=")[::2] for p in args.param)
+    # an algorithm without the requested engine runs on the reference engine (the same models)
+    engine = args.engine if args.engine in get_algorithm(args.algorithm).engines else "reference"
     names = args.data.split(",")
     data = {name: load(name) for name in names}
     print(f"{args.algorithm}, epsilon {args.epsilon}, {args.folds}-fold x {args.repeats}, seed {args.seed}; "
@@ -60,7 +63,7 @@ def main(argv: Sequence[str]) -> int:
             try:
                 result = cross_validate(
                     args.algorithm, data[name], args.epsilon, folds=args.folds, repeats=args.repeats,
-                    params=params, seed=args.seed, engine=args.engine,
+                    params=params, seed=args.seed, engine=engine,
                 )
                 scores.append(f"{result.mean:.3f}")
             except Exception as exc:  # a refused setting is part of the evidence

@@ -47,7 +47,8 @@ def test_per_query_epsilon_follows_the_paper_and_the_substitute_plan() -> None:
 def test_sound_receipts_total_exactly_epsilon(relation: Relation, max_depth: int, embed: str, search: str) -> None:
     data = dataset(SCHEMA, ROWS)
     model = train(
-        "dpea", data, Fraction(3, 2), {"max_depth": max_depth, "embed_depth": embed, "search": search},
+        # size_share=0: the depth is max_depth (a noisy size would cap it on these 8 rows)
+        "dpea", data, Fraction(3, 2), {"max_depth": max_depth, "embed_depth": embed, "search": search, "size_share": 0},
         rng=7, relation=relation,
     )
     assert model.receipt.epsilon == Fraction(3, 2) and model.receipt.level != "unsound", model.receipt
@@ -72,7 +73,7 @@ def test_unsound_runs_say_so_in_the_receipt() -> None:
     published = train("dpea", data, 1, {"variant": "published", "max_depth": 3, "min_size": 3}, rng=1)
     assert published.receipt.level == "unsound" and published.receipt.epsilon == 1
     assert any("true counts" in leak for leak in published.receipt.leaks)
-    mcmc = train("dpea", data, 1, {"search": "mcmc", "steps": 20, "max_depth": 2}, rng=1)
+    mcmc = train("dpea", data, 1, {"search": "mcmc", "steps": 20, "max_depth": 2, "size_share": 0}, rng=1)
     assert mcmc.receipt.level == "unsound" and not mcmc.receipt.leaks
     assert any(not c.sound and "TV" in c.note for c in mcmc.receipt.charges)
     paper = train("dpea", data, 1, {"variant": "published", "search": "paper", "max_depth": 3, "embed_depth": "3"}, rng=1)
@@ -113,7 +114,10 @@ def _snapshot(data: Dataset) -> Tuple[Hashable, ...]:
         ({"threshold": -1.0}, "threshold must be a number >= 0"),
         ({"max_subtrees": 0}, "max_subtrees must be in [1, inf)"),
         ({"min_size": -3}, "min_size must be in [0, inf)"),
-        ({"search": "exhaustive", "embed_depth": "3", "max_depth": 3, "max_subtrees": 10}, "exhaustive search would list"),
+        (
+            {"search": "exhaustive", "embed_depth": "3", "max_depth": 3, "max_subtrees": 10, "size_share": 0},
+            "exhaustive search would list",
+        ),
         ({"nope": 1}, "dpea has no parameter nope"),
     ],
 )
@@ -128,7 +132,7 @@ def test_bad_parameters_are_refused_and_change_nothing(params: dict, message: st
 def test_continuous_attributes_are_split_on_public_equal_width_bins() -> None:
     schema = Schema((ContinuousAttribute("x", 0.0, 1.0), CategoricalAttribute("k", ("a", "b"))), "class", ("c0", "c1"))
     data = Dataset.from_codes(schema, [[0.1, 0.3, 0.7, 0.9] * 10, [0, 1] * 20], [0, 0, 1, 1] * 10)
-    model = train("dpea", data, 20, {"max_depth": 1, "embed_depth": "1", "bins": 4}, rng=1)
+    model = train("dpea", data, 20, {"max_depth": 1, "embed_depth": "1", "bins": 4, "size_share": 0}, rng=1)
     splits = [n for n in [model.trees[0]] if isinstance(n, IntervalSplit)]
     assert splits and splits[0].thresholds == (0.25, 0.5, 0.75) and model.receipt.level == "proved"
     assert model.predict(data) == [data.label(i) for i in range(len(data))]
@@ -139,7 +143,7 @@ def test_continuous_attributes_are_split_on_public_equal_width_bins() -> None:
 def test_training_does_not_mutate_its_input() -> None:
     data = load_builtin("tic-tac-toe").subset(range(0, 958, 5))
     before = _snapshot(data)
-    model = train("dpea", data, 1, {"max_depth": 3, "embed_depth": "whole"}, rng=2)
+    model = train("dpea", data, 1, {"max_depth": 3, "embed_depth": "whole", "size_share": 0}, rng=2)
     assert _snapshot(data) == before
     assert depth(model.trees[0]) == 3 and sum(1 for _ in leaves(model.trees[0])) == 27
 
@@ -207,7 +211,9 @@ def test_evaluate_from_the_command_line(capsys: pytest.CaptureFixture[str]) -> N
 @pytest.mark.parametrize("data", ["vote", "tic-tac-toe"])
 @pytest.mark.parametrize("embed", ["1", "2", "3", "whole"])
 def test_each_embedding_depth_trains_on_the_papers_data(data: str, embed: str) -> None:
-    model = train("dpea", load_builtin(data), Fraction(1, 10), {"max_depth": 3, "embed_depth": embed}, rng=3)
+    # size_share=0: the paper's depth, whatever the data's size
+    params: Dict[str, Param] = {"max_depth": 3, "embed_depth": embed, "size_share": 0}
+    model = train("dpea", load_builtin(data), Fraction(1, 10), params, rng=3)
     assert depth(model.trees[0]) == 3 and model.receipt.epsilon == Fraction(1, 10)
 
 
@@ -216,14 +222,14 @@ def test_each_embedding_depth_trains_on_the_papers_data(data: str, embed: str) -
 @pytest.mark.parametrize("embed", ["1", "2", "3", "whole"])
 @pytest.mark.parametrize("epsilon", ["0.01", "0.1", "1", "10"])
 def test_the_papers_grid_runs_at_depth_8(data: str, embed: str, epsilon: str) -> None:
-    model = train("dpea", load_builtin(data), epsilon, {"max_depth": 8, "embed_depth": embed}, rng=1)
+    model = train("dpea", load_builtin(data), epsilon, {"max_depth": 8, "embed_depth": embed, "size_share": 0}, rng=1)
     assert depth(model.trees[0]) == 8 and model.receipt.sound
 
 
 def test_a_huge_subtree_count_is_written_as_a_power_of_ten() -> None:
     vote = load_builtin("vote")
     with pytest.raises(InvalidParameterError, match=r"would list about 1\.1e15 subtrees of 3 levels over 16"):
-        train("dpea", vote, 1, {"search": "exhaustive", "embed_depth": "3", "max_depth": 3}, rng=1)
+        train("dpea", vote, 1, {"search": "exhaustive", "embed_depth": "3", "max_depth": 3, "size_share": 0}, rng=1)
 
 
 @pytest.mark.claim("dpea-factorised-sampler", "exact-inversion-sampler", "dpea-budget")

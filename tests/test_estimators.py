@@ -8,6 +8,7 @@ from typing import List, Type, Union
 
 import pytest
 
+from refdp.algorithms import get_algorithm
 from refdp.data import load_builtin
 from refdp.errors import InvalidParameterError, ModelError
 from refdp.estimators import BaselineTreeClassifier, DiffPID3Classifier, DPEAClassifier, ThesisTreeClassifier
@@ -61,9 +62,9 @@ def test_paper_parameters_reach_the_algorithm() -> None:
         relation="substitute", seed=1,
     ).fit(data)
     assert clf.model_.variant == "published" and clf.receipt_.level == "unsound"
-    assert clf.model_.params == {
-        "variant": "published", "quality": "gini", "max_depth": 2, "min_samples": 7, "grid": 16
-    }
+    given = {"variant": "published", "quality": "gini", "max_depth": 2, "min_samples": 7, "grid": 16}
+    # every other parameter at its registered default
+    assert clf.model_.params == {**get_algorithm("thesis-tree").resolve({}), **given}
     assert clf.receipt_.relation is Relation.SUBSTITUTE
     d3 = DiffPID3Classifier(1, quality="max", max_size=1000, seed=1)
     assert d3.get_params()["max_size"] == 1000 and d3.get_params()["epsilon"] == 1

@@ -78,6 +78,10 @@ def _params(draw: st.DrawFn, name: str, variant: str) -> Dict[str, object]:
         params["quality"] = draw(st.sampled_from(["max", "gini"]))
         params["min_samples"] = draw(st.sampled_from([-1000, 0, 2, 5]))
         params["variant"] = variant
+        if variant == "sound":
+            params["node_counts"] = draw(st.sampled_from(["every-node", "leaves"]))
+            params["level_ratio"] = draw(st.sampled_from([1.0, 0.5, 1.5, 3.0]))
+            params["size_share"] = draw(st.sampled_from([0.0, 0.05, 0.5]))
     else:
         params["quality"] = draw(st.sampled_from(["gini", "info-gain"]))
         params["min_samples"] = draw(st.integers(0, 3))
@@ -86,7 +90,8 @@ def _params(draw: st.DrawFn, name: str, variant: str) -> Dict[str, object]:
 
 
 @pytest.mark.claim(
-    "tree-budget-plan", "thesis-tree-budget", "diffpid3-budget", "parallel-composition", "sequential-composition"
+    "tree-budget-plan", "thesis-tree-budget", "diffpid3-budget", "parallel-composition", "sequential-composition",
+    "noisy-size-plan",
 )
 @settings(max_examples=250)
 @given(
@@ -128,7 +133,7 @@ def test_receipt_total_equals_the_plan_for_every_combination(
 @pytest.mark.claim("diffpid3-budget", "sequential-composition")
 def test_diffpid3_shares_the_split_budget_among_threshold_and_attribute_mechanisms() -> None:
     data = load_builtin("credit-g")
-    model = train("diffpid3", data, 2, {"max_depth": 3, "quality": "gini"}, rng=1)
+    model = train("diffpid3", data, 2, {"max_depth": 3, "quality": "gini", "size_share": 0}, rng=1)
     eps = diffpid3_epsilon(Fraction(2), 3, Relation.ADD_REMOVE)
     n_continuous = sum(1 for a in data.schema.attributes if a.kind == "continuous")
     by_node: Dict[Partition, List[Charge]] = {}

@@ -46,7 +46,7 @@ from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset, Schem
 from refdp.data.grid import ThresholdGrid
 from refdp.mechanisms import discrete_laplace_cdf, discrete_laplace_pmf
 from refdp.privacy import Relation
-from refdp.scoring import get_quality
+from refdp.scoring import MONOTONE_QUALITIES, get_quality
 from refdp.stats import dkw_bound, dkw_power_sample_size, ks_statistic
 from refdp.tree import CategoricalSplit, Leaf, Node, ThresholdSplit, TreeModel, ValueSplit
 
@@ -107,6 +107,16 @@ def _thesis_continue_probability(counts: Sequence[int], eps: Fraction, min_sampl
     return math.fsum(head + [_sf(max(1, min_samples) - c0, scale) * _sf(1 - c1, scale)])
 
 
+def _thesis_calibration(quality: str, relation: Relation) -> Fraction:
+    """The sensitivity the thesis tree's mechanism is calibrated with: halved for monotone qualities under add-remove.
+
+    exp(eps u / Delta) is the exp(eps u / (2 c)) of the standard mechanism at c = Delta / 2 (claims
+    exponential-mechanism-monotone and split-quality-monotone).
+    """
+    delta = Fraction(get_quality(quality).sensitivity(relation))
+    return delta / 2 if relation is Relation.ADD_REMOVE and quality in MONOTONE_QUALITIES else delta
+
+
 def _thesis_oracle(
     data: Dataset, rows: Sequence[int], attributes: Tuple[int, ...], depth: int,
     eps: Fraction, quality: str, relation: Relation, min_samples: int,
@@ -122,7 +132,7 @@ def _thesis_oracle(
         table = _table(data, rows, a, data.schema.attributes[a].n_values)  # type: ignore[union-attr]
         total = _counts(data, rows)
         utilities.append(float(q([table[v], [t - x for t, x in zip(total, table[v])]])))
-    choice = exponential_mechanism_distribution(utilities, eps, q.sensitivity(relation))
+    choice = exponential_mechanism_distribution(utilities, eps, _thesis_calibration(quality, relation))
     components: List[Tuple[float, Distribution]] = [(_log(1 - go), Distribution({"leaf": 0.0}))]
     for index, log_p in choice.items():
         a, v = candidates[int(index)]  # type: ignore[call-overload]
@@ -168,7 +178,11 @@ def _diffpid3_oracle(
     stop = _diffpid3_stop_probability(len(rows), max(sizes.values()), data.schema.n_classes, eps)
     q = get_quality(quality)
     utilities = [float(q(_table(data, rows, a, sizes[a]))) for a in attributes]
-    choice = exponential_mechanism_distribution(utilities, eps, q.sensitivity(relation, max_size=max_size))
+    calibration = (
+        _thesis_calibration(quality, relation) if quality in MONOTONE_QUALITIES
+        else Fraction(q.sensitivity(relation, max_size=max_size))
+    )
+    choice = exponential_mechanism_distribution(utilities, eps, calibration)
     components: List[Tuple[float, Distribution]] = [(_log(stop), Distribution({"leaf": 0.0}))]
     for index, log_p in choice.items():
         a = attributes[int(index)]  # type: ignore[call-overload]
@@ -195,7 +209,10 @@ def _worst_over_neighbours(
     return worst, where
 
 
-@pytest.mark.claim("thesis-tree-budget", "exact-max-log-ratio", "max-operator-sensitivity", "gini-unnormalised-sensitivity")
+@pytest.mark.claim(
+    "thesis-tree-budget", "exact-max-log-ratio", "max-operator-sensitivity", "gini-unnormalised-sensitivity",
+    "exponential-mechanism-monotone", "split-quality-monotone",
+)
 @pytest.mark.parametrize("relation", list(Relation))
 @pytest.mark.parametrize("quality", ["max", "gini"])
 def test_sound_thesis_tree_structures_are_within_budget_on_every_neighbour(relation: Relation, quality: str) -> None:
@@ -225,10 +242,13 @@ def _root_choice(data: Dataset, eps: Fraction, quality: str, relation: Relation)
     for a, attribute in enumerate(data.schema.attributes):
         table = _table(data, rows, a, attribute.n_values)  # type: ignore[union-attr]
         utilities.extend(float(q([row, [t - x for t, x in zip(total, row)]])) for row in table)
-    return exponential_mechanism_distribution(utilities, eps, q.sensitivity(relation))
+    return exponential_mechanism_distribution(utilities, eps, _thesis_calibration(quality, relation))
 
 
-@pytest.mark.claim("thesis-tree-budget", "exact-max-log-ratio", "parallel-composition")
+@pytest.mark.claim(
+    "thesis-tree-budget", "exact-max-log-ratio", "parallel-composition", "exponential-mechanism-monotone",
+    "split-quality-monotone",
+)
 @pytest.mark.parametrize("relation", list(Relation))
 @pytest.mark.parametrize("quality", ["max", "gini"])
 def test_each_root_query_of_the_thesis_tree_stays_within_its_share(relation: Relation, quality: str) -> None:
@@ -308,7 +328,8 @@ def test_thesis_tree_implementation_follows_the_oracle() -> None:
     data = _dataset(SCHEMA, ROWS)
     eps = thesis_epsilon(budget, depth, Relation.ADD_REMOVE)
     oracle = _thesis_oracle(data, range(len(data)), (0, 1), depth, eps, "max", Relation.ADD_REMOVE, min_samples)
-    _fits_oracle("thesis-tree", {"max_depth": depth, "min_samples": min_samples}, data, budget, oracle, seed=11)
+    params = {"max_depth": depth, "min_samples": min_samples, "size_share": 0, "node_counts": "every-node", "quality": "max"}
+    _fits_oracle("thesis-tree", params, data, budget, oracle, seed=11)
 
 
 @pytest.mark.claim("diffpid3-budget", "dkw-goodness-of-fit")
@@ -317,7 +338,7 @@ def test_diffpid3_implementation_follows_the_oracle() -> None:
     data = _dataset(SCHEMA, ROWS)
     eps = diffpid3_epsilon(budget, depth, Relation.ADD_REMOVE)
     oracle = _diffpid3_oracle(data, range(len(data)), (0, 1), depth, eps, "gini", Relation.ADD_REMOVE, 10)
-    _fits_oracle("diffpid3", {"max_depth": depth, "quality": "gini"}, data, budget, oracle, seed=12)
+    _fits_oracle("diffpid3", {"max_depth": depth, "quality": "gini", "size_share": 0}, data, budget, oracle, seed=12)
 
 
 # --- continuous attributes ----------------------------------------------------------------
@@ -353,7 +374,9 @@ def _grid_log_probabilities(
     uniform weights over the grid points.
     """
     q = get_quality(quality)
-    c = float(eps) / (2 * float(q.sensitivity(relation)))
+    # both mechanisms drop the factor 2 where the qualities are monotone (add-remove)
+    calibration = _thesis_calibration(quality, relation)
+    c = float(eps) / (2 * float(calibration))
     grid = ThresholdGrid.of(MIXED.attributes[0], GRID_CELLS)  # type: ignore[arg-type]
     terms: Dict[Hashable, float] = {}
     for k in range(1, GRID_CELLS):
@@ -426,7 +449,10 @@ def test_root_threshold_of_the_thesis_tree_follows_the_exact_law() -> None:
     keys = sorted(log_p, key=repr)
     grid = ThresholdGrid.of(MIXED.attributes[0], GRID_CELLS)  # type: ignore[arg-type]
     spec = get_algorithm("thesis-tree")
-    params = spec.resolve({"max_depth": depth, "min_samples": -10**9, "grid": GRID_CELLS})
+    params = spec.resolve(
+        {"max_depth": depth, "min_samples": -10**9, "grid": GRID_CELLS, "size_share": 0, "node_counts": "every-node",
+         "quality": "max"}
+    )
     n = dkw_power_sample_size(DISTANCE, FALSE_ALARM, MISS)
     rng = random.Random(5)
     samples: List[float] = []

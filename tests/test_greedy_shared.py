@@ -16,12 +16,13 @@ from refdp.algorithms.greedy import (
     NodeCost,
     child_path,
     close_budget,
+    plan_levels,
     plan_units,
     sample_threshold,
 )
 from refdp.engine import Interval, TrainingView, class_counts, threshold_intervals, value_table
 from refdp.scoring.kernels import exact_score_function, score_function
-from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset, Schema
+from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset, Schema, load_builtin
 from refdp.errors import InvalidParameterError, PrivacyError
 from refdp.privacy import Ledger, Partition, Relation, cell
 from refdp.scoring import get_quality
@@ -170,6 +171,25 @@ def test_plan_equals_the_ledger_total_of_a_full_tree(name: str, relation: Relati
             _full_tree(ledger, (), depth, children, split, leaf, eps)
             expected = eps * plan_units(_node_cost(split), _node_cost(leaf), depth, relation)
             assert ledger.total()[0] == expected, (name, relation, depth, children)
+
+
+@pytest.mark.claim("tree-budget-plan", "thesis-tree-budget")
+@pytest.mark.parametrize("relation", list(Relation))
+def test_plan_levels_with_equal_levels_is_plan_units_and_the_thesis_tree_spends_it(relation: Relation) -> None:
+    internal, leaf = NodeCost(Fraction(2), Fraction(3)), NodeCost(Fraction(1), Fraction(2))
+    for depth in range(6):
+        assert plan_levels([internal] * depth, leaf, relation) == plan_units(internal, leaf, depth, relation)
+    # unequal levels: a thesis tree with level_ratio 2 on real data still totals its budget exactly
+    data = load_builtin("vote")
+    for counts in ("every-node", "leaves"):
+        model = get_algorithm("thesis-tree").fit(
+            data, Fraction(3, 2),
+            get_algorithm("thesis-tree").resolve({"max_depth": 3, "level_ratio": 2.0, "node_counts": counts}),
+            random.Random(4), relation,
+        )
+        assert model.receipt.epsilon == Fraction(3, 2)
+        spent = {c.epsilon for c in model.receipt.charges if c.mechanism == "exponential"}
+        assert len(spent) > 1, "the levels got the same epsilon"
 
 
 @st.composite

@@ -156,3 +156,22 @@ def test_audit_does_not_refute_the_sized_forest() -> None:
         reduce=depth_and_count,
     )
     assert not result.refuted, result.summary()
+
+
+@pytest.mark.claim(
+    "noisy-size-plan", "thesis-tree-budget", "diffpid3-budget", "dpdf-budget", "dpea-budget", "adaboost-sound",
+    "tree-budget-plan",
+)
+@pytest.mark.parametrize("algorithm", ["thesis-tree", "diffpid3", "dpdf", "dpea", "dp-adaboost"])
+@pytest.mark.parametrize("relation", [Relation.ADD_REMOVE, Relation.SUBSTITUTE])
+def test_the_greedy_learners_shrink_on_tiny_data_and_total_epsilon(algorithm: str, relation: Relation) -> None:
+    vote = load_builtin("vote")
+    tiny = train(algorithm, vote.subset(range(12)), Fraction(1, 2), {}, rng=1, relation=relation)
+    full = train(algorithm, vote, Fraction(10), {}, rng=1, relation=relation)
+    for model in (tiny, full):
+        assert model.receipt.sound and model.receipt.delta == 0 and len(_size_charges(model)) == 1
+    assert tiny.receipt.epsilon == Fraction(1, 2) and full.receipt.epsilon == 10
+    assert _size_charges(tiny) == [Fraction(1, 40)] and _size_charges(full) == [Fraction(1, 2)]
+    # 12 rows at epsilon 1/2: no split is affordable, the model is one noisy histogram
+    assert all(isinstance(t, Leaf) for t in tiny.trees)
+    assert any(not isinstance(t, Leaf) for t in full.trees)

@@ -36,6 +36,8 @@ IDEALISED = ("diffpid3", "sound")
 @lru_cache(maxsize=None)
 def _text(algorithm: str, variant: str) -> str:
     params = {"variant": variant, **({"quality": "info-gain"} if (algorithm, variant) == IDEALISED else {})}
+    if (algorithm, variant) == ("dpdf", "sound"):
+        params["size_share"] = "0"  # the full planned tree, with a reserve charge that a tamper can drop
     model = train(algorithm, load_builtin("monk1"), 1, params=params, rng=3)
     return dumps_model(model)
 

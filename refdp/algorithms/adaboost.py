@@ -16,8 +16,18 @@ sound variant uses SAMME (Zhu, Zou, Rosset and Hastie 2009) in symmetric
 form: alpha_t = 1/2 ln((1 - tau_t)(K - 1) / tau_t), a round is kept when
 alpha_t >= 0 (tau_t <= 1 - 1/K), right records' weights times e^{-alpha_t}
 and wrong ones' times e^{alpha_t}; with K = 2 this is exactly the binary
-rule.  When no round is kept the fit refuses with an error rather than
-release a model that ignores the data.
+rule.  When no round is kept, the model is one leaf holding the dropped
+trees' clipped leaf counts summed (a function of released values).
+
+The sound variant first spends ``size_share`` of eps_p on a noisy size of
+the data that caps the number of rounds T (:mod:`refdp.algorithms.noisy_depth`,
+claim ``noisy-size-plan``): each round's leaf counts, of noise scale
+theta / eps in records, must stand ``leaf_sigmas`` standard deviations out
+of their noise; with no round affordable the model is one noisy class
+histogram (the noisy majority).  Under add-remove the split's exponential
+mechanism drops the factor 2: a record joining a node adds weight to one
+cell of every candidate, so every utility moves down (claims
+``split-quality-monotone``, ``exponential-mechanism-monotone``).
 
 Variants:
 
@@ -83,6 +93,7 @@ from refdp.algorithms.greedy import (
     plan_units,
     threshold_conditions,
 )
+from refdp.algorithms.noisy_depth import laplace_variance, plan_depth, size_parameters, size_share
 from refdp.algorithms.registry import (
     AlgorithmSpec,
     Param,
@@ -101,6 +112,7 @@ from refdp.mechanisms import discrete_laplace_mechanism, exponential_mechanism, 
 from refdp.privacy import Ledger, Partition, Relation, as_fraction, cell
 from refdp.rng import RandomSource
 from refdp.tree import Leaf, Node, ThresholdSplit, TreeModel, ValueSplit, route
+from refdp.tree import leaves as all_leaves
 
 __all__ = [
     "CLAIMS",
@@ -125,6 +137,9 @@ __all__ = [
 ]
 
 CLAIMS = (
+    "noisy-size-plan",
+    "exponential-mechanism-monotone",
+    "split-quality-monotone",
     "adaboost-sound",
     "adaboost-published-unsound",
     "exponential-mechanism",
@@ -387,13 +402,18 @@ class RoundBuilder:
         self.ledger.record_data_independent(label="random subspace", partition=path, note=f"attributes {attributes}")
         candidates, utilities, base = split_candidates(self.view, self.grids, rows, self.weights, attributes)
         continuous = any(a in self.grids.grids for a in attributes)
+        # Under add-remove a record joining the node adds weight to one cell of every candidate, and the
+        # other records' weights depend on released trees only: every utility moves down (claim
+        # split-quality-monotone), so no factor 2.
+        monotone = self.ledger.relation is Relation.ADD_REMOVE
         choice = exponential_mechanism(
             utilities, epsilon=self.eps, sensitivity=2 * self.cap, rng=self.rng, ledger=self.ledger,
             label=f"split (attribute, value or grid point), weighted Gini in units of 1/{WEIGHT_UNITS}",
             partition=path,
             claims=("exponential-mechanism", "adaboost-sound")
-            + (("continuous-split-exponential-mechanism",) if continuous else ()),
-            base_weights=base, exact=True,
+            + (("continuous-split-exponential-mechanism",) if continuous else ())
+            + (("split-quality-monotone",) if monotone else ()),
+            base_weights=base, exact=True, monotone=monotone,
         )
         a, v = candidates[choice]
         attribute = schema.attributes[a]
@@ -420,9 +440,23 @@ def _fit_sound(
     view: TrainingView, epsilon: Fraction, params: Mapping[str, Param], rng: RandomSource, ledger: Ledger,
     engine: Engine,
 ) -> Tuple[List[Node], List[float]]:
-    T, depth, k = int(params["n_estimators"]), int(params["max_depth"]), int(params["n_features"])
-    cap = weight_cap(as_fraction(float(params["theta"]), "theta"))
-    eps = query_epsilon(epsilon, T, depth, ledger.relation)
+    depth, k = int(params["max_depth"]), int(params["n_features"])
+    theta = as_fraction(float(params["theta"]), "theta")
+    cap = weight_cap(theta)
+    share, sigmas = size_share(params)
+    # The noisy size caps the number of rounds: each round's leaf counts, of noise scale theta / eps in
+    # records, must stand out of their noise (claim noisy-size-plan); 0 rounds is one noisy histogram.
+    plan = plan_depth(
+        len(view.rows), epsilon, share, sigmas, int(params["n_estimators"]), view.n_classes,
+        # a round's sample holds about (1 - 1/e) N ~ 0.632 N rows: its leaves count as 1/0.632 as many
+        leaves=lambda rounds: Fraction(2) ** depth * Fraction(1000, 632),
+        variance=lambda rounds, left: laplace_variance(query_epsilon(left, rounds, depth, ledger.relation) / theta),
+        engine=engine, rng=rng, ledger=ledger,
+    )
+    T = plan.depth
+    if T == 0:
+        return _majority_leaf(view, plan.epsilon, rng, ledger, engine)
+    eps = query_epsilon(plan.epsilon, T, depth, ledger.relation)
     grids = GridCodes.of(view, int(params["grid"]))
     n_classes = view.n_classes
     columns = view.columns
@@ -431,6 +465,7 @@ def _fit_sound(
         weights[i] = WEIGHT_UNITS
     trees: List[Node] = []
     alphas: List[float] = []
+    dropped: List[Node] = []
     for t in range(T):
         sample = [i for i in view.rows if joins_sample(rng)]
         ledger.record_data_independent(
@@ -441,6 +476,7 @@ def _fit_sound(
         tree = builder.build(sample, depth, (f"round {t}",))
         tau = noisy_error(tree)
         if tau > 1 - Fraction(1, n_classes):
+            dropped.append(tree)
             continue  # worse than guessing: alpha_t would be negative
         tau = max(tau, _TAU_FLOOR_EXACT)
         trees.append(tree)
@@ -453,7 +489,27 @@ def _fit_sound(
             if new is None:
                 new = updated[key] = next_weight(key[0], key[1], tau, cap, n_classes)
             weights[i] = new
+    if not trees and dropped:
+        # No round beat guessing: the model says what the released leaves say about the classes overall
+        # (their clipped counts summed), a function of released values only.
+        totals = [0.0] * n_classes
+        for leaf in (leaf for tree in dropped for leaf in all_leaves(tree)):
+            for c, count in enumerate(leaf.counts):
+                totals[c] += max(0.0, float(count))
+        return [Leaf(tuple(totals))], [1.0]
     return trees, alphas
+
+
+def _majority_leaf(
+    view: TrainingView, epsilon: Fraction, rng: RandomSource, ledger: Ledger, engine: Engine
+) -> Tuple[List[Node], List[float]]:
+    """No round: one leaf with the class histogram of all rows, discrete Laplace noise (the noisy majority)."""
+    per_cell = epsilon if ledger.relation is Relation.ADD_REMOVE else epsilon / 2
+    counts = engine.histogram(
+        _class_totals(view, view.rows, [1] * len(view.labels)), epsilon=per_cell, rng=rng, ledger=ledger,
+        label="class histogram (no boosting round: the noisy size is too small)", names=view.schema.classes,
+    )
+    return [Leaf(tuple(counts))], [1.0]
 
 
 def _float_gini(table: Sequence[Sequence[float]]) -> float:
@@ -707,17 +763,9 @@ def fit_adaboost(
     else:
         trees, alphas = _fit_sound(view, epsilon, resolved, rng, ledger, engine)
     close_budget(ledger, epsilon, ("tree-budget-plan", "adaboost-sound"))
-    if not trees and str(params["variant"]) == "published":
+    if not trees:
         # The printed loop ends without a tree; the released model predicts the first class.
         trees, alphas = [Leaf((0.0,) * data.schema.n_classes)], [1.0]
-    elif not trees:
-        # Refusing is post-processing of the rounds' released trees: it reveals nothing more.
-        T, K = int(params["n_estimators"]), data.schema.n_classes
-        raise InvalidParameterError(
-            f"dp-adaboost kept none of its {T} rounds: every tree's released error was above "
-            f"{'1/2' if K == 2 else f'1 - 1/{K}'}, so the model would ignore the data; give more budget "
-            f"(--epsilon), fewer rounds (--param n_estimators=...) or shallower trees"
-        )
     return finish_model(SPEC.name, data, params, trees, ledger, weights=tuple(alphas))
 
 
@@ -737,7 +785,8 @@ SPEC = register(
                 claims=(
                     "adaboost-sound", "continuous-split-exponential-mechanism", "discrete-laplace-mechanism",
                     "exact-inversion-sampler", "exponential-mechanism", "exponential-mechanism-exact-sampler",
-                    "parallel-composition",
+                    "exponential-mechanism-monotone", "noisy-size-plan", "parallel-composition",
+                    "sequential-composition", "split-quality-monotone",
                 ),
             ),
             Variant(
@@ -749,11 +798,12 @@ SPEC = register(
         ),
         parameters=(
             Parameter("variant", str, "sound", "which variant to run", ("sound", "published")),
-            Parameter("n_estimators", int, 10, "T, the number of boosting rounds (trees)", minimum=1),
+            Parameter("n_estimators", int, 5, "T, the number of boosting rounds (trees; at most, see size_share)", minimum=1),
             Parameter("max_depth", int, 1, "d, the depth of each tree (1: a stump)", minimum=1),
             Parameter("n_features", int, 5, "k, the attributes drawn at each node (random subspace)", minimum=1),
-            Parameter("theta", float, 3.0, "weight cap theta, in units of the initial weight", minimum=1.0),
+            Parameter("theta", float, 1.5, "weight cap theta, in units of the initial weight", minimum=1.0),
             GRID_PARAMETER,
+            *size_parameters(0.05, 2.5),
         ),
         claims=CLAIMS,
         fit=fit_adaboost,

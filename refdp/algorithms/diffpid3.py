@@ -65,6 +65,7 @@ from refdp.algorithms.greedy import (
     plan_units,
     threshold_conditions,
 )
+from refdp.algorithms.noisy_depth import laplace_variance, mean_branching, plan_depth, size_parameters, size_share
 from refdp.engine import REFERENCE, Engine, NodeCounts, Rows
 from refdp.scoring.kernels import exact_score_function, score_function
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
@@ -74,7 +75,7 @@ from refdp.mechanisms import exponential_mechanism
 from refdp.errors import InvalidParameterError
 from refdp.privacy import Ledger, Partition, Relation
 from refdp.rng import RandomSource
-from refdp.scoring import get_quality
+from refdp.scoring import MONOTONE_QUALITIES, get_quality
 from refdp.tree import CategoricalSplit, Leaf, Node, ThresholdSplit, TreeModel
 
 __all__ = [
@@ -90,6 +91,9 @@ __all__ = [
 ]
 
 CLAIMS = (
+    "noisy-size-plan",
+    "exponential-mechanism-monotone",
+    "split-quality-monotone",
     "diffpid3-budget",
     "tree-budget-plan",
     "diffpid3-info-gain-size-bound",
@@ -193,7 +197,10 @@ class _Builder:
         scoring = get_quality(quality)
         self.quality = quality
         self.sensitivity = scoring.sensitivity(ledger.relation, max_size=bound)
-        self.claims = ("exponential-mechanism", scoring.claim)
+        # Under add-remove the max operator's and the Gini's utilities of every candidate move one way
+        # when a record joins the node: no factor 2 (claim split-quality-monotone).
+        self.monotone = ledger.relation is Relation.ADD_REMOVE and quality in MONOTONE_QUALITIES
+        self.claims = ("exponential-mechanism", scoring.claim) + (("split-quality-monotone",) if self.monotone else ())
         self.note = "" if bound is None else f"information gain with the public size bound N={bound}"
         # Rational qualities are scored and sampled exactly; information gain (logarithms) in floats.
         self.exact = quality != "info-gain"
@@ -212,7 +219,7 @@ class _Builder:
         if self.exact:
             return exponential_mechanism(
                 utilities, epsilon=epsilon, sensitivity=self.sensitivity, rng=self.rng, ledger=self.ledger,
-                label=label, partition=path, claims=claims, note=self.note, exact=True,
+                label=label, partition=path, claims=claims, note=self.note, exact=True, monotone=self.monotone,
             )
         return self.exponential(
             [float(u) for u in utilities], epsilon=epsilon, sensitivity=self.sensitivity, rng=self.rng,
@@ -283,11 +290,18 @@ def fit_diffpid3(
     engine: Engine = REFERENCE,
 ) -> TreeModel:
     """Train DiffP-ID3 (DiffP-C4.5 on continuous attributes) with total budget ``epsilon`` (B)."""
-    depth = int(params["max_depth"])
     bound = size_bound(params, data, relation)
     ledger = start_ledger(data, relation)
+    share, sigmas = size_share(params)
+    branching = mean_branching(data.schema, 2)
+    plan = plan_depth(
+        len(data), epsilon, share, sigmas, int(params["max_depth"]), data.schema.n_classes,
+        leaves=lambda d: branching**d, variance=lambda d, left: laplace_variance(per_query_epsilon(left, d, relation)),
+        engine=engine, rng=rng, ledger=ledger,
+    )
+    depth = plan.depth
     counts = engine.counts(data)
-    eps = per_query_epsilon(epsilon, depth, relation)
+    eps = per_query_epsilon(plan.epsilon, depth, relation)
     builder = _Builder(
         counts, engine, data.schema, str(params["quality"]), bound, int(params["grid"]), eps, rng, ledger
     )
@@ -312,7 +326,8 @@ SPEC = register(
                 claims=(
                     "continuous-split-exponential-mechanism", "diffpid3-budget", "discrete-laplace-mechanism",
                     "exact-inversion-sampler", "exponential-mechanism", "exponential-mechanism-exact-sampler",
-                    "max-operator-sensitivity", "parallel-composition", "tree-budget-plan",
+                    "exponential-mechanism-monotone", "max-operator-sensitivity", "noisy-size-plan",
+                    "parallel-composition", "sequential-composition", "split-quality-monotone", "tree-budget-plan",
                 ),
             ),
         ),
@@ -330,6 +345,7 @@ SPEC = register(
                 minimum=0,
             ),
             GRID_PARAMETER,
+            *size_parameters(0.05, 6.0),
         ),
         claims=CLAIMS,
         fit=fit_diffpid3,

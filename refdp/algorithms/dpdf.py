@@ -63,6 +63,7 @@ from typing import List, Mapping, Sequence, Set, Tuple, cast
 
 from refdp.algorithms.binning import PublicBins
 from refdp.algorithms.greedy import NodeCost, child_path, close_budget, plan_units
+from refdp.algorithms.noisy_depth import laplace_variance, mean_branching, plan_depth, size_parameters, size_share
 from refdp.engine import REFERENCE, Engine, Rows
 from refdp.scoring.kernels import exact_score_function, score_function
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
@@ -88,6 +89,10 @@ __all__ = [
 ]
 
 CLAIMS = (
+    "noisy-size-plan",
+    "exponential-mechanism-monotone",
+    "split-quality-monotone",
+    "gini-unnormalised-sensitivity",
     "dpdf-budget",
     "dpdf-published-unsound",
     "tree-budget-plan",
@@ -200,6 +205,7 @@ class _Builder:
         bins: int,
         rng: RandomSource,
         ledger: Ledger,
+        quality: str = "gini-weighted",
     ) -> None:
         self.schema = data.schema
         self.bins = PublicBins.of(self.schema, bins)
@@ -215,7 +221,11 @@ class _Builder:
         self.published = published
         self.rng = rng
         self.ledger = ledger
-        self.global_sensitivity = get_quality("gini-weighted").sensitivity(ledger.relation)
+        self.quality = quality
+        self.global_sensitivity = get_quality(quality).sensitivity(ledger.relation)
+        # The unnormalised Gini of every candidate moves one way when a record joins the node (add-remove);
+        # the weighted index divides by the node size, which moves too, so it is not monotone.
+        self.monotone = quality == "gini" and ledger.relation is Relation.ADD_REMOVE
         self.roots: Set[int] = set()
 
     def build(self, rows: Rows, attributes: Tuple[int, ...], d: int, path: Partition) -> Node:
@@ -239,11 +249,14 @@ class _Builder:
             )
         else:
             # The exact sampler is the same function under every engine, so engines stay byte-identical.
+            score = weighted_gini_exact if self.quality == "gini-weighted" else _GINI_EXACT
+            claim = "gini-weighted-sensitivity" if self.quality == "gini-weighted" else "gini-unnormalised-sensitivity"
             choice = exponential_mechanism(
-                [weighted_gini_exact(table) for table in tables], epsilon=self.eps,
+                [score(table) for table in tables], epsilon=self.eps,
                 sensitivity=self.global_sensitivity, rng=self.rng,
                 ledger=self.ledger, label="split attribute Q2", partition=path,
-                claims=("exponential-mechanism", "gini-weighted-sensitivity"), exact=True,
+                claims=("exponential-mechanism", claim) + (("split-quality-monotone",) if self.monotone else ()),
+                exact=True, monotone=self.monotone,
             )
         a = candidates[choice]
         if root:
@@ -283,8 +296,23 @@ def fit_dpdf(
             f"roots of the trees must differ; use n_trees <= {most}"
         )
     ledger = start_ledger(data, relation)
-    eps = per_query_epsilon(epsilon, n_trees, max_depth, relation)
-    builder = _Builder(data, engine, eps, max_depth, min_size, variant == "published", bins, rng, ledger)
+    budget = epsilon
+    quality = "gini-weighted"
+    if variant == "sound":
+        quality = str(params["quality"])
+        share, sigmas = size_share(params)
+        branching = mean_branching(data.schema, bins)
+        plan = plan_depth(
+            len(data), epsilon, share, sigmas, max_depth - 1, data.schema.n_classes,
+            leaves=lambda d: branching**d,
+            variance=lambda d, left: laplace_variance(per_query_epsilon(left, n_trees, d + 1, relation)),
+            engine=engine, rng=rng, ledger=ledger,
+        )
+        budget, max_depth = plan.epsilon, plan.depth + 1
+    eps = per_query_epsilon(budget, n_trees, max_depth, relation)
+    builder = _Builder(
+        data, engine, eps, max_depth, min_size, variant == "published", bins, rng, ledger, quality
+    )
     attributes = tuple(range(data.schema.n_attributes))
     trees = tuple(
         prune(builder.build(builder.counts.root(), attributes, 1, (f"tree-{t}",))) for t in range(n_trees)
@@ -316,11 +344,14 @@ SPEC = register(
         source="S. Fletcher, M. Z. Islam, A differentially private decision forest, AusDM 2015",
         variants=(
             Variant(
-                "sound", True, "the weighted Gini index with its global sensitivity 1/2",
+                "sound", True,
+                "the unnormalised Gini with its global sensitivity 2 (default; no factor 2 under add-remove) or "
+                "the weighted Gini index with its global sensitivity 1/2",
                 claims=(
                     "discrete-laplace-mechanism", "dpdf-budget", "exact-inversion-sampler", "exponential-mechanism",
-                    "exponential-mechanism-exact-sampler", "gini-weighted-sensitivity",
-                    "parallel-composition", "tree-budget-plan",
+                    "exponential-mechanism-exact-sampler", "exponential-mechanism-monotone",
+                    "gini-unnormalised-sensitivity", "gini-weighted-sensitivity", "noisy-size-plan",
+                    "parallel-composition", "sequential-composition", "split-quality-monotone", "tree-budget-plan",
                 ),
             ),
             Variant(
@@ -342,6 +373,13 @@ SPEC = register(
                 "equal-width intervals of each continuous attribute's public bounds (>= 2)",
                 minimum=2,
             ),
+            Parameter(
+                "quality", str, "gini",
+                "sound variant's Q2: the weighted Gini index with sensitivity 1/2 (the paper's index) or the "
+                "unnormalised Gini with sensitivity 2 (no factor 2 under add-remove: its utilities are monotone)",
+                ("gini-weighted", "gini"),
+            ),
+            *size_parameters(0.05, 2.5),
         ),
         claims=CLAIMS,
         fit=fit_dpdf,

@@ -73,6 +73,7 @@ from refdp.algorithms.dpea_subtrees import (
 )
 from refdp.algorithms.binning import PublicBins
 from refdp.algorithms.greedy import NodeCost, child_path, close_budget, plan_units
+from refdp.algorithms.noisy_depth import laplace_variance, mean_branching, plan_depth, size_parameters, size_share
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
 from refdp.data import CategoricalAttribute, Dataset
 from refdp.engine import REFERENCE, Engine, TrainingView, class_counts
@@ -95,6 +96,9 @@ __all__ = [
 ]
 
 CLAIMS = (
+    "noisy-size-plan",
+    "exponential-mechanism-monotone",
+    "split-quality-monotone",
     "dpea-budget",
     "dpea-subtree-quality-sensitivity",
     "dpea-factorised-sampler",
@@ -163,13 +167,17 @@ class _Builder:
         self.schema = view.schema
         self.sizes = domain_sizes(view.schema)
         self.eps = epsilon
-        self.c_exact = epsilon / (2 * QUALITY_SENSITIVITY)
-        self.c = float(self.c_exact)
+        self.published = params["variant"] == "published"
+        # Under add-remove every candidate subtree's q' moves one way when a record joins the rows: the
+        # exact and exhaustive samplers drop the factor 2 (claims split-quality-monotone,
+        # exponential-mechanism-monotone).  The MCMC keeps the published calibration.
+        self.monotone = ledger.relation is Relation.ADD_REMOVE and not self.published
+        self.c_exact = epsilon / (QUALITY_SENSITIVITY if self.monotone else 2 * QUALITY_SENSITIVITY)
+        self.c = float(epsilon / (2 * QUALITY_SENSITIVITY))
         self.max_depth = max_depth
         self.embed = embed
         self.rng = rng
         self.ledger = ledger
-        self.published = params["variant"] == "published"
         self.search = str(params["search"])
         self.steps = int(params["steps"])
         self.buffer = int(params["buffer"])
@@ -227,12 +235,13 @@ class _Builder:
             search = "exhaustive" if levels <= 2 else "mcmc"
         label = f"subtree of {levels} level(s), exponential mechanism on q'"
         claims = ("exponential-mechanism", "dpea-subtree-quality-sensitivity")
+        monotone = ("exponential-mechanism-monotone", "split-quality-monotone") if self.monotone else ()
         if search == "exhaustive":
             candidates = exhaustive_subtrees(self.view, rows, attributes, levels, self.max_subtrees)
             index = exponential_mechanism(
                 [score for _, score in candidates], epsilon=self.eps, sensitivity=QUALITY_SENSITIVITY,
                 rng=self.rng, ledger=self.ledger, label=label + " (exhaustive list, Algorithm 2)",
-                partition=path, claims=claims,
+                partition=path, claims=claims + monotone[1:], monotone=self.monotone,
             )
             return candidates[index][0]
         if search == "exact":
@@ -240,8 +249,9 @@ class _Builder:
             self.ledger.charge(
                 label=label + " (factorised exact sampler)", mechanism="exponential", epsilon=self.eps,
                 sensitivity=Fraction(QUALITY_SENSITIVITY),
-                claims=claims + ("dpea-factorised-sampler", "exact-inversion-sampler"),
+                claims=claims + ("dpea-factorised-sampler", "exact-inversion-sampler") + monotone,
                 partition=path,
+                note="monotone utilities: weights exp(epsilon q' / Delta)" if self.monotone else "",
             )
             return sampler.sample(self.rng)
         if self.published:
@@ -286,7 +296,22 @@ def fit_dpea(
     bins = PublicBins.of(data.schema, int(params["bins"]))
     view = TrainingView.of(bins.binned(data))
     ledger = start_ledger(data, relation)
-    eps = per_query_epsilon(epsilon, max_depth, embed, relation)
+    budget = epsilon
+    if params["variant"] != "published":
+        share, sigmas = size_share(params)
+        branching = mean_branching(data.schema, int(params["bins"]))
+        plan = plan_depth(
+            len(data), epsilon, share, sigmas, max_depth, data.schema.n_classes,
+            leaves=lambda d: branching**d,
+            variance=lambda d, left: laplace_variance(
+                per_query_epsilon(left, d, embedding_depth(params["embed_depth"], d), relation)
+            ),
+            engine=engine, rng=rng, ledger=ledger,
+        )
+        budget = plan.epsilon
+        if plan.depth < max_depth:
+            max_depth, embed = plan.depth, embedding_depth(params["embed_depth"], plan.depth)
+    eps = per_query_epsilon(budget, max_depth, embed, relation)
     builder = _Builder(view, params, eps, max_depth, embed, rng, ledger, engine)
     if builder.published:
         ledger.record_leak(
@@ -309,12 +334,14 @@ SPEC = register(
         variants=(
             Variant(
                 "sound", True,
-                "stops on public information only (depth D, no attribute left); exact sampler of the "
-                "exponential mechanism by default; noisy counts of every class at every leaf",
+                "stops on public information only (depth D, capped by a noisy size of the data, no attribute "
+                "left); exact sampler of the exponential mechanism by default; noisy counts of every class at "
+                "every leaf",
                 claims=(
                     "discrete-laplace-mechanism", "dpea-budget", "dpea-factorised-sampler",
                     "dpea-subtree-quality-sensitivity", "exact-inversion-sampler", "exponential-mechanism",
-                    "parallel-composition", "tree-budget-plan",
+                    "exponential-mechanism-monotone", "noisy-size-plan", "parallel-composition",
+                    "sequential-composition", "split-quality-monotone", "tree-budget-plan",
                 ),
             ),
             Variant(
@@ -363,6 +390,7 @@ SPEC = register(
                 "equal-width intervals of each continuous attribute's public bounds (as in dpdf)",
                 minimum=2,
             ),
+            *size_parameters(0.05, 6.0),
         ),
         claims=CLAIMS,
         fit=fit_dpea,

@@ -40,10 +40,12 @@ __all__ = [
     "sample_threshold",
     "grid_threshold_tables",
     "plan_units",
+    "plan_levels",
     "close_budget",
     "child_path",
     "threshold_conditions",
     "GRID_PARAMETER",
+    "grid_parameter",
     "SPLIT_KEY",
 ]
 
@@ -114,6 +116,18 @@ def plan_units(internal: NodeCost, leaf: NodeCost, depth: int, relation: Relatio
     return one if relation is Relation.ADD_REMOVE else two
 
 
+def plan_levels(internal: Sequence[NodeCost], leaf: NodeCost, relation: Relation) -> Fraction:
+    """The ledger total of a full tree whose split nodes at level l cost ``internal[l]`` (root first).
+
+    :func:`plan_units` with a cost per level, in absolute terms: the same
+    recurrence, from the leaves (``leaf``, at level ``len(internal)``) up.
+    """
+    one, two = leaf.one, leaf.two
+    for cost in reversed(internal):
+        one, two = cost.one + one, cost.two + max(two, 2 * one)
+    return one if relation is Relation.ADD_REMOVE else two
+
+
 def close_budget(ledger: Ledger, planned: Fraction, claims: Sequence[str]) -> None:
     """Reserve, on the whole data set, the part of ``planned`` that this tree did not spend.
 
@@ -153,10 +167,15 @@ def threshold_conditions(attribute: ContinuousAttribute, threshold: Threshold) -
     return f"{attribute.name}<{shown}", f"{attribute.name}>={shown}"
 
 
-GRID_PARAMETER = Parameter(
-    "grid", int, 64,
-    "cells of the public threshold grid of a continuous attribute: thresholds lower + k (upper - lower) / grid, "
-    "k = 1 .. grid - 1",
-    minimum=2, maximum=MAX_CELLS,
-)
-"""The learners' ``grid`` parameter (:class:`refdp.data.grid.ThresholdGrid`)."""
+def grid_parameter(default: int) -> Parameter:
+    """The learners' ``grid`` parameter (:class:`refdp.data.grid.ThresholdGrid`) with its default."""
+    return Parameter(
+        "grid", int, default,
+        "cells of the public threshold grid of a continuous attribute: thresholds lower + k (upper - lower) / grid, "
+        "k = 1 .. grid - 1",
+        minimum=2, maximum=MAX_CELLS,
+    )
+
+
+GRID_PARAMETER = grid_parameter(64)
+"""The ``grid`` parameter with the default most learners use."""

@@ -544,15 +544,15 @@ SPEC = register(
             Variant(
                 "sound", True, "suppression per (leaf, label) cell, as in the paper",
                 claims=(
-                    "kanon-rdt-privacy", "lqs-delta-certified", "lqs-sampling-suppression",
-                    "sequential-composition",
+                    "discrete-laplace-mechanism", "kanon-rdt-privacy", "lqs-delta-certified",
+                    "lqs-sampling-suppression", "noisy-size-plan", "sequential-composition",
                 ),
             ),
             Variant(
                 "leaf-total", False, "suppression on the leaf total only (planted fault: delta >= beta)",
                 claims=(
-                    "kanon-rdt-privacy", "leaf-total-suppression-not-private", "lqs-delta-certified",
-                    "lqs-sampling-suppression", "sequential-composition",
+                    "discrete-laplace-mechanism", "kanon-rdt-privacy", "leaf-total-suppression-not-private",
+                    "lqs-delta-certified", "lqs-sampling-suppression", "noisy-size-plan", "sequential-composition",
                 ),
             ),
         ),

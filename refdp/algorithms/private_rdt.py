@@ -152,7 +152,7 @@ SPEC = register(
         variants=(
             Variant(
                 "sound", True, "noise on every (leaf, class) cell, empty leaves included",
-                claims=("discrete-laplace-mechanism", "parallel-composition"),
+                claims=("discrete-laplace-mechanism", "noisy-size-plan", "parallel-composition", "sequential-composition"),
             ),
         ),
         parameters=(
@@ -165,7 +165,7 @@ SPEC = register(
                 minimum=-1,
             ),
             Parameter(
-                "structure", str, "per-node",
+                "structure", str, "per-level",
                 "where the attributes are drawn: at every node (Fan et al.), or once per level of a tree, "
                 "dealt so that every attribute appears about equally often in the forest",
                 STRUCTURES,

@@ -60,27 +60,29 @@ import math
 from fractions import Fraction
 from itertools import repeat
 from operator import truediv
-from typing import Dict, List, Mapping, Sequence, Tuple, Union
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from refdp.algorithms.greedy import (
-    GRID_PARAMETER,
+    grid_parameter,
     NodeCost,
     child_path,
     close_budget,
     grid_threshold_tables,
+    plan_levels,
     plan_units,
     sample_threshold,
     threshold_conditions,
 )
+from refdp.algorithms.noisy_depth import laplace_variance, plan_depth, size_parameters, size_share
 from refdp.engine import REFERENCE, Engine, NodeCounts, Rows, ThresholdCandidates, TrainingView, class_counts
 from refdp.scoring.kernels import exact_score_function, score_function
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset, Schema
 from refdp.data.grid import Threshold, ThresholdGrid, ceil_float
 from refdp.mechanisms import exponential_mechanism, laplace_mechanism
-from refdp.privacy import Ledger, Partition, Relation, cell
+from refdp.privacy import Ledger, Partition, Relation, as_fraction, cell
 from refdp.rng import RandomSource
-from refdp.scoring import get_quality
+from refdp.scoring import MONOTONE_QUALITIES, get_quality
 from refdp.tree import Count, Leaf, Node, ThresholdSplit, TreeModel, ValueSplit
 
 __all__ = [
@@ -98,6 +100,9 @@ __all__ = [
 ]
 
 CLAIMS = (
+    "noisy-size-plan",
+    "exponential-mechanism-monotone",
+    "split-quality-monotone",
     "float-threshold-leaks",
     "exact-inversion-sampler",
     "exponential-mechanism-exact-sampler",
@@ -122,6 +127,12 @@ SOUND_INTERNAL = NodeCost(Fraction(2), Fraction(3))
 SOUND_LEAF = NodeCost(Fraction(1), Fraction(2))
 """A leaf of the sound variant: its class counts only."""
 
+SPLIT_ONLY = NodeCost(Fraction(1), Fraction(1))
+"""A split node that releases no counts (``node_counts="leaves"``): the split only."""
+
+NODE_COUNTS = ("every-node", "leaves")
+"""Where the sound variant releases class counts: at every node (Algorithm 2) or at the leaves only."""
+
 PUBLISHED_INTERNAL = SOUND_INTERNAL
 """A split node as coded: the first draw of the counts and the split."""
 
@@ -132,24 +143,70 @@ NUMERIC_DISTINCT_VALUES = 20
 """Listing 1, ``fit``: an attribute with more distinct values than this in the data is numeric."""
 
 
-def per_query_epsilon(epsilon: Fraction, depth: int, relation: Relation, variant: str = "sound") -> Fraction:
+def per_query_epsilon(
+    epsilon: Fraction, depth: int, relation: Relation, variant: str = "sound", node_counts: str = "every-node"
+) -> Fraction:
     """The budget of one query: epsilon / (2(d+1) - 1) as published, or epsilon / K under substitute.
 
     The published variant uses the thesis's formula under both relations
     (the code knows no relation); the sound variant divides by the cost of a
     full tree under the relation in force (:func:`plan_units`), which is
-    2d + 1 under add-remove and 4d + 1 (2 for d = 0) under substitute.
+    2d + 1 under add-remove and 4d + 1 (2 for d = 0) under substitute; with
+    ``node_counts="leaves"`` a split node costs its split only: d + 1 under
+    add-remove, d + 2 under substitute.
     """
     if variant == "published":
         return epsilon / (2 * (depth + 1) - 1)
-    return epsilon / plan_units(SOUND_INTERNAL, SOUND_LEAF, depth, relation)
+    internal = SPLIT_ONLY if node_counts == "leaves" else SOUND_INTERNAL
+    return epsilon / plan_units(internal, SOUND_LEAF, depth, relation)
 
 
-def _planned_total(epsilon: Fraction, depth: int, relation: Relation, variant: str) -> Fraction:
-    eps = per_query_epsilon(epsilon, depth, relation, variant)
-    if variant == "published":
-        return eps * plan_units(PUBLISHED_INTERNAL, PUBLISHED_LEAF, depth, relation)
-    return eps * plan_units(SOUND_INTERNAL, SOUND_LEAF, depth, relation)
+def _scaled(cost: NodeCost, factor: Fraction) -> NodeCost:
+    return NodeCost(cost.one * factor, cost.two * factor)
+
+
+def level_epsilons(
+    budget: Fraction, depth: int, relation: Relation, node_counts: str, ratio: Fraction
+) -> Tuple[Fraction, ...]:
+    """The per-query epsilon of each level 0 (root) .. depth: u r^l, with u such that a full tree costs ``budget``.
+
+    With r = 1 every level gets :func:`per_query_epsilon`.  With r > 1 the
+    deeper levels, whose nodes hold fewer rows, get more; with r < 1 the
+    upper levels, whose splits matter to more rows.  The plan is
+    :func:`~refdp.algorithms.greedy.plan_levels` (claim ``tree-budget-plan``).
+    Every realised tree costs at most the plan for any r > 0: a leaf that
+    stops for a public reason (no attribute left) releases its counts with
+    the leaf level's epsilon, which the full subtree reserved for it also
+    spends at its leaves; a node that stops on its own noisy counts has
+    spent only part of its level's reservation.
+    """
+    weights = [ratio**level for level in range(depth + 1)]
+    internal = SPLIT_ONLY if node_counts == "leaves" else SOUND_INTERNAL
+    unit = budget / plan_levels([_scaled(internal, w) for w in weights[:-1]], _scaled(SOUND_LEAF, weights[-1]), relation)
+    return tuple(unit * w for w in weights)
+
+
+AUTO_GINI_SCALE = 2000
+"""``quality=auto`` takes the Gini when N~ epsilon is at least this, else the max operator (docs/results.md)."""
+
+
+def auto_quality(noisy_size: int, epsilon: Fraction) -> str:
+    """The quality ``quality=auto`` uses: Gini on large N~ epsilon, the max operator on small.
+
+    The max operator's sensitivity is half the Gini's, which decides on
+    nodes of a few hundred records against noise of scale 1/epsilon; on
+    large nodes the Gini's finer ranking of splits wins (5-fold CV on the
+    built-in data at epsilon 0.1, 1 and 10, docs/results.md).  A function
+    of the released noisy size and epsilon only (claim ``noisy-size-plan``).
+    """
+    return "gini" if noisy_size * epsilon >= AUTO_GINI_SCALE else "max"
+
+
+def _planned_total(epsilon: Fraction, depth: int, relation: Relation) -> Fraction:
+    """The published variant's plan: its per-query epsilon times the cost of a full tree as coded."""
+    return per_query_epsilon(epsilon, depth, relation, "published") * plan_units(
+        PUBLISHED_INTERNAL, PUBLISHED_LEAF, depth, relation
+    )
 
 
 class _SoundBuilder:
@@ -166,24 +223,30 @@ class _SoundBuilder:
         engine: Engine,
         schema: Schema,
         params: Mapping[str, Param],
-        epsilon: Fraction,
+        epsilon: Sequence[Fraction],
         rng: RandomSource,
         ledger: Ledger,
         planted: bool = False,
+        quality_name: str = "max",
     ) -> None:
         self.counts = counts
         self.exponential = engine.exponential
         self.histogram = engine.histogram
         self.schema = schema
-        self.eps = epsilon
+        self.level_eps = epsilon
+        self.eps = epsilon[0]
         self.rng = rng
         self.ledger = ledger
         self.planted = planted
+        self.leaves_only = params["node_counts"] == "leaves"
         self.min_samples = int(params["min_samples"])
-        quality = get_quality(str(params["quality"]))
+        quality = get_quality(quality_name)
         self.quality = quality.name
         self.quality_claim = quality.claim
         self.sensitivity = quality.sensitivity(ledger.relation)
+        # Under add-remove every candidate's max-operator or Gini utility moves one way when a record
+        # joins the node, so the exponential mechanism needs no factor 2 (claim split-quality-monotone).
+        self.monotone = ledger.relation is Relation.ADD_REMOVE and quality.name in MONOTONE_QUALITIES
         self.score = exact_score_function(quality.name)
         cells = self.cells = int(params["grid"])
         self.grids: Dict[int, ThresholdGrid] = {
@@ -192,15 +255,26 @@ class _SoundBuilder:
             if isinstance(attribute, ContinuousAttribute)
         }
 
-    def build(self, rows: Rows, attributes: Tuple[int, ...], depth: int, path: Partition) -> Node:
-        total = self.counts.class_counts(rows)
-        noisy = self.histogram(
-            total, epsilon=self.eps, rng=self.rng, ledger=self.ledger,
+    def _leaf_counts(self, total: Sequence[int], path: Partition, leaf: bool) -> List[Count]:
+        # A leaf's counts get the deepest level's epsilon wherever the leaf is, so that no leaf costs more
+        # than the full subtree the plan reserved for it (claim tree-budget-plan).
+        return list(self.histogram(
+            total, epsilon=self.level_eps[-1] if leaf else self.eps, rng=self.rng, ledger=self.ledger,
             label="class counts N_c", partition=path, names=self.schema.classes,
-        )
-        positive = sum(1 for c in noisy if c > 0)
-        if not attributes or depth == 0 or positive <= 1 or sum(noisy) <= self.min_samples:
-            return Leaf(tuple(noisy))
+        ))
+
+    def build(self, rows: Rows, attributes: Tuple[int, ...], depth: int, path: Partition) -> Node:
+        # ``depth`` levels remain below this node; its queries get its level's epsilon.
+        self.eps = self.level_eps[len(self.level_eps) - 1 - depth]
+        total = self.counts.class_counts(rows)
+        noisy: Optional[List[Count]] = None
+        if not attributes or depth == 0:
+            return Leaf(tuple(self._leaf_counts(total, path, leaf=True)))
+        if not self.leaves_only:
+            noisy = self._leaf_counts(total, path, leaf=False)
+            positive = sum(1 for c in noisy if c > 0)
+            if positive <= 1 or sum(noisy) <= self.min_samples:
+                return Leaf(tuple(noisy))
         if self.planted:
             return self._planted_split(rows, attributes, depth, path, total, noisy)
         pairs: List[Tuple[int, int]] = []
@@ -227,8 +301,9 @@ class _SoundBuilder:
             utilities, epsilon=self.eps, sensitivity=self.sensitivity, rng=self.rng, ledger=self.ledger,
             label="split (A_opt, v_opt)", partition=path,
             claims=("exponential-mechanism", self.quality_claim)
-            + (("continuous-split-exponential-mechanism",) if self.grids else ()),
-            base_weights=weights, exact=True,
+            + (("continuous-split-exponential-mechanism",) if self.grids else ())
+            + (("split-quality-monotone",) if self.monotone else ()),
+            base_weights=weights, exact=True, monotone=self.monotone,
         )
         a, v = pairs[choice]
         grid = self.grids.get(a)
@@ -238,7 +313,7 @@ class _SoundBuilder:
 
     def _planted_split(
         self, rows: Rows, attributes: Tuple[int, ...], depth: int, path: Partition,
-        total: Sequence[int], noisy: Sequence[Count],
+        total: Sequence[int], noisy: Optional[Sequence[Count]],
     ) -> Node:
         pairs: List[Tuple[int, int]] = []
         intervals: List[Tuple[int, ThresholdCandidates]] = []
@@ -281,7 +356,7 @@ class _SoundBuilder:
 
     def _value_split(
         self, rows: Rows, attributes: Tuple[int, ...], depth: int, path: Partition,
-        a: int, v: int, noisy: Sequence[Count],
+        a: int, v: int, noisy: Optional[Sequence[Count]],
     ) -> Node:
         attribute = self.schema.attributes[a]
         assert isinstance(attribute, CategoricalAttribute)
@@ -292,12 +367,12 @@ class _SoundBuilder:
             a, v,
             self.build(equal, remaining, depth - 1, child_path(path, f"{name}={value}")),
             self.build(rest, remaining, depth - 1, child_path(path, f"{name}!={value}")),
-            counts=tuple(noisy),
+            counts=None if noisy is None else tuple(noisy),
         )
 
     def _threshold_split(
         self, rows: Rows, attributes: Tuple[int, ...], depth: int, path: Partition,
-        a: int, threshold: Threshold, noisy: Sequence[Count],
+        a: int, threshold: Threshold, noisy: Optional[Sequence[Count]],
     ) -> Node:
         attribute = self.schema.attributes[a]
         assert isinstance(attribute, ContinuousAttribute)
@@ -307,7 +382,7 @@ class _SoundBuilder:
             a, threshold,
             self.build(below, attributes, depth - 1, child_path(path, low)),
             self.build(above, attributes, depth - 1, child_path(path, high)),
-            counts=tuple(noisy),
+            counts=None if noisy is None else tuple(noisy),
         )
 
 
@@ -367,7 +442,7 @@ class _PublishedBuilder:
         self.rng = rng
         self.ledger = ledger
         self.min_samples = int(params["min_samples"])
-        self.quality = str(params["quality"])
+        self.quality = "gini" if params["quality"] == "gini" else "max"
         # The listings' constants: epsilon/2 "sensitivity of max operator is 1", epsilon/4 for Gini.
         self.claimed_sensitivity = 1 if self.quality == "max" else 2
         self.class_order = sorted(range(view.n_classes), key=lambda c: self.schema.classes[c])
@@ -501,24 +576,45 @@ def fit_thesis_tree(
     relation: Relation,
     engine: Engine = REFERENCE,
 ) -> TreeModel:
-    """Train the thesis tree (Algorithm 2) with total budget ``epsilon``."""
+    """Train the thesis tree (Algorithm 2) with total budget ``epsilon``.
+
+    The sound variants first spend ``size_share`` of epsilon on a noisy size
+    of the data that caps the depth (:mod:`refdp.algorithms.noisy_depth`,
+    claim ``noisy-size-plan``); the tree gets the rest.
+    """
     depth = int(params["max_depth"])
     variant = str(params["variant"])
-    ledger = start_ledger(data, relation)
-    eps = per_query_epsilon(epsilon, depth, relation, variant)
     attributes = tuple(range(data.schema.n_attributes))
+    ledger = start_ledger(data, relation)
     root: Node
     if variant == "published":
+        eps = per_query_epsilon(epsilon, depth, relation, variant)
         # The listings' per-value scans stay on the reference loops under either engine.
         view = TrainingView.of(data)
         root = _PublishedBuilder(view, params, eps, depth, rng, ledger).build(list(view.rows), attributes, 0, ())
-    else:
-        planted = variant == "float-threshold"
-        # The planted fault's interval candidates are the reference engine's only.
-        counts = (REFERENCE if planted else engine).counts(data)
-        builder = _SoundBuilder(counts, engine, data.schema, params, eps, rng, ledger, planted)
-        root = builder.build(counts.root(), attributes, depth, ())
-    close_budget(ledger, _planned_total(epsilon, depth, relation, variant), ("tree-budget-plan", "thesis-tree-budget"))
+        close_budget(ledger, _planned_total(epsilon, depth, relation), ("tree-budget-plan", "thesis-tree-budget"))
+        return finish_model(SPEC.name, data, params, [root], ledger)
+    node_counts = str(params["node_counts"])
+    ratio = as_fraction(params["level_ratio"], "level_ratio")
+    share, sigmas = size_share(params)
+    plan = plan_depth(
+        len(data), epsilon, share, sigmas, depth, data.schema.n_classes,
+        leaves=lambda d: Fraction(2) ** d,
+        variance=lambda d, left: laplace_variance(level_epsilons(left, d, relation, node_counts, ratio)[-1]),
+        engine=engine, rng=rng, ledger=ledger,
+    )
+    planted = variant == "float-threshold"
+    # The planted fault's interval candidates are the reference engine's only.
+    counts = (REFERENCE if planted else engine).counts(data)
+    level_eps = level_epsilons(plan.epsilon, plan.depth, relation, node_counts, ratio)
+    quality = str(params["quality"])
+    if quality == "auto":
+        # Without a noisy size (size_share=0) the data's size is private: the public choice is max.
+        quality = "max" if plan.noisy_size is None else auto_quality(plan.noisy_size, epsilon)
+    builder = _SoundBuilder(counts, engine, data.schema, params, level_eps, rng, ledger, planted, quality)
+    root = builder.build(counts.root(), attributes, plan.depth, ())
+    # The noisy size and a full tree of the chosen depth together cost epsilon exactly.
+    close_budget(ledger, epsilon, ("tree-budget-plan", "thesis-tree-budget"))
     return finish_model(SPEC.name, data, params, [root], ledger)
 
 
@@ -536,7 +632,8 @@ SPEC = register(
                 claims=(
                     "continuous-split-exponential-mechanism", "discrete-laplace-mechanism",
                     "exact-inversion-sampler", "exponential-mechanism", "exponential-mechanism-exact-sampler",
-                    "max-operator-sensitivity", "parallel-composition",
+                    "exponential-mechanism-monotone", "max-operator-sensitivity", "noisy-size-plan",
+                    "parallel-composition", "sequential-composition", "split-quality-monotone",
                 ),
             ),
             Variant(
@@ -555,20 +652,40 @@ SPEC = register(
                 "uniformly between data values in floating point (the float's bits are data)",
                 claims=(
                     "discrete-laplace-mechanism", "exponential-mechanism", "exponential-mechanism-float-sampler",
-                    "float-threshold-leaks", "max-operator-sensitivity", "parallel-composition",
+                    "float-threshold-leaks", "max-operator-sensitivity", "noisy-size-plan", "parallel-composition",
+                    "sequential-composition",
                 ),
             ),
         ),
         parameters=(
             Parameter("variant", str, "sound", "which variant to run", ("sound", "published", "float-threshold")),
-            Parameter("quality", str, "max", "quality function q: max operator or Gini", ("max", "gini")),
-            GRID_PARAMETER,
             Parameter(
-                "max_depth", int, 3,
-                "maximal depth d (levels of splits; 3: the best in 5-fold CV on the built-in data, docs/results.md)",
+                "quality", str, "auto",
+                "quality function q: max operator, Gini, or auto (sound variants: Gini when N~ epsilon >= 2000 "
+                "for the noisy size N~, else max; max when size_share=0 and in the published variant)",
+                ("auto", "max", "gini"),
+            ),
+            grid_parameter(256),
+            Parameter(
+                "max_depth", int, 6,
+                "maximal depth d (levels of splits; the noisy size may cap it; 6: 5-fold CV on the built-in data at "
+                "epsilon 0.1, 1 and 10, docs/results.md)",
                 minimum=0,
             ),
             Parameter("min_samples", int, 5, "m_s: a node whose noisy size N_n <= m_s becomes a leaf"),
+            Parameter(
+                "node_counts", str, "leaves",
+                "sound variants: noisy class counts at every node (Algorithm 2; they stop a node early) or at the "
+                "leaves only (every split gets more budget; a path stops at max_depth)",
+                NODE_COUNTS,
+            ),
+            Parameter(
+                "level_ratio", float, 1.0,
+                "r > 0: the sound variants give level l (root 0) r^l times the root's per-query epsilon; 1: every "
+                "level alike, as in the thesis",
+                minimum=0.0, minimum_open=True,
+            ),
+            *size_parameters(0.05, 2.5),
         ),
         claims=CLAIMS,
         fit=fit_thesis_tree,

@@ -314,8 +314,15 @@ def exponential_mechanism(
     note: str = "",
     probabilities: FloatProbabilities = float_probabilities,
     draw: IndexDraw = sample_index,
+    monotone: bool = False,
 ) -> int:
     """Run the exponential mechanism and record one charge of ``epsilon`` on ``partition``.
+
+    ``monotone=True`` is the caller's promise that between any two
+    neighbours the utilities of all candidates move in one direction (all
+    up or all down, each by at most Delta_u); the weights are then
+    exp(epsilon u / Delta_u), without the factor 2 (claim
+    ``exponential-mechanism-monotone``), and the charge says so.
 
     ``sensitivity`` is Delta_u: the largest change of any single utility
     u(., r) between neighbouring datasets under the ledger's relation (in a
@@ -341,14 +348,19 @@ def exponential_mechanism(
     eps = as_epsilon(epsilon)
     recorded_sensitivity, delta_u = sensitivity_value(sensitivity)
     path = check_partition(partition)
-    sampler_claims = (
+    sampler_claims: Tuple[str, ...] = (
         ("exponential-mechanism-exact-sampler", "exact-inversion-sampler")
         if exact
         else ("exponential-mechanism-float-sampler",)
     )
+    if monotone:
+        sampler_claims = ("exponential-mechanism-monotone",) + sampler_claims
+        note = (note + "; " if note else "") + "monotone utilities: weights exp(epsilon u / Delta_u)"
     charge_claims = tuple(claims) + tuple(c for c in sampler_claims if c not in claims)
+    # The weights are exp(epsilon u / (2 c)) with c = Delta_u, or Delta_u / 2 for monotone utilities.
+    calibration = delta_u / 2 if monotone else delta_u
     if exact:
-        plan = _plan_exact(utilities, eps, delta_u, base_weights, floats=True)
+        plan = _plan_exact(utilities, eps, calibration, base_weights, floats=True)
         ledger.charge(
             label=label,
             mechanism="exponential",
@@ -361,7 +373,7 @@ def exponential_mechanism(
         )
         return sample_by_inversion(plan.enclosures, rng)
     u = finite_floats(utilities, "utilities")
-    chances = probabilities(u, _float_weights(base_weights, len(u)), _coefficient(eps, sensitivity))
+    chances = probabilities(u, _float_weights(base_weights, len(u)), _coefficient(eps, calibration))
     ledger.charge(
         label=label,
         mechanism="exponential",

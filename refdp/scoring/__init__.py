@@ -1,11 +1,12 @@
 """Quality functions on class-count tables and their proved sensitivities."""
 
 from refdp.scoring.quality import gini_unnormalised, gini_weighted, information_gain, max_operator
-from refdp.scoring.sensitivity import QUALITY_FUNCTIONS, QualityFunction, get_quality
+from refdp.scoring.sensitivity import MONOTONE_QUALITIES, QUALITY_FUNCTIONS, QualityFunction, get_quality
 from refdp.scoring.table import CountTable, as_count_table
 
 __all__ = [
     "CountTable",
+    "MONOTONE_QUALITIES",
     "QUALITY_FUNCTIONS",
     "QualityFunction",
     "as_count_table",

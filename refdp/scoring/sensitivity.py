@@ -37,7 +37,11 @@ from refdp.privacy.relations import Relation, parse_relation
 from refdp.scoring.quality import gini_unnormalised, gini_weighted, information_gain, max_operator
 from refdp.scoring.table import CountTable
 
-__all__ = ["QualityFunction", "QUALITY_FUNCTIONS", "get_quality"]
+__all__ = ["QualityFunction", "QUALITY_FUNCTIONS", "MONOTONE_QUALITIES", "get_quality"]
+
+MONOTONE_QUALITIES = ("max", "gini")
+"""Qualities whose value for every split of a node moves one way when a record joins the node (claim
+``split-quality-monotone``): the max operator up by 0 or 1, the unnormalised Gini down by less than 2."""
 
 Score = Union[Fraction, float]
 
