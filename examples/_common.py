@@ -41,13 +41,29 @@ BASELINE = "tree-baseline"
 BASELINE_EPSILON = "-"
 
 
+AS_PUBLISHED: Mapping[str, Mapping[str, str]] = {
+    "private-rdt": {"structure": "per-node", "continuous": "threshold", "voting": "sum-counts", "size_share": "0"},
+    "kanon-rdt": {"structure": "per-node", "continuous": "threshold", "voting": "sum-counts", "size_share": "0"},
+    "thesis-tree": {"node_counts": "every-node", "grid": "64", "size_share": "0"},
+    "diffpid3": {"size_share": "0"},
+    "dpdf": {"quality": "gini-weighted", "size_share": "0"},
+    "dpea": {"size_share": "0"},
+    "dp-adaboost": {"theta": "3", "size_share": "0"},
+}
+"""The papers' settings of the options refdp added later (issue 19): the scripts replicate the papers, so
+every setting starts from these; a setting's own parameters override them."""
+
+
 @dataclass(frozen=True)
 class Setting:
-    """One curve of a figure: an algorithm (registry name) with fixed parameters."""
+    """One curve of a figure: an algorithm (registry name) with fixed parameters (over :data:`AS_PUBLISHED`)."""
 
     label: str
     algorithm: str
     params: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "params", {**AS_PUBLISHED.get(self.algorithm, {}), **self.params})
 
 
 @dataclass(frozen=True)

@@ -261,8 +261,8 @@ def train(
     >>> model = train("thesis-tree", vote, 1, {"max_depth": 2}, rng=7)
     >>> model.receipt.level, model.receipt.epsilon
     ('proved', Fraction(1, 1))
-    >>> model.predict(vote.subset([0, 1, 2]))
-    ['republican', 'republican', 'republican']
+    >>> model.predict(vote.subset([0, 1, 2]))  # their labels: republican, republican, democrat
+    ['republican', 'republican', 'democrat']
     """
     spec = get_algorithm(name)
     fit = spec.fitter(engine)
