@@ -803,7 +803,7 @@ SPEC = register(
             Parameter("n_features", int, 5, "k, the attributes drawn at each node (random subspace)", minimum=1),
             Parameter("theta", float, 1.5, "weight cap theta, in units of the initial weight", minimum=1.0),
             GRID_PARAMETER,
-            *size_parameters(0.05, 2.5),
+            *size_parameters(0.05, 6.0),
         ),
         claims=CLAIMS,
         fit=fit_adaboost,
