@@ -41,6 +41,11 @@ private: ``max_size`` is the public bound N it uses (claim
 data set's size under substitute, where neighbours have the same, public,
 size.  A data set larger than N is refused.
 
+refdp's additions: ``size_share`` of B buys a noisy size of the data that
+caps d (claim ``noisy-size-plan``); under add-remove, with the max
+operator or the Gini, the exponential mechanisms have no factor 2 (claims
+``split-quality-monotone``, ``exponential-mechanism-monotone``).
+
 Counts use the exact discrete Laplace mechanism; the paper's Laplace noise is
 private only in idealised arithmetic.  With the max operator or the Gini
 the utilities are exact rationals and every exponential mechanism is

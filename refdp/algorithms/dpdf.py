@@ -34,8 +34,15 @@ Variants (the sensitivity Delta of the weighted Gini index in Q2):
   ``dpdf-published-unsound``): the formula is a local sensitivity at the
   true size, which Q1 only estimates, and even at the true size it misses
   removals; the ledger marks the charge unsound.
-* ``sound`` (default): the global sensitivity 1/2 of the weighted Gini index
-  under both relations (claim ``gini-weighted-sensitivity``).
+* ``sound`` (default): with ``quality="gini"`` (the default) the
+  unnormalised Gini (the weighted index times the node size) with its global
+  sensitivity 2 (claim ``gini-unnormalised-sensitivity``), without the
+  exponential mechanism's factor 2 under add-remove (claims
+  ``split-quality-monotone``, ``exponential-mechanism-monotone``); with
+  ``quality="gini-weighted"`` the paper's index with its global sensitivity
+  1/2 (claim ``gini-weighted-sensitivity``), whose range of at most 1 makes
+  the choice nearly uniform.  A noisy size (``size_share``, claim
+  ``noisy-size-plan``) caps delta.
 
 PRUNETREE and the rules read only the released histograms: post-processing
 (claim ``dpdf-budget``).  The trees vote weighted by the confidence of the

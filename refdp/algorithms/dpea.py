@@ -24,7 +24,11 @@ Variants:
 
 * ``sound`` (default): the stopping condition reads public information only
   (depth D reached, no attribute left), so every path has the same number
-  of selections; every leaf releases noisy counts of every class (discrete
+  of selections; D is capped first by a noisy size of the data
+  (``size_share``, claim ``noisy-size-plan``), the budgeted stopping rule
+  of issue 19; under add-remove the exact and exhaustive samplers drop the
+  exponential mechanism's factor 2 (q' is monotone: claims
+  ``split-quality-monotone``, ``exponential-mechanism-monotone``); every leaf releases noisy counts of every class (discrete
   Laplace, exact).  Under ``substitute`` eps' = eps / K with K the
   substitute cost of the plan (2 ceil(D/d) + 1), and the receipt totals eps
   under either relation; a tree that runs out of attributes before depth D

@@ -6,7 +6,16 @@ independently with probability beta (a fresh sample per tree, exact
 Bernoulli(beta) sampler), count the kept rows in every (leaf, label) cell,
 and set every count n_i(leaf(y)) below k to 0.  No noise is added.
 Prediction adds the released counts of the reached leaves over all trees
-("sum-counts").
+(``voting="sum-counts"``, the paper's) or combines their log-odds
+(``"log-odds"``, the default; see :mod:`refdp.algorithms.private_rdt`);
+the structure options are private-rdt's.
+
+Plans from a noisy size (claim ``noisy-size-plan``, ``size_share`` > 0, the
+default): a 12-tree forest needs samples that fill its cells with k rows,
+which only large data sets have; a noisy size of the data chooses between
+the forest and one tree of one level (``small_beta``, ``small_k``).  Both
+are certified before anything is read and the receipt states the larger
+delta.
 
 Guarantee (claims ``lqs-sampling-suppression``, ``kanon-rdt-privacy``).
 Given its structure, a tree releases the counts of the data-independent map

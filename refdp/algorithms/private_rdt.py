@@ -5,9 +5,28 @@ Each of the N_t trees gets a structure drawn from the public schema alone
 row is read; then the training rows are split down the tree so that each reaches its
 leaf (:meth:`~refdp.algorithms.rdt.RandomTreeBuilder.leaf_class_counts`), and the
 class count n_i(leaf(y)) of every (leaf, class) cell -- empty leaves and
-zero classes included -- is released with noise.  Prediction adds the
-released counts of the leaves a row reaches over all trees ("sum-counts",
-Algorithm 2 of Waseda, Nojima & Wang 2024) and picks the largest.
+zero classes included -- is released with noise.  Prediction either adds
+the released counts of the leaves a row reaches over all trees
+(``voting="sum-counts"``, Algorithm 2 of Waseda, Nojima & Wang 2024), or
+(``"log-odds"``, the default) lets each tree move a class's log-odds by its
+leaf's share of the class against the tree's, with weight
+min(1, A / (N_t d)) (:class:`refdp.tree.TreeModel`): on data with a rare
+class the many uninformative trees of a random forest then stop voting for
+the majority with the whole weight of their leaves.
+
+Structure options (all data-independent): ``structure="per-level"`` (the
+default) tests one attribute per level, dealt so that every attribute is
+tested about equally often across the forest, ``"per-node"`` is Fan et
+al.'s; ``continuous="bins"`` (the default) cuts a continuous attribute into
+``bins`` public equal-width bins and splits it one child per bin, once per
+path, ``"threshold"`` draws Fan et al.'s thresholds.
+
+Depth from a noisy size (claim ``noisy-size-plan``): ``size_share`` of
+epsilon buys a noisy count of the rows, which caps the depth at the deepest
+d whose average (leaf, class) count stands ``leaf_sigmas`` standard
+deviations out of the forest's noise; a forest made shallower keeps its
+N_t max_depth attribute tests with ceil(N_t max_depth / d) trees, and
+d = 0 is one noisy histogram.  The trees then share the rest of epsilon.
 
 Budget (claim ``private-rdt-budget``).  The trees are released one after
 another on the same rows: sequential composition, each tree is a scope

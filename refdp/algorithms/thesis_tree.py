@@ -48,6 +48,17 @@ Variants:
   (the listing's ``Leaf`` calls ``class_count`` twice), which the budget
   never accounted for.
 
+refdp's options of the sound variant: ``node_counts="leaves"`` (the
+default) releases class counts at the leaves only (Algorithm 2's internal
+counts only feed its stopping rule), so every split gets more budget;
+``quality="auto"`` (the default) takes the Gini when the noisy size times
+epsilon is at least 2000 and the max operator below; ``level_ratio``
+reweights the levels; ``size_share`` buys a noisy size that caps the depth
+(claim ``noisy-size-plan``); under add-remove the split's exponential
+mechanism has no factor 2, the max operator's and the Gini's utilities
+being monotone (claims ``split-quality-monotone``,
+``exponential-mechanism-monotone``).
+
 Under ``substitute`` a changed record moves between two classes and two
 branches; the sound variant's per-query epsilon is epsilon / K with K the
 substitute cost of a full tree (claim ``thesis-tree-budget``), so that the
@@ -685,7 +696,7 @@ SPEC = register(
                 "level alike, as in the thesis",
                 minimum=0.0, minimum_open=True,
             ),
-            *size_parameters(0.05, 2.5),
+            *size_parameters(0.05, 4.0),
         ),
         claims=CLAIMS,
         fit=fit_thesis_tree,
