@@ -350,7 +350,7 @@ def test_weights_are_on_the_grid_bounded_by_theta_and_replayable_from_the_releas
     cap = weight_cap(Fraction(theta))
     monkeypatch.setattr(adaboost, "RoundBuilder", _Recorder)
     monkeypatch.setattr(_Recorder, "seen", [])
-    model = train("dp-adaboost", data, 20, {"n_estimators": 8, "theta": theta}, rng=3)
+    model = train("dp-adaboost", data, 20, {"n_estimators": 8, "theta": theta, "size_share": 0}, rng=3)  # all 8 rounds
     seen = _Recorder.seen
     assert len(seen) == 8 and seen[0] == [Q] * len(data)
     for weights in seen:
