@@ -68,7 +68,11 @@ class LearnerAudit:
     capped by the time budget); they run where ``executor`` says
     (:func:`~refdp.audit.executors.audit_executor`: ``"process"`` with
     ``workers`` local processes, 1 inline; or a ``dask:`` spec), which
-    changes the time taken and nothing else.
+    changes the time taken and nothing else.  ``pilot_runs`` is the search's
+    first-round runs per side and pair (None: sized from one run's time).
+    Run counts sized from time depend on the machine's speed; the report's
+    ``replay`` gives the ones used, so that the same seed replays the audit
+    exactly on any machine.
     """
 
     learner: Callable[[Dataset, RandomSource], TreeModel]
@@ -88,6 +92,7 @@ class LearnerAudit:
     alpha: float = 1e-6
     workers: int = 1
     executor: str = "process"
+    pilot_runs: Optional[int] = None
 
 
 def _probe(d: Dataset, d_prime: Dataset) -> Record:
@@ -124,6 +129,12 @@ def _trials(request: LearnerAudit, delta: Fraction, n_rows: int, seconds: float)
     return trials, sizing
 
 
+def _replay(seed: int, pilot: Optional[int], trials: int) -> str:
+    """The ``audit`` flags that fix every run count, so that the audit replays exactly wherever it runs."""
+    pilot_flag = "" if pilot is None else f" --pilot-runs {pilot}"
+    return f"--seed {seed}{pilot_flag} --trials {trials}"
+
+
 def audit_learner(request: LearnerAudit, progress: Optional[PhaseProgress] = None) -> Dict[str, Any]:
     """Audit ``request``; the report (the fields ``audit --json`` prints), whatever the verdict.
 
@@ -140,6 +151,8 @@ def audit_learner(request: LearnerAudit, progress: Optional[PhaseProgress] = Non
     request = dataclasses.replace(request, delta=delta)
     if request.neighbour is None or request.output is None or request.output not in OUTPUTS:
         return _audit_by_search(request, delta, d, progress, seconds, model)
+    if request.pilot_runs is not None:
+        raise InvalidParameterError("--pilot-runs applies to a search; it has none when --neighbour and --output are given")
     trials, sizing = _trials(request, delta, len(d), seconds)
     chunk = chunk_for(seconds)
     assert request.neighbour is not None and request.output is not None
@@ -164,6 +177,7 @@ def audit_learner(request: LearnerAudit, progress: Optional[PhaseProgress] = Non
         "seed": request.seed,
         "neighbour": chosen.description,
         "neighbour_choice": note,
+        "replay": _replay(request.seed, None, trials),
         "output": request.output,
         "receipt": f"epsilon={receipt.epsilon} delta={receipt.delta} (level {receipt.level})",
         **monte_carlo_fields(result, sizing, seconds),
@@ -222,8 +236,11 @@ def _audit_by_search(
         pairs = candidate_pairs(request.data, request.rows, request.relation, _sizes(request.params), request.seed)
     views = VIEWS if request.output is None else (request.output,)
     # Round 1 costs 2 runs per side per pair; rounds 2 and 3 together about as much again.
-    pilot = int(_SEARCH_SECONDS / (4 * len(pairs) * max(seconds, 1e-9)))
-    pilot = min(_MAX_PILOT_RUNS, max(_MIN_PILOT_RUNS, pilot))
+    if request.pilot_runs is not None:
+        pilot = request.pilot_runs
+    else:
+        pilot = int(_SEARCH_SECONDS / (4 * len(pairs) * max(seconds, 1e-9)))
+        pilot = min(_MAX_PILOT_RUNS, max(_MIN_PILOT_RUNS, pilot))
     with audit_executor(request.executor, request.workers) as executor:
         choice = search(
             request.learner, pairs, views=views, test_runs=1000, alpha=request.alpha, delta=float(delta),
@@ -259,6 +276,7 @@ def _audit_by_search(
         "output": choice.view,
         "pilot_runs": choice.pilot_runs,
         "pilot_seconds": choice.pilot_seconds,
+        "replay": _replay(request.seed, pilot, trials),
         "receipt": f"epsilon={receipt.epsilon} delta={receipt.delta} (level {receipt.level})",
         **fields,
     }

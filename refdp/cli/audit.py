@@ -70,7 +70,7 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
         help="search (default), remove:I, add:V1,...,CLASS or replace:I:V1,...,CLASS (I a row of D, from 0)",
     )
     p.add_argument(
-        "--output", default=None, choices=OUTPUTS + VIEWS,
+        "--output", default=None, choices=OUTPUTS + tuple(v for v in VIEWS if v not in OUTPUTS),
         help="how a model is reduced (default: the search tries every view)",
     )
     p.add_argument(
@@ -78,6 +78,11 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
         help="planted cases: exact laws when they exist (auto), or the Monte-Carlo audit",
     )
     p.add_argument("--trials", type=int, default=None, help="test runs per side (default: sized for power)")
+    p.add_argument(
+        "--pilot-runs", type=int, default=None,
+        help="the search's first-round runs per side and pair (default: sized from one run's time; "
+        "the report's replay line gives the value used)",
+    )
     p.add_argument("--alpha", default="1e-6", help="false-alarm probability of the audit (default 1e-6)")
     p.add_argument("--seed", type=int, default=None, help="seed (default: drawn, and printed for replay)")
     p.add_argument("--workers", type=int, default=1, help="processes for the runs (default 1: inline)")
@@ -155,6 +160,7 @@ def _run(args: argparse.Namespace) -> int:
         raise InvalidParameterError("--algorithm is required (or --list-planted); see `audit --help`")
     alpha = _alpha(args.alpha)
     check_positive(args.trials, "--trials")
+    check_positive(args.pilot_runs, "--pilot-runs")
     check_positive(args.rows, "--rows")
     check_positive(args.workers, "--workers")
     check_executor_spec(args.executor)
@@ -206,6 +212,7 @@ def _list_planted(args: argparse.Namespace) -> int:
 def _planted_request(args: argparse.Namespace, name: str, kind: str, alpha: float, seed: int) -> PlantedAudit:
     case = get_case(name)
     for flag, value in (("--rows", args.rows), ("--param", args.param or None), ("--output", args.output),
+                        ("--pilot-runs", args.pilot_runs),
                         ("--neighbour", args.neighbour), ("--label", args.label), ("--schema", args.schema)):
         if value is not None:
             raise InvalidParameterError(
@@ -270,6 +277,7 @@ def _registry_request(args: argparse.Namespace, alpha: float, seed: int) -> Lear
         alpha=alpha,
         workers=args.workers,
         executor=args.executor,
+        pilot_runs=args.pilot_runs,
     )
 
 
@@ -382,7 +390,8 @@ def render_report(r: Dict[str, Any]) -> str:
             f"{_fmt(r['detectable_epsilon_design'])} or more on an event of probability "
             f"{r['design_event_probability']:.4g}{observed}"
         )
-    lines.append(f"seed: {r['seed']} (replay with --seed {r['seed']}); wall time {r['wall_time']:.2f} s")
+    replay = r.get("replay", f"--seed {r['seed']}")
+    lines.append(f"seed: {r['seed']} (replay exactly with {replay}); wall time {r['wall_time']:.2f} s")
     return "\n".join(lines)
 
 
