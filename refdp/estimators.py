@@ -14,8 +14,10 @@ stores its arguments as given, :meth:`~TreeClassifier.get_params` returns
 them (so ``type(c)(**c.get_params())`` builds an equal estimator, and
 ``sklearn.base.clone`` works), :meth:`~TreeClassifier.set_params` changes
 them after the same checks as the constructor, and :meth:`fit` returns the
-estimator.  Unlike scikit-learn, bad settings are refused at once (with
-the constructor's message), not at the next :meth:`fit`.
+estimator.  Unlike scikit-learn, a setting of the wrong type, outside its
+choices or its declared range is refused at once (by the constructor or
+:meth:`~TreeClassifier.set_params`), not at the next :meth:`fit`; checks that
+involve the data or several settings together stay with the learner.
 
 :meth:`fit` takes a :class:`~refdp.data.Dataset`, or rows and labels
 (``fit(X, y)``, one raw value per attribute in schema order).  Rows need the
