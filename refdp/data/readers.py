@@ -8,12 +8,16 @@ kind of attribute:
 
 * categorical (``categorical_missing``):
 
-  - ``"category"`` (default): the marker is an ordinary value, and the
-    schema must declare it in the attribute's domain.  The schema built from
-    an ARFF header appends ``"?"`` to *every* nominal domain (not only to
-    those where the data has a gap), so the domain stays public and
-    independent of the data.  A schema that does not declare the marker
-    gets a SchemaError saying so.
+  - ``"category"`` (default): the marker is an ordinary value where the
+    schema declares it in the attribute's domain; a missing value of an
+    attribute whose domain lacks it is a SchemaError saying so.  Whether the
+    marker is a value is the schema's public decision, never the reader's:
+    the schema built from an ARFF header has the header's domains as they
+    are, so an ARFF file with missing values needs a header that declares
+    ``?`` where it may occur, a given ``schema`` that does, or another
+    policy.  (Adding the marker to every domain would keep the domains
+    public, but a value that never occurs still costs: a multiway split
+    grows an empty child for it, and the noise of its leaves.)
   - ``"error"``: a missing value raises DataError.
   - ``"drop"``: the row is dropped (see below).
 
@@ -146,8 +150,13 @@ def _assemble(
     categorical_missing: str,
     continuous_missing: str,
     source: str,
+    declared_in: str = "the schema",
 ) -> Dataset:
-    """Apply the missing-value policies, pick the schema's columns and validate."""
+    """Apply the missing-value policies, pick the schema's columns and validate.
+
+    ``declared_in`` says where the domains come from, for the message that
+    asks to declare the marker.
+    """
     columns: List[Tuple[str, Attribute, int]] = [
         (a.name, a, p) for a, p in zip(schema.attributes, positions)
     ]
@@ -158,7 +167,8 @@ def _assemble(
     for record, line in zip(records, lines):
         if None in record:
             filled = _fill_missing(
-                record, columns, marker, categorical_missing, continuous_missing, line, source
+                record, columns, marker, categorical_missing, continuous_missing, line, source,
+                declared_in,
             )
             if filled is None:
                 continue
@@ -189,6 +199,7 @@ def _fill_missing(
     continuous_missing: str,
     line: int,
     source: str,
+    declared_in: str,
 ) -> Optional[List[str]]:
     """``record`` with missing values replaced by ``marker``, or None to drop the row.
 
@@ -222,8 +233,8 @@ def _fill_missing(
         if not declared:
             raise SchemaError(
                 f"{where}: missing value, but the marker {marker!r} is not in the public "
-                f"domain {attribute.values}; declare {marker!r} as a value of {name!r} in the "
-                "schema, or pass categorical_missing='error' or 'drop'"
+                f"domain {attribute.values}; declare {marker!r} as a value of {name!r} in "
+                f"{declared_in}, or pass categorical_missing='error' or 'drop'"
             )
     return [marker if v is None else v for v in record]
 
@@ -449,8 +460,8 @@ def read_arff(
     must be nominal, and its domain (without ``"?"``) gives the classes.
 
     Without ``schema``, the schema is built from the header: nominal domains
-    as declared, plus ``"?"`` appended to each under the default
-    ``categorical_missing="category"``; a numeric attribute needs public
+    exactly as declared (``"?"`` is a value only where the header lists it;
+    see the module docstring); a numeric attribute needs public
     ``bounds[name] = (lower, upper)``, chosen without looking at the data.
 
     With ``schema`` (for example a trained model's), the rows are encoded
@@ -507,13 +518,15 @@ def read_arff(
     if len(positions_of) != width:
         raise SchemaError(f"{name} declares an attribute name twice; rename one")
     if schema is None:
-        schema = _schema_from_header(header, label, bounds, categorical_missing, name)
+        schema = _schema_from_header(header, label, bounds, name)
+        declared_in = "the ARFF header (or in a schema passed as schema=)"
     else:
         _check_header_against(header, schema, label or schema.label, name)
+        declared_in = "the schema"
     positions = [positions_of[n] for n in schema.names]
     return _assemble(
         schema, records, numbers, positions, positions_of[label or schema.label], "?",
-        categorical_missing, continuous_missing, name,
+        categorical_missing, continuous_missing, name, declared_in,
     )
 
 
@@ -521,7 +534,6 @@ def _schema_from_header(
     header: List[_ArffAttribute],
     label: Optional[str],
     bounds: Optional[Mapping[str, Tuple[float, float]]],
-    categorical_missing: str,
     source: str,
 ) -> Schema:
     names = [n for n, _ in header]
@@ -543,8 +555,6 @@ def _schema_from_header(
                 )
             classes = values
         elif values is not None:
-            if categorical_missing == "category" and "?" not in values:
-                values = values + ("?",)
             attributes.append(CategoricalAttribute(attr_name, values))
         elif attr_name in given:
             pair = given[attr_name]
