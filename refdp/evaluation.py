@@ -23,7 +23,7 @@ from refdp.algorithms.registry import Fit
 from refdp.data import Dataset
 from refdp.errors import InvalidParameterError
 from refdp.metrics import mean_confidence_interval
-from refdp.privacy import Number, Relation, as_epsilon
+from refdp.privacy import Number, Relation, as_budget
 from refdp.privacy.levels import PROVED, worst_level
 from refdp.rng import RandomSource, RngLike, as_rng
 
@@ -178,7 +178,7 @@ def cross_validate(
     """
     spec = get_algorithm(algorithm)
     fit = spec.fitter(engine)
-    eps = as_epsilon(epsilon)
+    eps = as_budget(epsilon)
     resolved = spec.resolve(params or {})
     _check_repeats(repeats)
     source = as_rng(seed if seed is not None else rng)
@@ -219,7 +219,7 @@ def train_test_evaluate(
     """
     spec = get_algorithm(algorithm)
     fit = spec.fitter(engine)
-    eps = as_epsilon(epsilon)
+    eps = as_budget(epsilon)
     resolved = spec.resolve(params or {})
     _check_repeats(repeats)
     if (
