@@ -25,11 +25,9 @@ from __future__ import annotations
 import argparse
 import json
 import secrets
-import sys
-import time
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Callable, Dict, Optional, Tuple
+from typing import Any, Dict, Tuple
 
 from refdp.algorithms import Param, get_algorithm
 from refdp.audit.executors import EXECUTOR_HELP, check_executor_spec
@@ -41,9 +39,10 @@ from refdp.audit.planted import METHODS, PlantedAudit, audit_planted, get_case, 
 from refdp.audit.sample_size import DEFAULT_POWER
 from refdp.cli._args import add_data_arguments, add_param_argument, check_positive, load_data, parse_params
 from refdp.cli._command import Command
+from refdp.cli._progress import Phases
 from refdp.data import Dataset
 from refdp.errors import InvalidParameterError
-from refdp.privacy import Relation, as_delta, as_epsilon, parse_relation
+from refdp.privacy import Relation, as_budget, as_delta, as_epsilon, parse_relation
 from refdp.rng import RandomSource
 from refdp.tree import TreeModel
 
@@ -51,8 +50,6 @@ __all__ = ["COMMAND", "DEFAULT_ROWS", "RegistryMechanism", "render_report"]
 
 DEFAULT_ROWS = 40
 """Rows of ``D`` for a registry algorithm, unless ``--rows`` says otherwise."""
-
-_PROGRESS_AFTER = 2.0  # seconds before the progress line appears
 
 
 def _add_arguments(p: argparse.ArgumentParser) -> None:
@@ -98,45 +95,6 @@ class RegistryMechanism:
         return get_algorithm(self.name).fit(data, self.epsilon, dict(self.params), rng, self.relation)
 
 
-class _Line:
-    """A carriage-return progress line on stderr, once a phase has taken a few seconds."""
-
-    def __init__(self, label: str) -> None:
-        self.label = label
-        self.started = time.perf_counter()
-        self.shown = False
-
-    def __call__(self, done: int, total: int) -> None:
-        elapsed = time.perf_counter() - self.started
-        if elapsed < _PROGRESS_AFTER and not self.shown:
-            return
-        self.shown = True
-        sys.stderr.write(f"\r{self.label}: {done}/{total} runs ({100 * done // total}%), {elapsed:.1f} s ")
-        sys.stderr.flush()
-
-    def close(self) -> None:
-        if self.shown:
-            sys.stderr.write("\n")
-            sys.stderr.flush()
-
-
-class _Progress:
-    """The audit's progress lines: a phase's line ends when the next phase, or the audit, does."""
-
-    def __init__(self) -> None:
-        self.line: Optional[_Line] = None
-
-    def __call__(self, label: str) -> Callable[[int, int], None]:
-        self.close()
-        self.line = _Line(label)
-        return self.line
-
-    def close(self) -> None:
-        if self.line is not None:
-            self.line.close()
-            self.line = None
-
-
 def _alpha(text: str) -> float:
     try:
         value = float(text)
@@ -160,7 +118,7 @@ def _run(args: argparse.Namespace) -> int:
     check_executor_spec(args.executor)
     seed = args.seed if args.seed is not None else secrets.randbits(32)
     kind, sep, name = args.algorithm.partition(":")
-    progress = _Progress()
+    progress = Phases()
     try:
         if sep:
             if kind not in ("planted", "correct"):
@@ -206,7 +164,8 @@ def _list_planted(args: argparse.Namespace) -> int:
 def _planted_request(args: argparse.Namespace, name: str, kind: str, alpha: float, seed: int) -> PlantedAudit:
     case = get_case(name)
     for flag, value in (("--rows", args.rows), ("--param", args.param or None), ("--output", args.output),
-                        ("--neighbour", args.neighbour), ("--label", args.label), ("--schema", args.schema)):
+                        ("--neighbour", args.neighbour), ("--label", args.label), ("--schema", args.schema),
+                        ("--bounds", args.bounds or None), ("--missing", args.missing)):
         if value is not None:
             raise InvalidParameterError(
                 f"{flag} does not apply to planted cases, which bring their own pair and reduction; drop it"
@@ -240,7 +199,7 @@ def _registry_request(args: argparse.Namespace, alpha: float, seed: int) -> Lear
         raise InvalidParameterError("--data is required for a registry algorithm (a built-in name or a file)")
     if args.epsilon is None:
         raise InvalidParameterError("--epsilon is required for a registry algorithm: the claim to audit")
-    epsilon = as_epsilon(args.epsilon)
+    epsilon = as_budget(args.epsilon)
     delta = None if args.delta is None else as_delta(args.delta)
     relation = parse_relation(args.relation if args.relation is not None else "add-remove")
     params = spec.resolve(parse_params(args.param))

@@ -42,7 +42,7 @@ from refdp.cli.audit import render_report
 from refdp.data import Dataset
 from refdp.data.readers import read_csv
 from refdp.errors import InvalidParameterError
-from refdp.privacy import Relation, as_delta, as_epsilon, parse_relation
+from refdp.privacy import Relation, as_budget, as_delta, parse_relation
 
 __all__ = ["COMMAND"]
 
@@ -148,7 +148,7 @@ def _run(args: argparse.Namespace) -> int:
     _check_args(args)
     words = _words(args.cmd)
     kind = _output_kind(args.output_kind)
-    epsilon = as_epsilon(args.epsilon)
+    epsilon = as_budget(args.epsilon)
     delta = as_delta(args.delta)
     relation = parse_relation(args.relation)
     seed = args.seed if args.seed is not None else secrets.randbits(32)
