@@ -13,6 +13,7 @@ model or report behind.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import secrets
@@ -58,9 +59,14 @@ def read_json(path: PathLike, what: str, error: Type[RefdpError]) -> Any:
 def write_text(path: PathLike, text: str) -> None:
     """Write ``text`` to ``path`` (UTF-8) atomically: all of it, or nothing and the old file kept."""
     target = Path(path)
+    if target.is_dir():
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(target))
     temporary = target.parent / f".{target.name}.{secrets.token_hex(6)}.tmp"
-    # os.open with mode 0o666 lets the umask decide the permissions, as for any new file.
-    handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        # mode 0o666 lets the umask decide the permissions, as for any new file
+        handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    except OSError as exc:  # name the file asked for, not the temporary one
+        raise OSError(exc.errno, exc.strerror, str(target)) from None
     try:
         with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
             stream.write(text)

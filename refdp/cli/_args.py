@@ -9,8 +9,10 @@ from refdp.algorithms.registry import ENGINES
 from refdp.cli._data import MISSING, parse_bounds, read_data, read_schema_file
 from refdp.data import Dataset
 from refdp.errors import InvalidParameterError
+from refdp.privacy import Relation
 
 __all__ = [
+    "RELATIONS",
     "add_data_arguments",
     "add_missing_argument",
     "add_param_argument",
@@ -20,6 +22,10 @@ __all__ = [
     "load_data",
     "parse_params",
 ]
+
+
+RELATIONS = tuple(r.value for r in Relation)
+"""The values of ``--relation``."""
 
 
 def add_data_arguments(p: argparse.ArgumentParser, *, required: bool = True) -> None:
@@ -75,7 +81,9 @@ def add_training_arguments(p: argparse.ArgumentParser) -> None:
     add_data_arguments(p)
     p.add_argument("--epsilon", required=True, help="total privacy budget, e.g. 1 or 0.5 or 1/3")
     add_param_argument(p)
-    p.add_argument("--relation", default="add-remove", help="neighbouring relation: add-remove (default) or substitute")
+    p.add_argument(
+        "--relation", default="add-remove", choices=RELATIONS, help="neighbouring relation: add-remove (default) or substitute"
+    )
     p.add_argument(
         "--engine", default="reference", choices=sorted(ENGINES), help="reference (default) or array: same model, faster"
     )

@@ -37,7 +37,7 @@ from refdp.audit.neighbours import Record, record_of
 from refdp.audit.pair import Neighbour, addition, draw_rows, removal, substitution
 from refdp.audit.planted import METHODS, PlantedAudit, audit_planted, get_case, planted_names
 from refdp.audit.sample_size import DEFAULT_POWER
-from refdp.cli._args import add_data_arguments, add_param_argument, check_positive, load_data, parse_params
+from refdp.cli._args import RELATIONS, add_data_arguments, add_param_argument, check_positive, load_data, parse_params
 from refdp.cli._command import Command
 from refdp.cli._progress import Phases
 from refdp.data import Dataset
@@ -58,7 +58,7 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
     add_data_arguments(p, required=False)
     p.add_argument("--epsilon", default=None, help="the claimed epsilon, e.g. 1 or 1/2")
     p.add_argument("--delta", default=None, help="the claimed delta (default: the delta the model's receipt states)")
-    p.add_argument("--relation", default=None, help="add-remove (default) or substitute")
+    p.add_argument("--relation", default=None, choices=RELATIONS, help="add-remove (default) or substitute")
     add_param_argument(p)
     p.add_argument("--rows", type=int, default=None, help=f"rows of D drawn from the data (default {DEFAULT_ROWS})")
     p.add_argument(

@@ -86,6 +86,8 @@ def _shown(value: object) -> str:
 
 
 def _parse(text: str, name: str) -> Fraction:
+    if sum(c.isdigit() for c in text) > MAX_DIGITS:
+        raise InvalidParameterError(f"{name} has more than {MAX_DIGITS} digits, got {_shown(text)}")
     exponent = _EXPONENT.search(text)
     if exponent and len(exponent.group(1).lstrip("+-_0")) > len(str(MAX_DIGITS)):
         raise InvalidParameterError(f"{name} has an exponent too large to handle exactly, got {_shown(text)}")
