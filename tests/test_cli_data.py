@@ -288,3 +288,15 @@ def test_predict_proba_prints_csv_with_probabilities(
         cells = line.split(",")
         assert cells[0] == label and [float(c) for c in cells[1:]] == expected
         assert math.isclose(sum(expected), 1.0) and all(0 <= p <= 1 for p in expected)
+
+
+def test_the_example_of_docs_schema_md_reads_a_csv_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = (Path(__file__).resolve().parent.parent / "docs" / "schema.md").read_text(encoding="utf-8")
+    example = text.split("```json\n")[1].split("```")[0]
+    schema = _write(tmp_path, "people.json", example)
+    assert _schema(schema).names == ("age", "workclass", "hours")
+    data = _write(tmp_path, "people.csv", "hours,age,workclass,income\n40,30,private,<=50K\n60,45,?,>50K\n")
+    out = str(tmp_path / "m.json")
+    status, _, err = run(capsys, "train", "--algorithm", "noisy-majority", "--data", data, "--schema", schema,
+                         "--epsilon", "1", "--seed", "1", "--out", out)
+    assert status == 0 and read_model(out).receipt.level == "proved", err

@@ -41,6 +41,8 @@ _RULES: Tuple[Tuple[str, _Replacement], ...] = (
     (r"bounds given for", "--bounds given for"),
     (r"use leaky_infer_schema\(\)", "write a schema from the data with `python3 -m refdp schema`"),
     (r"pass schema= \(for example read_schema\('schema\.json'\)\)", "pass --schema FILE"),
+    # audit-cmd
+    (r"pass a larger max_failure_rate", "pass a larger --max-failure-rate"),
     # engines and algorithm parameters
     (r"use the reference engine", "use --engine reference"),
     (r"^engine must be", "--engine must be"),
