@@ -65,7 +65,9 @@ def for_cli(message: str, parameters: Iterable[str] = ()) -> str:
     """
     rules: List[Tuple["re.Pattern[str]", _Replacement]] = list(_COMPILED)
     names = list(parameters)
-    if names:
+    # a message that names --param already is in the command line's words; its NAME=VALUE
+    # are then values in prose, such as the settings a refusal reports
+    if names and "--param" not in message:
         rules.append(_parameter_rule(names))
     for pattern, replacement in rules:
         message = pattern.sub(replacement, message)
