@@ -409,9 +409,9 @@ def test_ctrl_c_during_training_in_a_real_process(tmp_path: Path) -> None:
     out = tmp_path / "m.json"
     # the ticker line appears once training has run for two seconds: the interrupt lands inside it
     status, err = _interrupt(
-        ["train", "--algorithm", "dpea", "--param", "max_depth=4", "--data", "adult", "--epsilon", "1",
-         "--seed", "1", "--out", str(out)],
-        ready="training dpea",
+        ["train", "--algorithm", "dp-adaboost", "--param", "n_estimators=500", "--data", "adult", "--epsilon", "1",
+         "--seed", "1", "--out", str(out)],  # a minute of training here, so the ticker shows on fast machines too
+        ready="training dp-adaboost",
     )
     _check_interrupted(status, err)
     assert list(tmp_path.iterdir()) == [], "an interrupted run left a file"
@@ -419,7 +419,8 @@ def test_ctrl_c_during_training_in_a_real_process(tmp_path: Path) -> None:
 
 def test_ctrl_c_during_a_parallel_audit_stops_the_workers_quietly() -> None:
     status, err = _interrupt(
-        ["audit", "--algorithm", "dpdf", "--data", "vote", "--epsilon", "1", "--workers", "2", "--seed", "1"],
+        ["audit", "--algorithm", "dpdf", "--data", "vote", "--epsilon", "1", "--workers", "2", "--seed", "1",
+         "--trials", "1000000"],  # far more test runs than fit in two seconds: the progress line shows
         ready="runs (",
     )
     _check_interrupted(status, err)

@@ -12,11 +12,11 @@ through the command line and checks that no keyword argument is left.
 from __future__ import annotations
 
 import re
-from typing import Callable, Iterable, List, Match, Tuple, Union
+from typing import Callable, Iterable, List, Tuple, Union
 
 __all__ = ["for_cli"]
 
-_Replacement = Union[str, Callable[[Match[str]], str]]
+_Replacement = Union[str, Callable[["re.Match[str]"], str]]
 
 _QUOTED = r"""(?:'[^']*'|"[^"]*")"""
 
