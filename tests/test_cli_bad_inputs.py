@@ -424,3 +424,22 @@ def test_ctrl_c_during_a_parallel_audit_stops_the_workers_quietly() -> None:
         ready="runs (",
     )
     _check_interrupted(status, err)
+
+
+def test_an_unexpected_exception_is_one_line_naming_it_a_bug(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(*args: object, **kwargs: object) -> None:
+        raise ZeroDivisionError("a bug")
+
+    monkeypatch.setattr(refdp.cli.train, "train", broken)
+    argv = ["train", "--algorithm", "noisy-majority", "--data", "vote", "--epsilon", "1", "--out", str(tmp_path / "m")]
+    monkeypatch.delenv("REFDP_TRACEBACK", raising=False)
+    status = main(argv)
+    _, err = capsys.readouterr()
+    assert status == 2 and err.count("\n") == 1 and "Traceback" not in err, err
+    assert "internal error (ZeroDivisionError: a bug)" in err and "please report" in err, err
+    monkeypatch.setenv("REFDP_TRACEBACK", "1")  # for whoever debugs it: the traceback
+    with pytest.raises(ZeroDivisionError):
+        main(argv)
+    assert list(tmp_path.iterdir()) == []
