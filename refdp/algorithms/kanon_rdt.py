@@ -132,10 +132,13 @@ def tree_guarantee(
     try:
         result = lqs_delta(max(k, 1), beta, share)
     except InvalidParameterError as exc:
+        limit = (
+            f"at most {factor * MAX_EPSILON}" if share > MAX_EPSILON
+            else f"at least {factor * lqs_min_epsilon(beta):.6g}"
+        )
         raise InvalidParameterError(
             f"kanon-rdt gives each of its {n_trees} trees epsilon/{factor} = {float(share):.6g} "
-            f"under {relation.value}: {exc}. With beta={beta} the total epsilon must be at least "
-            f"{factor * lqs_min_epsilon(beta):.6g}"
+            f"under {relation.value}: {exc}. With beta={beta} the total epsilon must be {limit}"
         ) from None
     if relation is Relation.ADD_REMOVE:
         return TreeGuarantee(share, Fraction(result.delta), result)

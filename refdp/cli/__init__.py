@@ -2,10 +2,11 @@
 
 One module per subcommand, each defining ``COMMAND`` (a :class:`Command`):
 ``demo``, ``train``, ``predict``, ``receipt``, ``evaluate``, ``algorithms``,
-``datasets``, ``delta``, ``vectors``, ``audit`` and ``audit-cmd``
+``datasets``, ``schema``, ``delta``, ``vectors``, ``audit`` and ``audit-cmd``
 (:mod:`refdp.cli.audit_cmd`).  :data:`COMMANDS` lists them in the order of
-the help.  Errors in the input print one line on stderr and exit with status
-2, never a traceback.
+the help.  Errors in the input print one line on stderr, in the words of the
+command line (:mod:`refdp.cli._wording`), and exit with status 2; Ctrl-C
+prints one line and exits with status 130; neither shows a traceback.
 """
 
 from __future__ import annotations
@@ -25,10 +26,14 @@ from refdp.cli import (
     evaluate,
     predict,
     receipt,
+    schema,
     train,
     vectors,
 )
+from refdp import __version__
+from refdp.algorithms import algorithm_names, get_algorithm
 from refdp.cli._command import Command
+from refdp.cli._wording import for_cli
 from refdp.errors import RefdpError
 
 __all__ = ["COMMANDS", "Command", "main"]
@@ -41,6 +46,7 @@ COMMANDS: Tuple[Command, ...] = (
     evaluate.COMMAND,
     algorithms.COMMAND,
     datasets.COMMAND,
+    schema.COMMAND,
     delta.COMMAND,
     vectors.COMMAND,
     audit.COMMAND,
@@ -58,7 +64,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _fail(message: str) -> int:
-    print(f"refdp: error: {message}", file=sys.stderr)
+    # one line whatever the message holds (a file name, a value pasted with a newline)
+    print(f"refdp: error: {' '.join(message.splitlines())}", file=sys.stderr)
     return 2
 
 
@@ -67,6 +74,7 @@ def _parser() -> argparse.ArgumentParser:
         prog="python3 -m refdp",
         description="refdp: a reference implementation of differentially private decision-tree learning.",
     )
+    parser.add_argument("--version", action="version", version=f"refdp {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="SUBCOMMAND", parser_class=_Parser)
     for command in COMMANDS:
         p = sub.add_parser(command.name, help=command.help, description=command.description)
@@ -75,20 +83,39 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _parameter_names() -> List[str]:
+    return sorted({p.name for name in algorithm_names() for p in get_algorithm(name).parameters})
+
+
+def _run(parser: argparse.ArgumentParser, argv: Optional[List[str]]) -> int:
+    args = parser.parse_args(argv)
+    if args.command is None:
+        names = ", ".join(c.name for c in COMMANDS)
+        raise _UsageError(f"{parser.prog}: give a SUBCOMMAND ({names}); see --help")
+    try:
+        status: int = args.run(args)
+    except RefdpError as exc:
+        # --param NAME=VALUE only where the subcommand takes it (delta has --k and --beta)
+        raise _UsageError(for_cli(str(exc), _parameter_names() if hasattr(args, "param") else ())) from None
+    return status
+
+
 def main(argv: Optional[List[str]] = None) -> int:
-    """Run the command line on ``argv`` (default: ``sys.argv[1:]``); return the exit status."""
+    """Run the command line on ``argv`` (default: ``sys.argv[1:]``); return the exit status.
+
+    Bad input prints one line on stderr and returns 2; Ctrl-C prints one line
+    and returns 130.  Neither shows a traceback.
+    """
     parser = _parser()
     try:
-        args = parser.parse_args(argv)
-        if args.command is None:
-            parser.print_help()
-            return 2
-        status: int = args.run(args)
-        return status
+        return _run(parser, argv)
+    except SystemExit as exc:  # --help and --version print and exit 0
+        return exc.code if isinstance(exc.code, int) else 0
     except _UsageError as exc:
         return _fail(str(exc))
-    except RefdpError as exc:
-        return _fail(str(exc))
+    except KeyboardInterrupt:
+        print("refdp: interrupted", file=sys.stderr)
+        return 130
     except BrokenPipeError:
         # the reader (e.g. `| head`) has gone: not an error of ours; keep the
         # interpreter from complaining again when it flushes stdout at exit
@@ -97,3 +124,12 @@ def main(argv: Optional[List[str]] = None) -> int:
         return 0
     except OSError as exc:
         return _fail(f"{exc.strerror or exc}: {exc.filename}" if exc.filename else str(exc))
+    except RecursionError:
+        return _fail("the input is nested too deeply to process")
+    except Exception as exc:
+        if os.environ.get("REFDP_TRACEBACK"):
+            raise
+        return _fail(
+            f"internal error ({type(exc).__name__}: {exc}); this is a bug in refdp: please report it with "
+            "the command line (REFDP_TRACEBACK=1 shows the traceback)"
+        )

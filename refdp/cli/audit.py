@@ -25,11 +25,9 @@ from __future__ import annotations
 import argparse
 import json
 import secrets
-import sys
-import time
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Callable, Dict, Optional, Tuple
+from typing import Any, Dict, Tuple
 
 from refdp.algorithms import Param, get_algorithm
 from refdp.audit.executors import EXECUTOR_HELP, check_executor_spec
@@ -39,11 +37,12 @@ from refdp.audit.neighbours import Record, record_of
 from refdp.audit.pair import Neighbour, addition, draw_rows, removal, substitution
 from refdp.audit.planted import METHODS, PlantedAudit, audit_planted, get_case, planted_names
 from refdp.audit.sample_size import DEFAULT_POWER
-from refdp.cli._args import add_data_arguments, add_param_argument, check_positive, load_data, parse_params
+from refdp.cli._args import RELATIONS, add_data_arguments, add_param_argument, check_positive, load_data, parse_params
 from refdp.cli._command import Command
+from refdp.cli._progress import Phases
 from refdp.data import Dataset
 from refdp.errors import InvalidParameterError
-from refdp.privacy import Relation, as_delta, as_epsilon, parse_relation
+from refdp.privacy import Relation, as_budget, as_delta, as_epsilon, parse_relation
 from refdp.rng import RandomSource
 from refdp.tree import TreeModel
 
@@ -52,8 +51,6 @@ __all__ = ["COMMAND", "DEFAULT_ROWS", "RegistryMechanism", "render_report"]
 DEFAULT_ROWS = 40
 """Rows of ``D`` for a registry algorithm, unless ``--rows`` says otherwise."""
 
-_PROGRESS_AFTER = 2.0  # seconds before the progress line appears
-
 
 def _add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--algorithm", default=None, help="registry algorithm, planted:CASE or correct:CASE")
@@ -61,7 +58,7 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
     add_data_arguments(p, required=False)
     p.add_argument("--epsilon", default=None, help="the claimed epsilon, e.g. 1 or 1/2")
     p.add_argument("--delta", default=None, help="the claimed delta (default: the delta the model's receipt states)")
-    p.add_argument("--relation", default=None, help="add-remove (default) or substitute")
+    p.add_argument("--relation", default=None, choices=RELATIONS, help="add-remove (default) or substitute")
     add_param_argument(p)
     p.add_argument("--rows", type=int, default=None, help=f"rows of D drawn from the data (default {DEFAULT_ROWS})")
     p.add_argument(
@@ -103,45 +100,6 @@ class RegistryMechanism:
         return get_algorithm(self.name).fit(data, self.epsilon, dict(self.params), rng, self.relation)
 
 
-class _Line:
-    """A carriage-return progress line on stderr, once a phase has taken a few seconds."""
-
-    def __init__(self, label: str) -> None:
-        self.label = label
-        self.started = time.perf_counter()
-        self.shown = False
-
-    def __call__(self, done: int, total: int) -> None:
-        elapsed = time.perf_counter() - self.started
-        if elapsed < _PROGRESS_AFTER and not self.shown:
-            return
-        self.shown = True
-        sys.stderr.write(f"\r{self.label}: {done}/{total} runs ({100 * done // total}%), {elapsed:.1f} s ")
-        sys.stderr.flush()
-
-    def close(self) -> None:
-        if self.shown:
-            sys.stderr.write("\n")
-            sys.stderr.flush()
-
-
-class _Progress:
-    """The audit's progress lines: a phase's line ends when the next phase, or the audit, does."""
-
-    def __init__(self) -> None:
-        self.line: Optional[_Line] = None
-
-    def __call__(self, label: str) -> Callable[[int, int], None]:
-        self.close()
-        self.line = _Line(label)
-        return self.line
-
-    def close(self) -> None:
-        if self.line is not None:
-            self.line.close()
-            self.line = None
-
-
 def _alpha(text: str) -> float:
     try:
         value = float(text)
@@ -166,7 +124,7 @@ def _run(args: argparse.Namespace) -> int:
     check_executor_spec(args.executor)
     seed = args.seed if args.seed is not None else secrets.randbits(32)
     kind, sep, name = args.algorithm.partition(":")
-    progress = _Progress()
+    progress = Phases()
     try:
         if sep:
             if kind not in ("planted", "correct"):
@@ -213,7 +171,8 @@ def _planted_request(args: argparse.Namespace, name: str, kind: str, alpha: floa
     case = get_case(name)
     for flag, value in (("--rows", args.rows), ("--param", args.param or None), ("--output", args.output),
                         ("--pilot-runs", args.pilot_runs),
-                        ("--neighbour", args.neighbour), ("--label", args.label), ("--schema", args.schema)):
+                        ("--neighbour", args.neighbour), ("--label", args.label), ("--schema", args.schema),
+                        ("--bounds", args.bounds or None), ("--missing", args.missing)):
         if value is not None:
             raise InvalidParameterError(
                 f"{flag} does not apply to planted cases, which bring their own pair and reduction; drop it"
@@ -247,7 +206,7 @@ def _registry_request(args: argparse.Namespace, alpha: float, seed: int) -> Lear
         raise InvalidParameterError("--data is required for a registry algorithm (a built-in name or a file)")
     if args.epsilon is None:
         raise InvalidParameterError("--epsilon is required for a registry algorithm: the claim to audit")
-    epsilon = as_epsilon(args.epsilon)
+    epsilon = as_budget(args.epsilon)
     delta = None if args.delta is None else as_delta(args.delta)
     relation = parse_relation(args.relation if args.relation is not None else "add-remove")
     params = spec.resolve(parse_params(args.param))

@@ -36,13 +36,13 @@ from typing import List, Optional, Tuple
 from refdp.audit.external_command import CommandAudit, audit_command
 from refdp.audit.neighbours import are_neighbours
 from refdp.audit.pair import Neighbour, draw_rows, row_neighbour
-from refdp.cli._args import add_data_arguments, check_positive, load_data
+from refdp.cli._args import RELATIONS, add_data_arguments, check_positive, load_data
 from refdp.cli._command import Command
 from refdp.cli.audit import render_report
 from refdp.data import Dataset
 from refdp.data.readers import read_csv
 from refdp.errors import InvalidParameterError
-from refdp.privacy import Relation, as_delta, as_epsilon, parse_relation
+from refdp.privacy import Relation, as_budget, as_delta, parse_relation
 
 __all__ = ["COMMAND"]
 
@@ -53,7 +53,7 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rows", type=int, default=None, help="rows of D drawn from the data with the seed (default: all)")
     p.add_argument("--epsilon", required=True, help="the claimed epsilon, e.g. 1 or 1/2")
     p.add_argument("--delta", default="0", help="the claimed delta (default 0)")
-    p.add_argument("--relation", default="add-remove", help="add-remove (default) or substitute")
+    p.add_argument("--relation", default="add-remove", choices=RELATIONS, help="add-remove (default) or substitute")
     p.add_argument("--neighbours", default="auto", help="auto (default), index:I, or a .csv / .json file of neighbours")
     p.add_argument("--trials", type=int, default=None, help="test runs per side (default: sized for power)")
     p.add_argument(
@@ -148,7 +148,7 @@ def _run(args: argparse.Namespace) -> int:
     _check_args(args)
     words = _words(args.cmd)
     kind = _output_kind(args.output_kind)
-    epsilon = as_epsilon(args.epsilon)
+    epsilon = as_budget(args.epsilon)
     delta = as_delta(args.delta)
     relation = parse_relation(args.relation)
     seed = args.seed if args.seed is not None else secrets.randbits(32)

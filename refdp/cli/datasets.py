@@ -16,7 +16,8 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     for name in BUILTIN_NAMES:
-        print(f"{name}: {describe_builtin(name)}")
+        # describe_builtin's line starts with the name
+        print(describe_builtin(name))
     return 0
 
 
