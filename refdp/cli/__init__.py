@@ -2,8 +2,8 @@
 
 One module per subcommand, each defining ``COMMAND`` (a :class:`Command`):
 ``demo``, ``train``, ``predict``, ``receipt``, ``evaluate``, ``algorithms``,
-``datasets``, ``delta``, ``vectors``, ``audit`` and ``audit-cmd``
-(:mod:`refdp.cli.audit_cmd`).  :data:`COMMANDS` lists them in the order of
+``datasets``, ``delta``, ``vectors``, ``audit``, ``audit-cmd``
+(:mod:`refdp.cli.audit_cmd`) and ``crosscheck-cmd`` (:mod:`refdp.cli.crosscheck_cmd`).  :data:`COMMANDS` lists them in the order of
 the help.  Errors in the input print one line on stderr and exit with status
 2, never a traceback.
 """
@@ -19,6 +19,7 @@ from refdp.cli import (
     algorithms,
     audit,
     audit_cmd,
+    crosscheck_cmd,
     datasets,
     delta,
     demo,
@@ -45,6 +46,7 @@ COMMANDS: Tuple[Command, ...] = (
     vectors.COMMAND,
     audit.COMMAND,
     audit_cmd.COMMAND,
+    crosscheck_cmd.COMMAND,
 )
 
 
