@@ -412,9 +412,15 @@ def _split_result(
     ))
     return _with_impossible(result, readings), {
         "statistic": "total variation between the observed and the exact frequencies of the candidates",
-        "detectable": f"a law at total variation {tv_detectable(probs, n, alpha=alpha, beta=beta):.4g} or more",
+        "detectable": _detectable_tv(tv_detectable(probs, n, alpha=alpha, beta=beta)),
         "law": table,
     }
+
+
+def _detectable_tv(tv: float) -> str:
+    if tv > 1:
+        return f"no law for certain (a total variation of {tv:.4g} would be needed; the largest is 1)"
+    return f"a law at total variation {tv:.4g} or more"
 
 
 def _with_impossible(result: GoodnessOfFit, readings: Sequence[Reading]) -> GoodnessOfFit:
@@ -445,7 +451,7 @@ def _counts_result(
     return _with_impossible(result, readings), {
         "statistic": "Kolmogorov-Smirnov distance between the noises (released minus true counts, all classes "
         "pooled) and the exact CDF",
-        "detectable": "no scale error up to a factor 11" if math.isinf(error) else f"a noise scale off by {error:.1%}",
+        "detectable": "no scale error up to a factor 11" if math.isinf(error) else f"a noise scale off by {error:.1%} or more",
         "law": {"classes": list(law.classes), "counts": list(law.counts), "noise": law.noise,
                 "scale": str(law.scale), "epsilon_per_cell": str(law.epsilon)},
     }
@@ -460,7 +466,7 @@ def _model_result(readings: Sequence[Reading], beta: float) -> Tuple[GoodnessOfF
     result = GoodnessOfFit("refdp model", "crosscheck-command", n, len(bad) / n, 0.0, 0.0, bool(bad), detail)
     return result, {
         "statistic": "the share of runs whose model does not verify or disagrees with refdp's for these inputs",
-        "detectable": f"bad models in {-math.expm1(math.log(beta) / n):.3%} of the runs or more",
+        "detectable": f"bad models in {-math.expm1(math.log(beta) / n):.1%} of the runs or more",
         "law": None,
     }
 

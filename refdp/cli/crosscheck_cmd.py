@@ -88,15 +88,16 @@ def render(report: Dict[str, Any]) -> str:
     """The text form of a ``crosscheck-cmd`` report."""
     verdict = report["verdict"]
     lines = [
-        f"crosscheck-cmd {report['output']}: {report['algorithm']} on {report['data']}, epsilon {report['epsilon']}, "
-        f"{report['relation']}",
+        f"crosscheck-cmd {report['output']}: {report['algorithm']} "
+        f"({', '.join(f'{k}={v}' for k, v in report['params'].items())}) on {report['data']}, "
+        f"epsilon {report['epsilon']}, {report['relation']}",
         f"compared: {report['compared']}",
         f"statistic: {report['statistic']} = {report['distance']:.6g}; reject above {report['threshold']:.6g} "
         f"(claim {report['claim']})",
         _false_alarm(report),
         f"power: {report['runs_for_power']} runs reject {report['deviation']} with probability at least "
-        f"{report['power']:g}; this check ran {report['runs']} ({report['sizing']}) and tested {report['samples']} "
-        f"samples, which reject {report['detectable']} with that probability",
+        f"{report['power']:g}; this check ran {report['runs']} ({report['sizing']}), and the {report['samples']} "
+        f"samples it tested reject {report['detectable']} with that probability",
     ]
     if report["output"] == "root-split":
         lines.append(f"most likely candidates, exact / observed: {_top(report['law'], 5)}")
