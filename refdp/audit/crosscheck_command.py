@@ -55,7 +55,7 @@ import math
 import random
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable, Dict, FrozenSet, Hashable, List, Mapping, Optional, Sequence, Tuple, Union
@@ -79,7 +79,6 @@ from refdp.audit.crosscheck import (
 from refdp.audit.external import SEED_BITS, Failure, ProgramRuns, RunDriver
 from refdp.audit.external_command import CommandProgram, write_inputs
 from refdp.data import Dataset
-from refdp.data.grid import Threshold
 from refdp.errors import DataError, InvalidParameterError, RefdpError
 from refdp.privacy import Charge, Relation
 from refdp.stats import dkw_bound
@@ -164,6 +163,19 @@ class SplitReader:
     """Reads ``{"attribute": NAME[, "value": V | "threshold": T]}`` as the index of a candidate of ``law``."""
 
     law: SplitLaw
+    _named: Dict[Tuple[str, Optional[str]], int] = field(init=False, repr=False, compare=False)
+    _points: Dict[str, List[Tuple[Fraction, int]]] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        named: Dict[Tuple[str, Optional[str]], int] = {}
+        points: Dict[str, List[Tuple[Fraction, int]]] = {}
+        for i, c in enumerate(self.law.candidates):
+            if c.threshold is None:
+                named[(c.attribute, c.value)] = i
+            else:
+                points.setdefault(c.attribute, []).append((Fraction(c.threshold), i))
+        object.__setattr__(self, "_named", named)
+        object.__setattr__(self, "_points", points)
 
     def __call__(self, text: str) -> Reading:
         obj = _json_object(text)
@@ -177,19 +189,23 @@ class SplitReader:
         value = obj.get("value")
         if value is not None and not isinstance(value, str):
             raise ValueError(f'"value" must be a string, got {value!r}')
-        threshold = None if obj.get("threshold") is None else _threshold(obj["threshold"])
-        for i, c in enumerate(self.law.candidates):
-            if c.attribute == name and c.value == value and _same_threshold(c.threshold, threshold):
-                return Reading("sample", i)
-        shown = name + (f"={value}" if value is not None else "") + (f">={threshold}" if threshold is not None else "")
-        return Reading("impossible", detail=f"{shown} is not one of refdp's candidate splits at the root")
+        if obj.get("threshold") is None:
+            index = self._named.get((name, value))
+            shown = name if value is None else f"{name}={value}"
+        else:
+            t = _threshold(obj["threshold"])
+            index = None if value is not None else self._point(name, t)
+            shown = f"{name}>={t}" if value is None else f"{name}={value} with a threshold {t}"
+        if index is None:
+            return Reading("impossible", detail=f"{shown} is not one of refdp's candidate splits at the root")
+        return Reading("sample", index)
 
-
-def _same_threshold(candidate: Optional[Threshold], given: Optional[Fraction]) -> bool:
-    if candidate is None or given is None:
-        return candidate is None and given is None
-    exact = Fraction(candidate)
-    return bool(abs(given - exact) <= _THRESHOLD_TOLERANCE * max(Fraction(1), abs(exact)))
+    def _point(self, name: str, t: Fraction) -> Optional[int]:
+        """The candidate at the grid point of ``name`` within a relative 1e-9 of ``t`` (a printed float)."""
+        for point, i in self._points.get(name, ()):
+            if abs(t - point) <= _THRESHOLD_TOLERANCE * max(Fraction(1), abs(point)):
+                return i
+        return None
 
 
 @dataclass(frozen=True)
