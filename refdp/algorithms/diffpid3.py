@@ -68,6 +68,7 @@ from refdp.algorithms.greedy import (
 from refdp.engine import REFERENCE, Engine, NodeCounts, Rows
 from refdp.scoring.kernels import exact_score_function, score_function
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
+from refdp.algorithms.root_law import CountsLaw, SplitCandidate, SplitLaw
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset, Schema
 from refdp.data.grid import Threshold, ThresholdGrid, ceil_float
 from refdp.mechanisms import exponential_mechanism
@@ -82,6 +83,9 @@ __all__ = [
     "fit_diffpid3",
 
     "per_query_epsilon",
+    "split_share",
+    "root_split_law",
+    "root_counts_law",
     "stops",
     "size_bound",
     "INTERNAL",
@@ -121,6 +125,11 @@ DEFAULT_MAX_SIZE = 1_000_000
 def per_query_epsilon(budget: Fraction, depth: int, relation: Relation) -> Fraction:
     """eps = B / K with K the cost of a full tree: 2(d+1) under add-remove, 4d+2 (3 for d=0) under substitute."""
     return budget / plan_units(INTERNAL, LEAF, depth, relation)
+
+
+def split_share(epsilon: Fraction, continuous: int) -> Fraction:
+    """The budget of each of a node's split choices: the ``continuous`` thresholds and the attribute share eps."""
+    return epsilon / (continuous + 1)
 
 
 def stops(noisy_size: int, largest_domain: int, n_classes: int, epsilon: Fraction) -> bool:
@@ -169,6 +178,26 @@ def _domain_size(schema: Schema, a: int) -> int:
     return attribute.n_values if isinstance(attribute, CategoricalAttribute) else 2
 
 
+class _Quality:
+    """The quality q at a node: its scores and its sensitivity under the relation (with the size bound N)."""
+
+    def __init__(self, quality: str, relation: Relation, bound: Optional[int]) -> None:
+        scoring = get_quality(quality)
+        self.name = quality
+        self.sensitivity = scoring.sensitivity(relation, max_size=bound)
+        self.claims = ("exponential-mechanism", scoring.claim)
+        self.note = "" if bound is None else f"information gain with the public size bound N={bound}"
+        # Rational qualities are scored and sampled exactly; information gain (logarithms) in floats.
+        self.exact = quality != "info-gain"
+        self.score: Callable[[Sequence[Sequence[int]]], Score] = (
+            exact_score_function(quality) if self.exact else score_function(quality)
+        )
+
+    def of_attribute(self, counts: NodeCounts, rows: Rows, a: int, n_values: int) -> Score:
+        """The utility of the multiway split on categorical attribute ``a`` of the node holding ``rows``."""
+        return self.score(counts.value_table(rows, a, n_values))
+
+
 class _Builder:
     def __init__(
         self,
@@ -190,16 +219,12 @@ class _Builder:
         self.eps = epsilon
         self.rng = rng
         self.ledger = ledger
-        scoring = get_quality(quality)
-        self.quality = quality
-        self.sensitivity = scoring.sensitivity(ledger.relation, max_size=bound)
-        self.claims = ("exponential-mechanism", scoring.claim)
-        self.note = "" if bound is None else f"information gain with the public size bound N={bound}"
-        # Rational qualities are scored and sampled exactly; information gain (logarithms) in floats.
-        self.exact = quality != "info-gain"
-        self.score: Callable[[Sequence[Sequence[int]]], Score] = (
-            exact_score_function(quality) if self.exact else score_function(quality)
-        )
+        self.quality = _Quality(quality, ledger.relation, bound)
+        self.sensitivity = self.quality.sensitivity
+        self.claims = self.quality.claims
+        self.note = self.quality.note
+        self.exact = self.quality.exact
+        self.score = self.quality.score
         self.grids: Dict[int, ThresholdGrid] = {
             a: ThresholdGrid.of(attribute, cells)
             for a, attribute in enumerate(schema.attributes)
@@ -232,13 +257,13 @@ class _Builder:
             )
             return Leaf(tuple(counts))
         continuous = [a for a in attributes if isinstance(self.schema.attributes[a], ContinuousAttribute)]
-        share = self.eps / (len(continuous) + 1)
+        share = split_share(self.eps, len(continuous))
         utilities: List[Score] = []
         thresholds: List[Optional[Threshold]] = []
         for a in attributes:
             attribute = self.schema.attributes[a]
             if isinstance(attribute, CategoricalAttribute):
-                utilities.append(self.score(self.counts.value_table(rows, a, attribute.n_values)))
+                utilities.append(self.quality.of_attribute(self.counts, rows, a, attribute.n_values))
                 thresholds.append(None)
                 continue
             grid = self.grids[a]
@@ -294,6 +319,50 @@ def fit_diffpid3(
     root = builder.build(counts.root(), tuple(range(data.schema.n_attributes)), depth, ())
     close_budget(ledger, epsilon, ("tree-budget-plan", "diffpid3-budget"))
     return finish_model(SPEC.name, data, params, [root], ledger)
+
+
+def root_split_law(data: Dataset, epsilon: Fraction, params: Mapping[str, Param], relation: Relation) -> SplitLaw:
+    """The law of the root's split (given that the root splits) on data with categorical attributes only.
+
+    With continuous attributes the split is two stages of exponential
+    mechanisms (a threshold per attribute, then the attribute), not one.
+    """
+    depth = int(params["max_depth"])
+    if depth == 0:
+        raise InvalidParameterError("diffpid3 with max_depth=0 never splits its root; give max_depth >= 1")
+    schema = data.schema
+    continuous = [a.name for a in schema.attributes if isinstance(a, ContinuousAttribute)]
+    if continuous:
+        raise InvalidParameterError(
+            f"diffpid3's root split on continuous attributes ({', '.join(continuous[:3])}) chains two exponential "
+            "mechanisms (a threshold per attribute, then the attribute): use data with categorical attributes only"
+        )
+    quality = _Quality(str(params["quality"]), relation, size_bound(params, data, relation))
+    counts = REFERENCE.counts(data)
+    rows = counts.root()
+    candidates, utilities = [], []
+    for a, attribute in enumerate(schema.attributes):
+        assert isinstance(attribute, CategoricalAttribute)
+        candidates.append(SplitCandidate(attribute.name))
+        utilities.append(quality.of_attribute(counts, rows, a, attribute.n_values))
+    return SplitLaw(
+        tuple(candidates), tuple(utilities), None, split_share(per_query_epsilon(epsilon, depth, relation), 0),
+        quality.sensitivity, quality.name,
+    )
+
+
+def root_counts_law(data: Dataset, epsilon: Fraction, params: Mapping[str, Param], relation: Relation) -> CountsLaw:
+    """The law of the class counts of a depth-0 tree's root (a deeper root releases them only when it stops)."""
+    if int(params["max_depth"]) != 0:
+        raise InvalidParameterError(
+            "diffpid3 releases the root's class counts only when its noisy size stops it, unless max_depth=0; "
+            "give max_depth=0"
+        )
+    counts = REFERENCE.counts(data)
+    return CountsLaw(
+        data.schema.classes, tuple(counts.class_counts(counts.root())), per_query_epsilon(epsilon, 0, relation),
+        "discrete-laplace",
+    )
 
 
 _QUALITIES: Tuple[str, ...] = ("info-gain", "gini", "max")

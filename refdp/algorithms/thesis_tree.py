@@ -75,8 +75,10 @@ from refdp.algorithms.greedy import (
 from refdp.engine import REFERENCE, Engine, NodeCounts, Rows, ThresholdCandidates, TrainingView, class_counts
 from refdp.scoring.kernels import exact_score_function, score_function
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
+from refdp.algorithms.root_law import CountsLaw, SplitCandidate, SplitLaw
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset, Schema
 from refdp.data.grid import Threshold, ThresholdGrid, ceil_float
+from refdp.errors import InvalidParameterError
 from refdp.mechanisms import exponential_mechanism, laplace_mechanism
 from refdp.privacy import Ledger, Partition, Relation, cell
 from refdp.rng import RandomSource
@@ -86,6 +88,8 @@ from refdp.tree import Count, Leaf, Node, ThresholdSplit, TreeModel, ValueSplit
 __all__ = [
     "SPEC",
     "fit_thesis_tree",
+    "root_split_law",
+    "root_counts_law",
 
     "per_query_epsilon",
     "SOUND_INTERNAL",
@@ -152,6 +156,57 @@ def _planned_total(epsilon: Fraction, depth: int, relation: Relation, variant: s
     return eps * plan_units(SOUND_INTERNAL, SOUND_LEAF, depth, relation)
 
 
+class _Candidates:
+    """The sound variant's candidate splits at a node, with their utilities and base weights.
+
+    Every (attribute, value) pair of the public domain of each categorical
+    attribute (value vs rest), then every point of the public grid of each
+    continuous one, as ``(attribute, value code)`` and ``(attribute, k)``
+    for grid point ``g_k``.
+    """
+
+    def __init__(self, counts: NodeCounts, schema: Schema, quality: str, cells: int) -> None:
+        self.counts = counts
+        self.schema = schema
+        self.score = exact_score_function(quality)
+        self.cells = cells
+        self.grids: Dict[int, ThresholdGrid] = {
+            a: ThresholdGrid.of(attribute, cells)
+            for a, attribute in enumerate(schema.attributes)
+            if isinstance(attribute, ContinuousAttribute)
+        }
+
+    @staticmethod
+    def of(counts: NodeCounts, schema: Schema, params: Mapping[str, Param]) -> "_Candidates":
+        return _Candidates(counts, schema, str(params["quality"]), int(params["grid"]))
+
+    def __call__(
+        self, rows: Rows, attributes: Tuple[int, ...], total: Sequence[int]
+    ) -> Tuple[List[Tuple[int, int]], List[Union[int, Fraction]], List[int]]:
+        """(pairs, utilities, base weights) at the node holding ``rows`` (class counts ``total``)."""
+        pairs: List[Tuple[int, int]] = []
+        utilities: List[Union[int, Fraction]] = []
+        weights: List[int] = []
+        # A categorical pair weighs as much as a whole continuous range: (cells - 1) grid points of weight 1.
+        pair_weight = self.cells - 1
+        for a in attributes:
+            attribute = self.schema.attributes[a]
+            if isinstance(attribute, CategoricalAttribute):
+                table = self.counts.value_table(rows, a, attribute.n_values)
+                for v, row in enumerate(table):
+                    pairs.append((a, v))
+                    utilities.append(self.score([row, [t - r for t, r in zip(total, row)]]))
+                    weights.append(pair_weight)
+        for a in attributes:
+            grid = self.grids.get(a)
+            if grid is not None:
+                for k, table in enumerate(grid_threshold_tables(self.counts.grid_table(rows, a, grid)), 1):
+                    pairs.append((a, k))
+                    utilities.append(self.score(table))
+                    weights.append(1)
+        return pairs, utilities, weights
+
+
 class _SoundBuilder:
     """Algorithm 2 with noise on every class and one exponential mechanism over the public domain.
 
@@ -184,13 +239,8 @@ class _SoundBuilder:
         self.quality = quality.name
         self.quality_claim = quality.claim
         self.sensitivity = quality.sensitivity(ledger.relation)
-        self.score = exact_score_function(quality.name)
-        cells = self.cells = int(params["grid"])
-        self.grids: Dict[int, ThresholdGrid] = {
-            a: ThresholdGrid.of(attribute, cells)
-            for a, attribute in enumerate(schema.attributes)
-            if isinstance(attribute, ContinuousAttribute)
-        }
+        self.candidates = _Candidates.of(counts, schema, params)
+        self.grids = self.candidates.grids
 
     def build(self, rows: Rows, attributes: Tuple[int, ...], depth: int, path: Partition) -> Node:
         total = self.counts.class_counts(rows)
@@ -203,26 +253,7 @@ class _SoundBuilder:
             return Leaf(tuple(noisy))
         if self.planted:
             return self._planted_split(rows, attributes, depth, path, total, noisy)
-        pairs: List[Tuple[int, int]] = []
-        utilities: List[Union[int, Fraction]] = []
-        weights: List[int] = []
-        # A categorical pair weighs as much as a whole continuous range: (cells - 1) grid points of weight 1.
-        pair_weight = self.cells - 1
-        for a in attributes:
-            attribute = self.schema.attributes[a]
-            if isinstance(attribute, CategoricalAttribute):
-                table = self.counts.value_table(rows, a, attribute.n_values)
-                for v, row in enumerate(table):
-                    pairs.append((a, v))
-                    utilities.append(self.score([row, [t - r for t, r in zip(total, row)]]))
-                    weights.append(pair_weight)
-        for a in attributes:
-            grid = self.grids.get(a)
-            if grid is not None:
-                for k, table in enumerate(grid_threshold_tables(self.counts.grid_table(rows, a, grid)), 1):
-                    pairs.append((a, k))
-                    utilities.append(self.score(table))
-                    weights.append(1)
+        pairs, utilities, weights = self.candidates(rows, attributes, total)
         choice = exponential_mechanism(
             utilities, epsilon=self.eps, sensitivity=self.sensitivity, rng=self.rng, ledger=self.ledger,
             label="split (A_opt, v_opt)", partition=path,
@@ -520,6 +551,49 @@ def fit_thesis_tree(
         root = builder.build(counts.root(), attributes, depth, ())
     close_budget(ledger, _planned_total(epsilon, depth, relation, variant), ("tree-budget-plan", "thesis-tree-budget"))
     return finish_model(SPEC.name, data, params, [root], ledger)
+
+
+def _sound_only(params: Mapping[str, Param], what: str) -> None:
+    if params["variant"] != "sound":
+        raise InvalidParameterError(
+            f"the law of thesis-tree's {what} is known for variant=sound only, got variant={params['variant']}"
+        )
+
+
+def root_split_law(data: Dataset, epsilon: Fraction, params: Mapping[str, Param], relation: Relation) -> SplitLaw:
+    """The law of the sound variant's root split, given that the root splits (its stopping rule uses other noise)."""
+    _sound_only(params, "root split")
+    depth = int(params["max_depth"])
+    if depth == 0:
+        raise InvalidParameterError("thesis-tree with max_depth=0 never splits its root; give max_depth >= 1")
+    quality = get_quality(str(params["quality"]))
+    counts = REFERENCE.counts(data)
+    candidates = _Candidates.of(counts, data.schema, params)
+    rows = counts.root()
+    pairs, utilities, weights = candidates(rows, tuple(range(data.schema.n_attributes)), counts.class_counts(rows))
+    named = []
+    for a, v in pairs:
+        attribute = data.schema.attributes[a]
+        grid = candidates.grids.get(a)
+        if grid is None:
+            assert isinstance(attribute, CategoricalAttribute)
+            named.append(SplitCandidate(attribute.name, value=attribute.values[v]))
+        else:
+            named.append(SplitCandidate(attribute.name, threshold=grid.point(v)))
+    return SplitLaw(
+        tuple(named), tuple(utilities), tuple(weights), per_query_epsilon(epsilon, depth, relation),
+        quality.sensitivity(relation), quality.name,
+    )
+
+
+def root_counts_law(data: Dataset, epsilon: Fraction, params: Mapping[str, Param], relation: Relation) -> CountsLaw:
+    """The law of the class counts the sound variant releases at the root (a leaf or a split node)."""
+    _sound_only(params, "root counts")
+    counts = REFERENCE.counts(data)
+    return CountsLaw(
+        data.schema.classes, tuple(counts.class_counts(counts.root())),
+        per_query_epsilon(epsilon, int(params["max_depth"]), relation), "discrete-laplace",
+    )
 
 
 SPEC = register(

@@ -2,11 +2,12 @@
 
 One module per subcommand, each defining ``COMMAND`` (a :class:`Command`):
 ``demo``, ``train``, ``predict``, ``receipt``, ``evaluate``, ``algorithms``,
-``datasets``, ``schema``, ``delta``, ``vectors``, ``audit`` and ``audit-cmd``
-(:mod:`refdp.cli.audit_cmd`).  :data:`COMMANDS` lists them in the order of
-the help.  Errors in the input print one line on stderr, in the words of the
-command line (:mod:`refdp.cli._wording`), and exit with status 2; Ctrl-C
-prints one line and exits with status 130; neither shows a traceback.
+``datasets``, ``schema``, ``delta``, ``vectors``, ``audit``, ``audit-cmd``
+(:mod:`refdp.cli.audit_cmd`) and ``crosscheck-cmd`` (:mod:`refdp.cli.crosscheck_cmd`).
+:data:`COMMANDS` lists them in the order of the help.  Errors in the input
+print one line on stderr, in the words of the command line
+(:mod:`refdp.cli._wording`), and exit with status 2; Ctrl-C prints one line
+and exits with status 130; neither shows a traceback.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from refdp.cli import (
     algorithms,
     audit,
     audit_cmd,
+    crosscheck_cmd,
     datasets,
     delta,
     demo,
@@ -51,6 +53,7 @@ COMMANDS: Tuple[Command, ...] = (
     vectors.COMMAND,
     audit.COMMAND,
     audit_cmd.COMMAND,
+    crosscheck_cmd.COMMAND,
 )
 
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import argparse
-from typing import Dict, Optional, Sequence
+import shlex
+from typing import Dict, Optional, Sequence, Tuple
 
 from refdp.algorithms.registry import ENGINES
 from refdp.cli._data import MISSING, parse_bounds, read_data, read_schema_file
@@ -19,6 +20,7 @@ __all__ = [
     "add_seed_argument",
     "add_training_arguments",
     "check_positive",
+    "command_words",
     "load_data",
     "parse_params",
 ]
@@ -98,3 +100,20 @@ def check_positive(value: Optional[int], flag: str) -> None:
     """Refuse a count below 1 (None means the flag was not given)."""
     if value is not None and value < 1:
         raise InvalidParameterError(f"{flag} must be >= 1, got {value}")
+
+
+def command_words(cmd: str) -> Tuple[str, ...]:
+    """``--cmd`` split into words like a shell line; it must pass the data ``{data}`` and the seed ``{seed}``."""
+    try:
+        words = tuple(shlex.split(cmd))
+    except ValueError as exc:
+        raise InvalidParameterError(f"--cmd cannot be split into words: {exc}") from None
+    if not words:
+        raise InvalidParameterError("--cmd is empty")
+    if not any("{data}" in w for w in words):
+        raise InvalidParameterError("--cmd must pass the data to the program: put {data} where its path goes")
+    if not any("{seed}" in w for w in words):
+        raise InvalidParameterError(
+            "--cmd must pass the seed to the program ({seed}): runs must be replayable and independent"
+        )
+    return words

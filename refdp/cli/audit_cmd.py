@@ -29,14 +29,13 @@ import json
 import math
 import os
 import secrets
-import shlex
 from pathlib import Path
 from typing import List, Optional, Tuple
 
 from refdp.audit.external_command import CommandAudit, audit_command
 from refdp.audit.neighbours import are_neighbours
 from refdp.audit.pair import Neighbour, draw_rows, row_neighbour
-from refdp.cli._args import RELATIONS, add_data_arguments, check_positive, load_data
+from refdp.cli._args import RELATIONS, add_data_arguments, check_positive, command_words, load_data
 from refdp.cli._command import Command
 from refdp.cli.audit import render_report
 from refdp.data import Dataset
@@ -76,22 +75,6 @@ def _check_args(args: argparse.Namespace) -> None:
         raise InvalidParameterError(f"--max-failure-rate must be in [0, 1], got {args.max_failure_rate}")
     if not 0 < args.alpha < 1:
         raise InvalidParameterError(f"--alpha must be in (0, 1), got {args.alpha}")
-
-
-def _words(cmd: str) -> Tuple[str, ...]:
-    try:
-        words = tuple(shlex.split(cmd))
-    except ValueError as exc:
-        raise InvalidParameterError(f"--cmd cannot be split into words: {exc}") from None
-    if not words:
-        raise InvalidParameterError("--cmd is empty")
-    if not any("{data}" in w for w in words):
-        raise InvalidParameterError("--cmd must pass the data to the program: put {data} where its path goes")
-    if not any("{seed}" in w for w in words):
-        raise InvalidParameterError(
-            "--cmd must pass the seed to the program ({seed}): runs must be replayable and independent"
-        )
-    return words
 
 
 def _output_kind(text: str) -> str:
@@ -146,7 +129,7 @@ def _neighbours(d: Dataset, relation: Relation, text: str) -> Optional[Tuple[Nei
 def _run(args: argparse.Namespace) -> int:
     """Run the ``audit-cmd`` subcommand; the exit status is 0 (not refuted), 1 (refuted) or 2 (bad input)."""
     _check_args(args)
-    words = _words(args.cmd)
+    words = command_words(args.cmd)
     kind = _output_kind(args.output_kind)
     epsilon = as_budget(args.epsilon)
     delta = as_delta(args.delta)

@@ -15,6 +15,7 @@ from refdp.mechanisms._params import Exact, SensitivityLike
 from refdp.mechanisms.counts import (
     NoiseKind,
     discrete_laplace_mechanism,
+    histogram_scale,
     laplace_mechanism,
     noisy_cells,
     noisy_histogram,
@@ -51,6 +52,7 @@ __all__ = [
     "exponential_probabilities",
     "exponential_sample_exact",
     "float_probabilities",
+    "histogram_scale",
     "laplace_cdf",
     "laplace_mechanism",
     "laplace_noise",
