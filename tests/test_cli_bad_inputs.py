@@ -118,6 +118,7 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> Path:
     arff_head = "@relation t\n@attribute x numeric\n@attribute colour {red, blue}\n@attribute class {a, b}\n@data\n"
     arff_files = {
         "good.arff": arff_head + "1,red,a\n5,blue,b\n",
+        "missing-cat.arff": arff_head + "1,?,a\n5,blue,b\n",
         "sparse.arff": arff_head + "{0 1, 2 a}\n",
         "string.arff": "@relation t\n@attribute s string\n@attribute class {a, b}\n@data\n'x',a\n",
         "fields.arff": arff_head + "1,red\n",
@@ -228,7 +229,8 @@ CASES: List[Tuple[str, List[str], str]] = [
     ("csv ragged row", _csv("ragged.csv"), "has 2 fields"),
     ("csv without class column", _csv("noclass.csv"), "pass --label"),
     ("csv missing number", _csv("missing-num.csv"), "pass --missing drop"),
-    ("csv missing category", _csv("missing-cat.csv"), "--missing error or --missing drop"),
+    ("csv missing category", _csv("missing-cat.csv"), "in the schema, or pass --missing drop"),
+    ("arff missing category", _arff("missing-cat.arff", "--bounds", "x=0:10"), "in the ARFF header (or in a --schema file), or pass --missing drop"),
     ("csv missing, --missing error", _csv("missing-cat.csv", "--missing", "error"), "--missing category"),
     ("csv missing class", _csv("missing-class.csv"), "--missing drop"),
     ("csv unknown class", _csv("unknown-class.csv"), "unknown class"),

@@ -28,7 +28,7 @@ _RULES: Tuple[Tuple[str, _Replacement], ...] = (
         r"pass categorical_missing='category' \(and declare the marker in the schema\) or 'drop'",
         "pass --missing category (and declare the marker in the --schema) or --missing drop",
     ),
-    (r"pass categorical_missing='error' or 'drop'", "pass --missing error or --missing drop"),
+    (r"in a schema passed as schema=", "in a --schema file"),
     # the class column
     (r"pass label= to", "pass --label to"),
     (r"pass label=$", "pass --label"),

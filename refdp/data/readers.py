@@ -234,7 +234,7 @@ def _fill_missing(
             raise SchemaError(
                 f"{where}: missing value, but the marker {marker!r} is not in the public "
                 f"domain {attribute.values}; declare {marker!r} as a value of {name!r} in "
-                f"{declared_in}, or pass categorical_missing='error' or 'drop'"
+                f"{declared_in}, or pass categorical_missing='drop'"
             )
     return [marker if v is None else v for v in record]
 
