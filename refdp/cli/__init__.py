@@ -5,7 +5,9 @@ One module per subcommand, each defining ``COMMAND`` (a :class:`Command`):
 ``datasets``, ``delta``, ``vectors``, ``audit`` and ``audit-cmd``
 (:mod:`refdp.cli.audit_cmd`).  :data:`COMMANDS` lists them in the order of
 the help.  Errors in the input print one line on stderr and exit with status
-2, never a traceback.
+2, never a traceback.  The subcommand modules import what they run inside
+their functions, and only the chosen subcommand's options are built, so
+``delta``, ``datasets`` or ``--help`` load no algorithm and no audit module.
 """
 
 from __future__ import annotations
@@ -62,7 +64,13 @@ def _fail(message: str) -> int:
     return 2
 
 
-def _parser() -> argparse.ArgumentParser:
+def _chosen(argv: List[str]) -> Optional[str]:
+    """The subcommand ``argv`` names: its first word that is not an option."""
+    return next((word for word in argv if not word.startswith("-")), None)
+
+
+def _parser(chosen: Optional[str]) -> argparse.ArgumentParser:
+    """The parser; only the ``chosen`` subcommand gets its options, so that only its module's imports load."""
     parser = _Parser(
         prog="python3 -m refdp",
         description="refdp: a reference implementation of differentially private decision-tree learning.",
@@ -70,14 +78,17 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="SUBCOMMAND", parser_class=_Parser)
     for command in COMMANDS:
         p = sub.add_parser(command.name, help=command.help, description=command.description)
-        command.add_arguments(p)
+        if command.name == chosen:
+            command.add_arguments(p)
         p.set_defaults(run=command.run)
     return parser
 
 
 def main(argv: Optional[List[str]] = None) -> int:
     """Run the command line on ``argv`` (default: ``sys.argv[1:]``); return the exit status."""
-    parser = _parser()
+    if argv is None:
+        argv = sys.argv[1:]
+    parser = _parser(_chosen(argv))
     try:
         args = parser.parse_args(argv)
         if args.command is None:

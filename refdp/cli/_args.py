@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
-from typing import Dict, Optional, Sequence
+from typing import TYPE_CHECKING, Dict, Optional, Sequence
 
-from refdp.data import Dataset, load, read_schema
 from refdp.errors import InvalidParameterError
+
+if TYPE_CHECKING:
+    from refdp.data import Dataset
 
 __all__ = [
     "add_data_arguments",
@@ -28,6 +30,8 @@ def add_data_arguments(p: argparse.ArgumentParser, *, required: bool = True) -> 
 
 def load_data(args: argparse.Namespace) -> Dataset:
     """The data set that ``--data``, ``--label`` and ``--schema`` name."""
+    from refdp.data import load, read_schema
+
     schema = read_schema(args.schema) if args.schema else None
     return load(args.data, label=args.label, schema=schema)
 

@@ -7,8 +7,6 @@ import json
 
 from refdp.cli._args import add_seed_argument, add_training_arguments, load_data, parse_params
 from refdp.cli._command import Command
-from refdp.data import load, read_schema
-from refdp.evaluation import cross_validate, train_test_evaluate
 from refdp.privacy import parse_relation
 from refdp.privacy.levels import MEANING
 
@@ -30,6 +28,9 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from refdp.data import load, read_schema
+    from refdp.evaluation import cross_validate, train_test_evaluate
+
     data = load_data(args)
     params = parse_params(args.param)
     relation = parse_relation(args.relation)

@@ -5,11 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from refdp.cli._command import Command
-from refdp.data import load
-from refdp.algorithms import read_model
-from refdp.tree import TreeModel
+
+if TYPE_CHECKING:
+    from refdp.tree import TreeModel
 
 __all__ = ["COMMAND"]
 
@@ -21,6 +22,9 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from refdp.algorithms import read_model
+    from refdp.data import load
+
     model: TreeModel = read_model(args.model)
     data = load(args.data, schema=model.schema if Path(args.data).suffix else None)
     lines = "".join(f"{label}\n" for label in model.predict(data))

@@ -5,11 +5,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from refdp.algorithms import train
 from refdp.cli._args import add_seed_argument, add_training_arguments, load_data, parse_params
 from refdp.cli._command import Command
 from refdp.privacy import parse_relation
-from refdp.tree import dumps_model
 
 __all__ = ["COMMAND"]
 
@@ -22,6 +20,9 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from refdp.algorithms import train
+    from refdp.tree import dumps_model
+
     data = load_data(args)
     model = train(
         args.algorithm,
