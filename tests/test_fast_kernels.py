@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from fractions import Fraction
-from typing import List, Optional, Tuple
+from typing import List, Optional, Tuple, Union
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -60,6 +60,51 @@ def test_node_counts_and_partitions_agree(data: st.DataObject) -> None:
         assert [len(p) for p in reference.split_threshold(rows, a, t)] == [
             len(p) for p in array.split_threshold(arows, a, t)
         ]
+
+
+def _tables(
+    counts: Union[ReferenceCounts, ArrayCounts], rows: List[int], schema: Schema, grids: List[ThresholdGrid]
+) -> List[object]:
+    out: List[object] = [counts.class_counts(rows)]
+    for a, attribute in enumerate(schema.attributes):
+        if isinstance(attribute, CategoricalAttribute):
+            out.append(counts.value_table(rows, a, attribute.n_values))
+        else:
+            out.append(counts.grid_table(rows, a, grids[a]))
+    return out
+
+
+@SETTINGS
+@given(st.data())
+def test_tables_of_every_node_agree_down_a_tree(data: st.DataObject) -> None:
+    # The array engine derives the root's tables from the data set's (kept with it across fits) and
+    # the largest child's from its parent's less its siblings'; any node order, any split, two fits.
+    schema = data.draw(schemas(max_attributes=3, max_values=4, max_classes=3))
+    dataset: Dataset = data.draw(datasets(schema, 0, 40))
+    grids = [ThresholdGrid.of(a, data.draw(st.integers(2, 9))) if isinstance(a, ContinuousAttribute) else
+             ThresholdGrid.of(ContinuousAttribute("x", 0.0, 1.0), 2) for a in schema.attributes]
+    for _ in range(2):
+        reference, array = ReferenceCounts(dataset), ArrayCounts(dataset)
+        stack = [(reference.root(), array.root(), 3)]
+        while stack:
+            rows, arows, depth = stack.pop(data.draw(st.integers(0, len(stack) - 1)))
+            if data.draw(st.booleans()):
+                assert _tables(reference, rows, schema, grids) == _tables(array, arows, schema, grids)
+            if depth == 0 or not schema.n_attributes:
+                continue
+            a = data.draw(st.integers(0, schema.n_attributes - 1))
+            attribute = schema.attributes[a]
+            if isinstance(attribute, CategoricalAttribute):
+                if data.draw(st.booleans()):
+                    pairs = zip(reference.split_values(rows, a, attribute.n_values),
+                                array.split_values(arows, a, attribute.n_values))
+                else:
+                    v = data.draw(st.integers(0, attribute.n_values - 1))
+                    pairs = zip(reference.split_value(rows, a, v), array.split_value(arows, a, v))
+            else:
+                t = data.draw(st.floats(attribute.lower, attribute.upper, allow_nan=False))
+                pairs = zip(reference.split_threshold(rows, a, t), array.split_threshold(arows, a, t))
+            stack.extend((r, ar, depth - 1) for r, ar in pairs)
 
 
 @st.composite

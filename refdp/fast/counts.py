@@ -7,7 +7,11 @@ Most kernels are chains of standard-library calls that iterate in C
 
 * class counts and (value x class) tables: the node's combined keys,
   gathered with one itemgetter per node and counted with ``bytes.count``
-  or one Counter;
+  or one Counter; but the root's tables are the whole data set's (counted
+  once per data set, :meth:`ColumnStore.histogram`), and the largest child
+  of a split gets its parent's table less its siblings' (integers, so the
+  same counts), which makes a level of the tree cost the rows outside its
+  largest nodes rather than all rows;
 * interval counts of a continuous attribute: one Counter over the node's
   ``rank * |C| + label`` keys, read in key order (a large node counts into
   the whole key space, a small one sorts the keys it found; never the
@@ -221,18 +225,22 @@ class ArrayCounts:
     """:class:`~refdp.engine.NodeCounts` over a :class:`ColumnStore`, with :class:`~refdp.engine.RowMasks`."""
 
     def __init__(self, data: Dataset) -> None:
-        self.store = ColumnStore(data)
+        self.store = ColumnStore.of(data)
         self.n_classes = data.schema.n_classes
         self._xlogx: List[float] = []
         self._zero_tables: Dict[int, Dict[int, int]] = {}
-        self._node: Optional[Rows] = None
         self._value_masks: Dict[Tuple[int, int], int] = {}
         self._rank_bytes_cache: Dict[int, Optional[Tuple[bytes, Optional[bytes]]]] = {}
         self._masked: Optional[Rows] = None
         self._root_mask = 0
         self._everyone = 0
         self._label_masks: List[int] = []
-        self._getter: Callable[[Sequence[int]], Tuple[int, ...]] = tuple
+        self._getters: Dict[int, Tuple[Rows, Callable[[Sequence[int]], Tuple[int, ...]]]] = {}
+        self._roots: Dict[int, Rows] = {}
+        # Tables counted so far, by (node, column); the rows list is kept, so its id stays the node's.
+        self._tables: Dict[Tuple[int, Tuple[object, ...]], Tuple[Rows, List[int]]] = {}
+        # The parent and the children (itself among them) of every node a split made.
+        self._family: Dict[int, Tuple[Rows, Rows, Sequence[Rows]]] = {}
 
     def _zeros(self, attribute: int, size: int) -> Dict[int, int]:
         """``{key: 0}`` for the keys ``0 .. size - 1`` of ``attribute``, in order, made once."""
@@ -247,29 +255,58 @@ class ArrayCounts:
         return self._xlogx
 
     def root(self) -> Rows:
-        return list(self.store.rows)
+        rows = list(self.store.rows)
+        self._roots[id(rows)] = rows
+        return rows
 
     def _gather(self, column: Sequence[T], rows: Rows) -> Tuple[T, ...]:
         # A node's rows are gathered from every attribute's column in turn: one itemgetter per
         # node, not per column.  Rows lists are the engine's own and never change once made,
-        # so the list object identifies the node.
+        # so the list object identifies the node (kept here, so that its id is not reused).
         if len(rows) <= 1:
             return gather(column, rows)
-        if self._node is not rows:
-            self._node, self._getter = rows, itemgetter(*rows)
-        return self._getter(column)  # type: ignore[arg-type, return-value]
+        known = self._getters.get(id(rows))
+        if known is None or known[0] is not rows:
+            known = self._getters[id(rows)] = (rows, itemgetter(*rows))
+        return known[1](column)  # type: ignore[arg-type, return-value]
+
+    def _adopt(self, parent: Rows, children: Sequence[Rows]) -> None:
+        for child in children:
+            self._family[id(child)] = (child, parent, children)
+
+    def _flat(self, rows: Rows, name: Tuple[object, ...], column: CodeColumn, size: int) -> List[int]:
+        """How many of ``rows`` have each key ``0 .. size - 1`` of ``column`` (named ``name``), counted once."""
+        known = self._tables.get((id(rows), name))
+        if known is not None and known[0] is rows:
+            return known[1]
+        flat = self._count(rows, name, column, size)
+        self._tables[id(rows), name] = (rows, flat)
+        return flat
+
+    def _count(self, rows: Rows, name: Tuple[object, ...], column: CodeColumn, size: int) -> List[int]:
+        if self._roots.get(id(rows)) is rows:
+            return list(self.store.histogram(name, column, size))
+        family = self._family.get(id(rows))
+        if family is not None and family[0] is rows:
+            _, parent, children = family
+            counted = self._tables.get((id(parent), name))
+            # The largest child costs its parent's table less its smaller siblings' (counted directly).
+            if counted is not None and counted[0] is parent and max(children, key=len) is rows:
+                others = [self._flat(child, name, column, size) for child in children if child is not rows]
+                return list(map(sub, counted[1], _column_sum(others))) if others else list(counted[1])
+        return _tally(self._gather(column, rows), size)
 
     def class_counts(self, rows: Rows) -> List[int]:
-        return _tally(self._gather(self.store.labels(), rows), self.n_classes)
+        return list(self._flat(rows, ("labels",), self.store.labels(), self.n_classes))
 
     def value_table(self, rows: Rows, attribute: int, n_values: int) -> Table:
         k = self.n_classes
-        flat = _tally(self._gather(self.store.keys(attribute), rows), n_values * k)
+        flat = self._flat(rows, ("keys", attribute), self.store.keys(attribute), n_values * k)
         return [flat[v * k : v * k + k] for v in range(n_values)]
 
     def grid_table(self, rows: Rows, attribute: int, grid: ThresholdGrid) -> Table:
         k = self.n_classes
-        flat = _tally(self._gather(self.store.grid_keys(attribute, grid), rows), grid.cells * k)
+        flat = self._flat(rows, ("grid", attribute, grid), self.store.grid_keys(attribute, grid), grid.cells * k)
         return [flat[b * k : b * k + k] for b in range(grid.cells)]
 
     def thresholds(self, rows: Rows, attribute: int, lower: float, upper: float) -> ThresholdCandidates:
@@ -394,6 +431,11 @@ class ArrayCounts:
         return [(mask & m).to_bytes(n, "little").count(1) for m in self._label_masks]
 
     def split_values(self, rows: Rows, attribute: int, n_values: int) -> List[Rows]:
+        children = self._split_values(rows, attribute, n_values)
+        self._adopt(rows, children)
+        return children
+
+    def _split_values(self, rows: Rows, attribute: int, n_values: int) -> List[Rows]:
         codes = self.store.codes(attribute)
         picked = self._gather(codes, rows)
         if isinstance(codes, bytes) and n_values <= _SELECT_LIMIT:
@@ -405,6 +447,11 @@ class ArrayCounts:
         return buckets
 
     def split_value(self, rows: Rows, attribute: int, value: int) -> Tuple[Rows, Rows]:
+        children = self._split_value(rows, attribute, value)
+        self._adopt(rows, children)
+        return children
+
+    def _split_value(self, rows: Rows, attribute: int, value: int) -> Tuple[Rows, Rows]:
         codes = self.store.codes(attribute)
         if isinstance(codes, bytes):
             return _split(rows, bytes(self._gather(codes, rows)), "eq", value)
@@ -412,6 +459,11 @@ class ArrayCounts:
         return list(compress(rows, selector)), list(compress(rows, map(not_, selector)))
 
     def split_threshold(self, rows: Rows, attribute: int, threshold: float) -> Tuple[Rows, Rows]:
+        children = self._split_threshold(rows, attribute, threshold)
+        self._adopt(rows, children)
+        return children
+
+    def _split_threshold(self, rows: Rows, attribute: int, threshold: float) -> Tuple[Rows, Rows]:
         ranks = self.store.encoded_ranks(attribute)
         if isinstance(ranks, bytes):
             # x < t exactly when x's rank is below the number of distinct values < t.
