@@ -73,6 +73,7 @@ class ColumnStore:
         self._source = tuple(data.column(a) for a in range(data.schema.n_attributes))
         self._source_labels = data.labels
         self._histograms: Dict[Tuple[object, ...], List[int]] = {}
+        self._grid_numbers: Dict[ThresholdGrid, int] = {}
         self._gathered: Dict[int, Sequence[Union[int, float]]] = {}
         self._labels: Dict[None, CodeColumn] = {}
         self._codes: Dict[int, CodeColumn] = {}
@@ -164,6 +165,10 @@ class ColumnStore:
                 list(map(add, map(by_rank.__getitem__, self.ranks(attribute)), self.labels())), grid.cells * k
             )
         return self._grid_keys[key]
+
+    def grid_number(self, grid: ThresholdGrid) -> int:
+        """A small int naming ``grid`` (equal grids, equal numbers): a grid's hash is slow to compute."""
+        return self._grid_numbers.setdefault(grid, len(self._grid_numbers))
 
     def histogram(self, name: Tuple[object, ...], column: CodeColumn, size: int) -> List[int]:
         """How many base rows have each key ``0 .. size - 1`` of ``column`` (named ``name``), counted once."""

@@ -237,6 +237,7 @@ class ArrayCounts:
         self._label_masks: List[int] = []
         self._getters: Dict[int, Tuple[Rows, Callable[[Sequence[int]], Tuple[int, ...]]]] = {}
         self._roots: Dict[int, Rows] = {}
+        self._grids: Dict[int, Tuple[ThresholdGrid, int]] = {}
         # Tables counted so far, by (node, column); the rows list is kept, so its id stays the node's.
         self._tables: Dict[Tuple[int, Tuple[object, ...]], Tuple[Rows, List[int]]] = {}
         # The parent and the children (itself among them) of every node a split made.
@@ -306,7 +307,11 @@ class ArrayCounts:
 
     def grid_table(self, rows: Rows, attribute: int, grid: ThresholdGrid) -> Table:
         k = self.n_classes
-        flat = self._flat(rows, ("grid", attribute, grid), self.store.grid_keys(attribute, grid), grid.cells * k)
+        known = self._grids.get(id(grid))
+        if known is None or known[0] is not grid:
+            known = self._grids[id(grid)] = (grid, self.store.grid_number(grid))
+        name = ("grid", attribute, known[1])
+        flat = self._flat(rows, name, self.store.grid_keys(attribute, grid), grid.cells * k)
         return [flat[b * k : b * k + k] for b in range(grid.cells)]
 
     def thresholds(self, rows: Rows, attribute: int, lower: float, upper: float) -> ThresholdCandidates:
