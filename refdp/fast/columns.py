@@ -74,6 +74,10 @@ class ColumnStore:
         self._source_labels = data.labels
         self._histograms: Dict[Tuple[object, ...], List[int]] = {}
         self._grid_numbers: Dict[ThresholdGrid, int] = {}
+        self.masks: Dict[Tuple[object, ...], int] = {}
+        """Row masks (:class:`refdp.engine.RowMasks`) that depend on the data alone, made by the engine."""
+        self.rank_bytes: Dict[int, Optional[Tuple[bytes, Optional[bytes]]]] = {}
+        """The ranks of a continuous attribute as one byte column, or high and low bytes (made by the engine)."""
         self._gathered: Dict[int, Sequence[Union[int, float]]] = {}
         self._labels: Dict[None, CodeColumn] = {}
         self._codes: Dict[int, CodeColumn] = {}

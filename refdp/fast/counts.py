@@ -19,7 +19,9 @@ Most kernels are chains of standard-library calls that iterate in C
 * partitions: ``compress`` with the selector of a comparison, or one pass
   that appends each row to its side; children keep the parent's row order;
 * masks (:class:`refdp.engine.RowMasks`): a random tree routes all
-  rows at once, node by node, as ints with one byte per row.
+  rows at once, node by node, as ints with one bit per row (made from a
+  byte selector by one ``translate`` and one base-2 ``int``, counted with
+  ``int.bit_count``); value masks are kept with the column store.
 
 Float work per candidate (scores of interval tables) runs as list
 comprehensions, which CPython executes faster than chains of maps, with
@@ -36,7 +38,7 @@ from bisect import bisect_left
 from functools import lru_cache
 from itertools import accumulate, compress, repeat
 from operator import add, floordiv, itemgetter, mod, mul, neg, not_, sub, truediv
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, TypeVar
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, TypeVar, cast
 
 from refdp.engine import Interval, RowMasks, Rows, Table, ThresholdCandidates
 from refdp.data import Dataset
@@ -94,6 +96,17 @@ def _selector_table(kind: str, cut: int) -> Tuple[bytes, bytes]:
     else:
         hit = b"\x01" * cut + bytes(256 - cut)
     return hit, hit.translate(bytes([1, 0]) + bytes(254))
+
+
+popcount: Callable[[int], int] = getattr(int, "bit_count", None) or (lambda x: bin(x).count("1"))
+"""The number of 1 bits of a non-negative int (``int.bit_count`` from Python 3.10 on)."""
+
+_BINARY = bytes.maketrans(b"\x00\x01", b"01")
+
+
+def bit_mask(selector: bytes) -> int:
+    """The int with bit ``i`` set where ``selector[i]`` is 1 (``selector``: one 0 or 1 byte per row)."""
+    return int(selector.translate(_BINARY)[::-1], 2) if selector else 0
 
 
 def _split(rows: Rows, picked: bytes, kind: str, cut: int) -> Tuple[Rows, Rows]:
@@ -229,12 +242,8 @@ class ArrayCounts:
         self.n_classes = data.schema.n_classes
         self._xlogx: List[float] = []
         self._zero_tables: Dict[int, Dict[int, int]] = {}
-        self._value_masks: Dict[Tuple[int, int], int] = {}
-        self._rank_bytes_cache: Dict[int, Optional[Tuple[bytes, Optional[bytes]]]] = {}
         self._masked: Optional[Rows] = None
         self._root_mask = 0
-        self._everyone = 0
-        self._label_masks: List[int] = []
         self._getters: Dict[int, Tuple[Rows, Callable[[Sequence[int]], Tuple[int, ...]]]] = {}
         self._roots: Dict[int, Rows] = {}
         self._grids: Dict[int, Tuple[ThresholdGrid, int]] = {}
@@ -356,29 +365,35 @@ class ArrayCounts:
         return self
 
     def _mask(self, selector: bytes) -> int:
-        return int.from_bytes(selector, "little")
+        return bit_mask(selector)
 
     def root_mask(self, rows: Rows) -> int:
-        """:meth:`refdp.engine.RowMasks.root_mask`: one byte per base row, little-endian."""
+        """:meth:`refdp.engine.RowMasks.root_mask`: bit i for base row i."""
         if self._masked is not rows:
-            selector = bytearray(len(self.store.rows))
-            for i in rows:
-                selector[i] = 1
+            n = len(self.store.rows)
+            if self._roots.get(id(rows)) is rows:
+                mask = (1 << n) - 1
+            else:
+                selector = bytearray(n)
+                for i in rows:
+                    selector[i] = 1
+                mask = bit_mask(bytes(selector))
             # Rows lists never change once made (see _gather): a forest routes the same root rows.
-            self._masked, self._root_mask = rows, self._mask(bytes(selector))
+            self._masked, self._root_mask = rows, mask
         return self._root_mask
 
     def value_mask(self, attribute: int, value: int) -> int:
-        """:meth:`refdp.engine.RowMasks.value_mask`, made once per (attribute, value)."""
-        key = (attribute, value)
-        if key not in self._value_masks:
+        """:meth:`refdp.engine.RowMasks.value_mask`, made once per (attribute, value) and data set."""
+        key = ("value", attribute, value)
+        masks = self.store.masks
+        if key not in masks:
             codes = self.store.codes(attribute)
             if isinstance(codes, bytes) and 0 <= value < 256:
                 selector = codes.translate(_selector_table("eq", value)[0])
             else:
                 selector = bytes([code == value for code in codes])
-            self._value_masks[key] = self._mask(selector)
-        return self._value_masks[key]
+            masks[key] = bit_mask(selector)
+        return masks[key]
 
     def threshold_masks(self, attribute: int, threshold: float) -> Tuple[int, int]:
         """:meth:`refdp.engine.RowMasks.threshold_masks`, from the rows' ranks.
@@ -389,9 +404,8 @@ class ArrayCounts:
         """
         if threshold != threshold:
             return 0, 0  # NaN: no row is below or at-or-above, as in the reference
-        if not self._everyone:
-            self._everyone = self._mask(b"\x01" * len(self.store.rows))
-        everyone = self._everyone
+        n = len(self.store.rows)
+        everyone = (1 << n) - 1
         distinct = self.store.distinct(attribute)
         cut = bisect_left(distinct, threshold)
         if cut >= len(distinct):
@@ -399,41 +413,55 @@ class ArrayCounts:
         rank_bytes = self._rank_bytes(attribute)
         if rank_bytes is None:
             values = self.store.values(attribute)
-            below = self._mask(bytes([x < threshold for x in values]))
+            below = bit_mask(bytes([x < threshold for x in values]))
         elif rank_bytes[1] is None:
-            below = self._mask(rank_bytes[0].translate(_selector_table("lt", cut)[0]))
+            below = self._rank_mask(attribute, 0, "lt", cut)
         else:
-            high, low = rank_bytes[0], rank_bytes[1]
             top, bottom = divmod(cut, 256)
-            below = self._mask(high.translate(_selector_table("lt", top)[0])) | (
-                self._mask(high.translate(_selector_table("eq", top)[0]))
-                & self._mask(low.translate(_selector_table("lt", bottom)[0]))
+            below = self._rank_mask(attribute, 0, "lt", top) | (
+                self._rank_mask(attribute, 0, "eq", top) & self._rank_mask(attribute, 1, "lt", bottom)
             )
         return below, everyone ^ below
 
+    def _rank_mask(self, attribute: int, level: int, kind: str, cut: int) -> int:
+        # The rows whose rank byte (0: the only or high byte, 1: the low byte) is below (or equal to)
+        # cut: at most 257 masks per byte and kind, kept with the column store for every later fit.
+        key = ("rank", attribute, level, kind, cut)
+        masks = self.store.masks
+        if key not in masks:
+            rank_bytes = self._rank_bytes(attribute)
+            assert rank_bytes is not None
+            column = rank_bytes[level]
+            assert column is not None
+            masks[key] = bit_mask(column.translate(_selector_table(kind, cut)[0]))
+        return masks[key]
+
     def _rank_bytes(self, attribute: int) -> Optional[Tuple[bytes, Optional[bytes]]]:
         # The ranks as one byte column, or as high and low bytes when there are up to 2**16
-        # distinct values; None above that (the values are compared directly).
-        if attribute not in self._rank_bytes_cache:
+        # distinct values; None above that (the values are compared directly).  Kept with the store.
+        cache = self.store.rank_bytes
+        if attribute not in cache:
             ranks = self.store.ranks(attribute)
             if isinstance(ranks, bytes):
-                self._rank_bytes_cache[attribute] = (ranks, None)
+                cache[attribute] = (ranks, None)
             elif len(self.store.distinct(attribute)) <= 1 << 16:
-                self._rank_bytes_cache[attribute] = (
-                    bytes(map(floordiv, ranks, repeat(256))), bytes(map(mod, ranks, repeat(256)))
-                )
+                cache[attribute] = (bytes(map(floordiv, ranks, repeat(256))), bytes(map(mod, ranks, repeat(256))))
             else:
-                self._rank_bytes_cache[attribute] = None
-        return self._rank_bytes_cache[attribute]
+                cache[attribute] = None
+        return cache[attribute]
 
     def mask_class_counts(self, mask: int) -> List[int]:
-        """:meth:`refdp.engine.RowMasks.mask_class_counts`: one AND and one count per class."""
-        n = len(self.store.rows)
-        if not self._label_masks:
-            labels = self.store.labels()
-            self._label_masks = [self._mask(labels.translate(_selector_table("eq", c)[0])) if isinstance(labels, bytes)
-                                 else self._mask(bytes([label == c for label in labels])) for c in range(self.n_classes)]
-        return [(mask & m).to_bytes(n, "little").count(1) for m in self._label_masks]
+        """:meth:`refdp.engine.RowMasks.mask_class_counts`: one AND and one bit count per class but the last."""
+        labels = self.store.labels()
+        label_masks = [self.store.masks.get(("label", c)) for c in range(self.n_classes - 1)]
+        for c, known in enumerate(label_masks):
+            if known is None:
+                label_masks[c] = self.store.masks["label", c] = bit_mask(
+                    labels.translate(_selector_table("eq", c)[0]) if isinstance(labels, bytes)
+                    else bytes([label == c for label in labels])
+                )
+        counts = [popcount(mask & m) for m in cast(List[int], label_masks)]
+        return counts + [popcount(mask) - sum(counts)]
 
     def split_values(self, rows: Rows, attribute: int, n_values: int) -> List[Rows]:
         children = self._split_values(rows, attribute, n_values)
