@@ -62,7 +62,7 @@ def test_text_report_has_the_audit_lines_and_the_runs(capsys: pytest.CaptureFixt
     status, out, err = run(capsys, "--cmd", LINE_COUNT, "--data", "vote", "--rows", "10", "--epsilon", "1",
                            "--neighbours", "index:0", "--trials", "4", "--seed", "1", "--jobs", "2")
     assert status == 0, err
-    assert "verdict: NOT REFUTED" in out and "replay with --seed 1" in out, out
+    assert "verdict: NOT REFUTED" in out and "replay exactly with --seed 1" in out, out
     assert "16 runs in all (0 pilot), 2 at a time" in out and "failures: 0 on D, 0 on D'" in out, out
 
 

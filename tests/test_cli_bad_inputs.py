@@ -31,7 +31,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import pytest
 
-import refdp.cli.train
+import refdp.algorithms
 from refdp.algorithms import train
 from refdp.cli import main
 from refdp.data import load
@@ -376,7 +376,7 @@ def test_interrupted_training_prints_one_line_exits_130_and_writes_nothing(
     def interrupted(*args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(refdp.cli.train, "train", interrupted)
+    monkeypatch.setattr(refdp.algorithms, "train", interrupted)  # the command imports it when it runs
     out = tmp_path / "m.json"
     status = main(["train", "--algorithm", "noisy-majority", "--data", "vote", "--epsilon", "1", "--out", str(out)])
     stdout, err = capsys.readouterr()
@@ -434,7 +434,7 @@ def test_an_unexpected_exception_is_one_line_naming_it_a_bug(
     def broken(*args: object, **kwargs: object) -> None:
         raise ZeroDivisionError("a bug")
 
-    monkeypatch.setattr(refdp.cli.train, "train", broken)
+    monkeypatch.setattr(refdp.algorithms, "train", broken)  # the command imports it when it runs
     argv = ["train", "--algorithm", "noisy-majority", "--data", "vote", "--epsilon", "1", "--out", str(tmp_path / "m")]
     monkeypatch.delenv("REFDP_TRACEBACK", raising=False)
     status = main(argv)

@@ -244,9 +244,9 @@ def test_failures_and_leaf_roots_stop_the_check_with_one_line(capsys: pytest.Cap
                                                             "diffpid3 or thesis-tree, not dpdf"),
         (["--output", "leaf-counts", "--algorithm", "dpdf"], "for --algorithm diffpid3 or noisy-majority or thesis-tree"),
         (["--output", "root-split", "--param", "max_depth=0"], "--output root-split with --algorithm thesis-tree: "
-                                                               "thesis-tree with max_depth=0 never splits"),
+                                                               "thesis-tree with --param max_depth=0 never splits its root; give --param max_depth=1 or more"),
         (["--output", "root-split", "--param", "variant=published"], "variant=sound only"),
-        (["--output", "leaf-counts", "--algorithm", "diffpid3"], "give max_depth=0"),
+        (["--output", "leaf-counts", "--algorithm", "diffpid3"], "give --param max_depth=0"),
         (["--output", "root-split", "--algorithm", "diffpid3", "--data", "credit-g"], "continuous attributes"),
         (["--output", "root-split", "--param", "depth=2"], "thesis-tree has no parameter depth"),
         (["--output", "root-split", "--algorithm", "nope"], "unknown algorithm 'nope'"),

@@ -329,7 +329,7 @@ def root_split_law(data: Dataset, epsilon: Fraction, params: Mapping[str, Param]
     """
     depth = int(params["max_depth"])
     if depth == 0:
-        raise InvalidParameterError("diffpid3 with max_depth=0 never splits its root; give max_depth >= 1")
+        raise InvalidParameterError("diffpid3 with max_depth=0 never splits its root; give max_depth=1 or more")
     schema = data.schema
     continuous = [a.name for a in schema.attributes if isinstance(a, ContinuousAttribute)]
     if continuous:

@@ -565,7 +565,7 @@ def root_split_law(data: Dataset, epsilon: Fraction, params: Mapping[str, Param]
     _sound_only(params, "root split")
     depth = int(params["max_depth"])
     if depth == 0:
-        raise InvalidParameterError("thesis-tree with max_depth=0 never splits its root; give max_depth >= 1")
+        raise InvalidParameterError("thesis-tree with max_depth=0 never splits its root; give max_depth=1 or more")
     quality = get_quality(str(params["quality"]))
     counts = REFERENCE.counts(data)
     candidates = _Candidates.of(counts, data.schema, params)

@@ -7,7 +7,10 @@ One module per subcommand, each defining ``COMMAND`` (a :class:`Command`):
 :data:`COMMANDS` lists them in the order of the help.  Errors in the input
 print one line on stderr, in the words of the command line
 (:mod:`refdp.cli._wording`), and exit with status 2; Ctrl-C prints one line
-and exits with status 130; neither shows a traceback.
+and exits with status 130; neither shows a traceback.  The subcommand modules
+import what they run inside their functions, and only the chosen
+subcommand's options are built, so ``delta``, ``datasets`` or ``--help``
+load no algorithm and no audit module.
 """
 
 from __future__ import annotations
@@ -33,7 +36,6 @@ from refdp.cli import (
     vectors,
 )
 from refdp import __version__
-from refdp.algorithms import algorithm_names, get_algorithm
 from refdp.cli._command import Command
 from refdp.cli._wording import for_cli
 from refdp.errors import RefdpError
@@ -72,7 +74,13 @@ def _fail(message: str) -> int:
     return 2
 
 
-def _parser() -> argparse.ArgumentParser:
+def _chosen(argv: List[str]) -> Optional[str]:
+    """The subcommand ``argv`` names: its first word that is not an option."""
+    return next((word for word in argv if not word.startswith("-")), None)
+
+
+def _parser(chosen: Optional[str]) -> argparse.ArgumentParser:
+    """The parser; only the ``chosen`` subcommand gets its options, so that only its module's imports load."""
     parser = _Parser(
         prog="python3 -m refdp",
         description="refdp: a reference implementation of differentially private decision-tree learning.",
@@ -81,12 +89,15 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="SUBCOMMAND", parser_class=_Parser)
     for command in COMMANDS:
         p = sub.add_parser(command.name, help=command.help, description=command.description)
-        command.add_arguments(p)
+        if command.name == chosen:
+            command.add_arguments(p)
         p.set_defaults(run=command.run)
     return parser
 
 
 def _parameter_names() -> List[str]:
+    from refdp.algorithms import algorithm_names, get_algorithm
+
     return sorted({p.name for name in algorithm_names() for p in get_algorithm(name).parameters})
 
 
@@ -109,7 +120,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     Bad input prints one line on stderr and returns 2; Ctrl-C prints one line
     and returns 130.  Neither shows a traceback.
     """
-    parser = _parser()
+    if argv is None:
+        argv = sys.argv[1:]
+    parser = _parser(_chosen(argv))
     try:
         return _run(parser, argv)
     except SystemExit as exc:  # --help and --version print and exit 0

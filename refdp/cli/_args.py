@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import argparse
 import shlex
-from typing import Dict, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, Optional, Sequence, Tuple
 
-from refdp.algorithms.registry import ENGINES
-from refdp.cli._data import MISSING, parse_bounds, read_data, read_schema_file
-from refdp.data import Dataset
 from refdp.errors import InvalidParameterError
 from refdp.privacy import Relation
+
+if TYPE_CHECKING:
+    # The data package loads only when a subcommand reads data: see refdp.cli.
+    from refdp.data import Dataset
 
 __all__ = [
     "RELATIONS",
@@ -47,6 +48,8 @@ def add_data_arguments(p: argparse.ArgumentParser, *, required: bool = True) -> 
 
 def add_missing_argument(p: argparse.ArgumentParser) -> None:
     """``--missing``: what a missing value (``?``) in a file does."""
+    from refdp.cli._data import MISSING
+
     p.add_argument(
         "--missing", default=None, choices=sorted(MISSING),
         help="a missing value (?) is a category the schema declares (default; an error for a continuous "
@@ -56,6 +59,8 @@ def add_missing_argument(p: argparse.ArgumentParser) -> None:
 
 def load_data(args: argparse.Namespace) -> Dataset:
     """The data set that ``--data``, ``--label``, ``--schema``, ``--bounds`` and ``--missing`` name."""
+    from refdp.cli._data import parse_bounds, read_data, read_schema_file
+
     schema = read_schema_file(args.schema) if args.schema else None
     return read_data(
         args.data, label=args.label, schema=schema, bounds=parse_bounds(args.bounds), missing=args.missing
@@ -80,6 +85,8 @@ def parse_params(pairs: Sequence[str]) -> Dict[str, str]:
 
 def add_training_arguments(p: argparse.ArgumentParser) -> None:
     """The data and what training needs besides the algorithm: budget, parameters, relation, engine."""
+    from refdp.algorithms.registry import ENGINES
+
     add_data_arguments(p)
     p.add_argument("--epsilon", required=True, help="total privacy budget, e.g. 1 or 0.5 or 1/3")
     add_param_argument(p)

@@ -27,24 +27,24 @@ import json
 import secrets
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Dict, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Tuple
 
-from refdp.algorithms import Param, get_algorithm
-from refdp.audit.executors import EXECUTOR_HELP, check_executor_spec
-from refdp.audit.learner import OUTPUTS, LearnerAudit, audit_learner
-from refdp.audit.views import VIEWS
-from refdp.audit.neighbours import Record, record_of
-from refdp.audit.pair import Neighbour, addition, draw_rows, removal, substitution
-from refdp.audit.planted import METHODS, PlantedAudit, audit_planted, get_case, planted_names
-from refdp.audit.sample_size import DEFAULT_POWER
 from refdp.cli._args import RELATIONS, add_data_arguments, add_param_argument, check_positive, load_data, parse_params
 from refdp.cli._command import Command
 from refdp.cli._progress import Phases
-from refdp.data import Dataset
 from refdp.errors import InvalidParameterError
 from refdp.privacy import Relation, as_budget, as_delta, as_epsilon, parse_relation
-from refdp.rng import RandomSource
-from refdp.tree import TreeModel
+
+if TYPE_CHECKING:
+    # The audit package loads only when the audit runs (or shows its options): see refdp.cli.
+    from refdp.algorithms import Param
+    from refdp.audit.learner import LearnerAudit
+    from refdp.audit.neighbours import Record
+    from refdp.audit.pair import Neighbour
+    from refdp.audit.planted import PlantedAudit
+    from refdp.data import Dataset
+    from refdp.rng import RandomSource
+    from refdp.tree import TreeModel
 
 __all__ = ["COMMAND", "DEFAULT_ROWS", "RegistryMechanism", "render_report"]
 
@@ -53,6 +53,11 @@ DEFAULT_ROWS = 40
 
 
 def _add_arguments(p: argparse.ArgumentParser) -> None:
+    from refdp.audit.executors import EXECUTOR_HELP
+    from refdp.audit.learner import OUTPUTS
+    from refdp.audit.planted import METHODS
+    from refdp.audit.views import VIEWS
+
     p.add_argument("--algorithm", default=None, help="registry algorithm, planted:CASE or correct:CASE")
     p.add_argument("--list-planted", action="store_true", help="list the planted cases and exit")
     add_data_arguments(p, required=False)
@@ -97,6 +102,8 @@ class RegistryMechanism:
     relation: Relation
 
     def __call__(self, data: Dataset, rng: RandomSource) -> TreeModel:
+        from refdp.algorithms import get_algorithm
+
         return get_algorithm(self.name).fit(data, self.epsilon, dict(self.params), rng, self.relation)
 
 
@@ -112,6 +119,10 @@ def _alpha(text: str) -> float:
 
 def _run(args: argparse.Namespace) -> int:
     """Run the ``audit`` subcommand; the exit status is 0 (not refuted), 1 (refuted) or 2 (bad input)."""
+    from refdp.audit.executors import check_executor_spec
+    from refdp.audit.learner import audit_learner
+    from refdp.audit.planted import audit_planted
+
     if args.list_planted:
         return _list_planted(args)
     if not args.algorithm:
@@ -144,6 +155,8 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _list_planted(args: argparse.Namespace) -> int:
+    from refdp.audit.planted import get_case, planted_names
+
     if args.json:
         rows = []
         for name in planted_names():
@@ -168,6 +181,8 @@ def _list_planted(args: argparse.Namespace) -> int:
 
 
 def _planted_request(args: argparse.Namespace, name: str, kind: str, alpha: float, seed: int) -> PlantedAudit:
+    from refdp.audit.planted import PlantedAudit, get_case
+
     case = get_case(name)
     for flag, value in (("--rows", args.rows), ("--param", args.param or None), ("--output", args.output),
                         ("--pilot-runs", args.pilot_runs),
@@ -197,6 +212,10 @@ def _planted_request(args: argparse.Namespace, name: str, kind: str, alpha: floa
 
 
 def _registry_request(args: argparse.Namespace, alpha: float, seed: int) -> LearnerAudit:
+    from refdp.algorithms import get_algorithm
+    from refdp.audit.learner import LearnerAudit
+    from refdp.audit.pair import draw_rows
+
     spec = get_algorithm(args.algorithm)
     if args.method == "exact":
         raise InvalidParameterError(
@@ -242,6 +261,9 @@ def _registry_request(args: argparse.Namespace, alpha: float, seed: int) -> Lear
 
 def _parse_record(data: Dataset, text: str, flag: str) -> Record:
     """A record given as ``V1,...,CLASS`` raw values, validated against the schema."""
+    from refdp.audit.neighbours import record_of
+    from refdp.data import Dataset
+
     cells = [cell.strip() for cell in text.split(",")]
     width = data.schema.n_attributes + 1
     if len(cells) != width:
@@ -264,6 +286,9 @@ def _row_index(d: Dataset, text: str, flag: str) -> int:
 
 
 def _given_neighbour(d: Dataset, relation: Relation, text: str) -> Neighbour:
+    from refdp.audit.neighbours import record_of
+    from refdp.audit.pair import addition, removal, substitution
+
     flag = f"--neighbour {text}"
     kind, _, rest = text.partition(":")
     if kind == "remove" and relation is Relation.ADD_REMOVE:
@@ -290,6 +315,8 @@ def _fmt(x: Any) -> str:
 
 def render_report(r: Dict[str, Any]) -> str:
     """The text form of an audit report (the `--json` fields, for a reader)."""
+    from refdp.audit.sample_size import DEFAULT_POWER
+
     lines = [f"audit of {r['algorithm']}: {r.get('description', '')}".rstrip(": ")]
     if "params" in r:
         params = ", ".join(f"{k}={v}" for k, v in r["params"].items())

@@ -30,18 +30,17 @@ import math
 import os
 import secrets
 from pathlib import Path
-from typing import List, Optional, Tuple
+from typing import TYPE_CHECKING, List, Optional, Tuple
 
-from refdp.audit.external_command import CommandAudit, audit_command
-from refdp.audit.neighbours import are_neighbours
-from refdp.audit.pair import Neighbour, draw_rows, row_neighbour
 from refdp.cli._args import RELATIONS, add_data_arguments, check_positive, command_words, load_data
 from refdp.cli._command import Command
 from refdp.cli.audit import render_report
-from refdp.data import Dataset
-from refdp.data.readers import read_csv
 from refdp.errors import InvalidParameterError
 from refdp.privacy import Relation, as_budget, as_delta, parse_relation
+
+if TYPE_CHECKING:
+    from refdp.audit.pair import Neighbour
+    from refdp.data import Dataset
 
 __all__ = ["COMMAND"]
 
@@ -86,6 +85,10 @@ def _output_kind(text: str) -> str:
 
 
 def _from_file(d: Dataset, relation: Relation, text: str) -> List[Neighbour]:
+    from refdp.audit.neighbours import are_neighbours
+    from refdp.audit.pair import Neighbour
+    from refdp.data.readers import read_csv
+
     path = Path(text)
     if path.suffix.lower() == ".json":
         try:
@@ -113,6 +116,8 @@ def _from_file(d: Dataset, relation: Relation, text: str) -> List[Neighbour]:
 
 def _neighbours(d: Dataset, relation: Relation, text: str) -> Optional[Tuple[Neighbour, ...]]:
     """The candidates ``--neighbours`` gives, or None for ``auto``."""
+    from refdp.audit.pair import row_neighbour
+
     if text == "auto":
         return None
     if text.startswith("index:"):
@@ -127,6 +132,9 @@ def _neighbours(d: Dataset, relation: Relation, text: str) -> Optional[Tuple[Nei
 
 
 def _run(args: argparse.Namespace) -> int:
+    from refdp.audit.external_command import CommandAudit, audit_command
+    from refdp.audit.pair import draw_rows
+
     """Run the ``audit-cmd`` subcommand; the exit status is 0 (not refuted), 1 (refuted) or 2 (bad input)."""
     _check_args(args)
     words = command_words(args.cmd)

@@ -21,7 +21,6 @@ import os
 import secrets
 from typing import Any, Dict, List
 
-from refdp.audit.crosscheck_command import MODEL_REFERENCE_RUNS, OUTPUTS, CommandCrosscheck, crosscheck_command
 from refdp.cli._args import (
     add_data_arguments,
     add_param_argument,
@@ -38,6 +37,8 @@ __all__ = ["COMMAND", "render"]
 
 
 def _add_arguments(p: argparse.ArgumentParser) -> None:
+    from refdp.audit.crosscheck_command import OUTPUTS
+
     p.add_argument("--cmd", required=True, help="the command line, e.g. './prog {data} {seed} {out}'")
     p.add_argument("--algorithm", required=True, help="the refdp algorithm the program implements")
     add_param_argument(p)
@@ -58,6 +59,8 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _check_args(args: argparse.Namespace) -> None:
+    from refdp.audit.crosscheck_command import OUTPUTS
+
     for flag, value in (("--runs", args.runs), ("--jobs", args.jobs)):
         check_positive(value, flag)
     if args.output not in OUTPUTS:
@@ -76,6 +79,8 @@ def _top(table: List[Dict[str, Any]], k: int) -> str:
 
 
 def _false_alarm(report: Dict[str, Any]) -> str:
+    from refdp.audit.crosscheck_command import MODEL_REFERENCE_RUNS
+
     if report["output"] == "model":
         return (
             "false alarm: the checks are deterministic, so a model refdp would write passes them, unless its receipt "
@@ -115,6 +120,8 @@ def render(report: Dict[str, Any]) -> str:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from refdp.audit.crosscheck_command import CommandCrosscheck, crosscheck_command
+
     """Run ``crosscheck-cmd``; the exit status is 0 (ACCEPT), 1 (REJECT) or 2 (bad input)."""
     _check_args(args)
     words = command_words(args.cmd)

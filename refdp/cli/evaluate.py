@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import TYPE_CHECKING
 
 from refdp.cli._args import add_seed_argument, add_training_arguments, check_positive, load_data, parse_params
 from refdp.cli._command import Command
-from refdp.cli._data import read_data
 from refdp.cli._progress import Line
-from refdp.data import BUILTIN_NAMES
 from refdp.errors import InvalidParameterError
-from refdp.evaluation import CVResult, cross_validate, train_test_evaluate
 from refdp.privacy import as_budget, parse_relation
 from refdp.privacy.levels import MEANING
+
+if TYPE_CHECKING:
+    from refdp.evaluation import CVResult
 
 __all__ = ["COMMAND"]
 
@@ -38,6 +39,10 @@ def _plural(count: int, noun: str) -> str:
 
 
 def _evaluate(args: argparse.Namespace) -> CVResult:
+    from refdp.cli._data import read_data
+    from refdp.data import BUILTIN_NAMES
+    from refdp.evaluation import cross_validate, train_test_evaluate
+
     if args.folds < 2:
         raise InvalidParameterError(f"--folds must be at least 2, got {args.folds}")
     check_positive(args.repeats, "--repeats")

@@ -12,13 +12,14 @@ import argparse
 import csv
 import io
 import sys
+from typing import TYPE_CHECKING
 
-from refdp.algorithms import read_model
 from refdp.cli._args import add_missing_argument
 from refdp.cli._command import Command
-from refdp.cli._data import check_output, read_unlabelled
 from refdp.files import write_text
-from refdp.tree import TreeModel
+
+if TYPE_CHECKING:
+    from refdp.tree import TreeModel
 
 __all__ = ["COMMAND"]
 
@@ -35,6 +36,8 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _output(model: TreeModel, args: argparse.Namespace) -> str:
+    from refdp.cli._data import read_unlabelled
+
     data = read_unlabelled(args.data, model.schema, args.missing)
     labels = model.predict(data)
     if not args.proba:
@@ -48,6 +51,9 @@ def _output(model: TreeModel, args: argparse.Namespace) -> str:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from refdp.algorithms import read_model
+    from refdp.cli._data import check_output
+
     check_output(args.out, [args.model, args.data])
     model: TreeModel = read_model(args.model)
     text = _output(model, args)

@@ -4,14 +4,11 @@ from __future__ import annotations
 
 import argparse
 
-from refdp.algorithms import train
 from refdp.cli._args import add_seed_argument, add_training_arguments, load_data, parse_params
 from refdp.cli._command import Command
-from refdp.cli._data import check_output
 from refdp.cli._progress import Ticker
 from refdp.files import write_text
 from refdp.privacy import as_budget, parse_relation
-from refdp.tree import dumps_model
 
 __all__ = ["COMMAND"]
 
@@ -24,6 +21,10 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from refdp.algorithms import train
+    from refdp.cli._data import check_output
+    from refdp.tree import dumps_model
+
     check_output(args.out, [args.data, args.schema])
     epsilon = as_budget(args.epsilon)
     relation = parse_relation(args.relation)

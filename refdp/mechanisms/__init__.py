@@ -22,6 +22,7 @@ from refdp.mechanisms.counts import (
 )
 from refdp.mechanisms.exact import (
     bernoulli,
+    bernoulli_draws,
     bernoulli_exp,
     discrete_laplace,
     discrete_laplace_cdf,
@@ -42,6 +43,7 @@ __all__ = [
     "NoiseKind",
     "SensitivityLike",
     "bernoulli",
+    "bernoulli_draws",
     "bernoulli_exp",
     "discrete_laplace",
     "discrete_laplace_cdf",

@@ -217,6 +217,9 @@ def _ratios(values: Sequence[Real], name: str, floats: bool = False) -> List[Tup
     Pairs rather than Fractions: a node scores hundreds of candidates, and
     the exponents below need no reduction to lowest terms.
     """
+    if all(type(value) is int for value in values):
+        # Integer scores (the max operator), the common case: no bool among them, nothing to check.
+        return [(value, 1) for value in values]  # type: ignore[misc]
     out: List[Tuple[int, int]] = []
     for value in values:
         if isinstance(value, bool) or not isinstance(value, (int, Fraction, float)):
@@ -265,7 +268,10 @@ def _plan_exact(
             )
     denominator = math.lcm(*(d for _, d in weights))
     scaled = tuple(n * (denominator // d) for n, d in weights)
-    top_n, top_d = max(((n, d) for (n, d), w in zip(u, scaled) if w > 0), key=lambda r: Fraction(*r))
+    if all(d == 1 for _, d in u):
+        top_n, top_d = max(n for (n, _), w in zip(u, scaled) if w > 0), 1
+    else:
+        top_n, top_d = max(((n, d) for (n, d), w in zip(u, scaled) if w > 0), key=lambda r: Fraction(*r))
     c = eps / (2 * delta_u)
     # gamma_r = c (u_max - u_r) = c_n (top_n d_r - n_r top_d) / (c_d top_d d_r), unreduced.
     c_n, c_d = c.numerator, c.denominator
