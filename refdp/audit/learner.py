@@ -201,6 +201,11 @@ def _sizes(params: Mapping[str, object]) -> List[int]:
     })
 
 
+def _scaled(seconds: float, rows: int, timed_rows: int) -> float:
+    """The time of one run on ``rows`` rows, from one on ``timed_rows`` (never less: small sets have fixed costs)."""
+    return seconds * max(1.0, rows / max(timed_rows, 1))
+
+
 def _test_runs(request: LearnerAudit, delta: Fraction, choice: Choice, seconds: float) -> Tuple[int, str]:
     """Test runs per side: enough for the pilot's estimate to refute with probability 0.99, within the budget."""
     affordable = max(_MIN_TEST_RUNS, int(_SEARCH_SECONDS / (2 * max(seconds, 1e-9))))
@@ -235,11 +240,15 @@ def _audit_by_search(
     else:
         pairs = candidate_pairs(request.data, request.rows, request.relation, _sizes(request.params), request.seed)
     views = VIEWS if request.output is None else (request.output,)
-    # Round 1 costs 2 runs per side per pair; rounds 2 and 3 together about as much again.
+    # One run was timed on D; a shaped pair may hold more rows (a pure node of 200), and a fit's time
+    # grows about linearly with its rows, so each pair's runs are budgeted at the time scaled to its size.
+    pair_seconds = [_scaled(seconds, len(pair.d), len(d)) for pair in pairs]
+    # Round r (of 3) runs the pairs still alive 2^(r-1) * pilot times per side, and halving the
+    # (pair, view) choices may keep every pair alive: at most 2 * (1 + 2 + 4) * pilot runs per pair.
     if request.pilot_runs is not None:
         pilot = request.pilot_runs
     else:
-        pilot = int(_SEARCH_SECONDS / (4 * len(pairs) * max(seconds, 1e-9)))
+        pilot = int(_SEARCH_SECONDS / (14 * max(sum(pair_seconds), 1e-9)))
         pilot = min(_MAX_PILOT_RUNS, max(_MIN_PILOT_RUNS, pilot))
     with audit_executor(request.executor, request.workers) as executor:
         choice = search(
@@ -247,6 +256,7 @@ def _audit_by_search(
             seed=request.seed, pilot_runs=pilot, executor=executor, chunk=chunk_for(seconds),
             progress=progress("pilot") if progress is not None else None,
         )
+        seconds = _scaled(seconds, len(choice.pair.d), len(d))
         trials, sizing = _test_runs(request, delta, choice, seconds)
         result = monte_carlo_audit(
             request.learner, choice.pair.d, choice.pair.neighbour.d_prime, epsilon=request.epsilon,
