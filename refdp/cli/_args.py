@@ -59,9 +59,10 @@ def add_missing_argument(p: argparse.ArgumentParser) -> None:
 
 def load_data(args: argparse.Namespace) -> Dataset:
     """The data set that ``--data``, ``--label``, ``--schema``, ``--bounds`` and ``--missing`` name."""
-    from refdp.cli._data import parse_bounds, read_data, read_schema_file
+    from refdp.cli._data import parse_bounds, read_data
+    from refdp.data import read_schema
 
-    schema = read_schema_file(args.schema) if args.schema else None
+    schema = read_schema(args.schema) if args.schema else None
     return read_data(
         args.data, label=args.label, schema=schema, bounds=parse_bounds(args.bounds), missing=args.missing
     )

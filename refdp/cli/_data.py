@@ -24,15 +24,13 @@ from pathlib import Path
 from typing import Dict, Iterator, Optional, Sequence, TextIO, Tuple, cast
 
 from refdp.data import BUILTIN_NAMES, Dataset, Schema, load, read_arff, read_csv
-from refdp.errors import DataError, InvalidParameterError, SchemaError
-from refdp.files import read_json
+from refdp.errors import DataError, InvalidParameterError
 
 __all__ = [
     "MISSING",
     "check_output",
     "parse_bounds",
     "read_data",
-    "read_schema_file",
     "read_unlabelled",
     "text_lines",
 ]
@@ -46,11 +44,6 @@ MISSING: Dict[str, Tuple[str, str]] = {
 
 _PLACEHOLDER_LABEL = "refdp-no-class"
 _PLACEHOLDER_CLASS = "unlabelled"
-
-
-def read_schema_file(path: str) -> Schema:
-    """The schema in the JSON file ``path`` (``--schema``)."""
-    return Schema.from_json(read_json(path, "schema file", SchemaError))
 
 
 def parse_bounds(pairs: Sequence[str]) -> Optional[Dict[str, Tuple[float, float]]]:

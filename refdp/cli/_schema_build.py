@@ -22,7 +22,7 @@ from refdp.data import (
     leaky_infer_schema,
     read_arff,
 )
-from refdp.data.readers import _parse_arff_attribute
+from refdp.data.readers import parse_arff_attribute
 from refdp.errors import DataError, InvalidParameterError, SchemaError
 
 __all__ = ["schema_of", "summary"]
@@ -127,7 +127,7 @@ def _arff_header(path: str) -> List[Tuple[str, Optional[Tuple[str, ...]]]]:
         text = line.strip()
         keyword = text.split(None, 1)[0].lower() if text else ""
         if keyword == "@attribute":
-            header.append(_parse_arff_attribute(text[len("@attribute"):], f"line {number} of {path}"))
+            header.append(parse_arff_attribute(text[len("@attribute"):], f"line {number} of {path}"))
         elif keyword == "@data":
             break
     return header

@@ -49,7 +49,6 @@ from __future__ import annotations
 
 import csv
 import gzip
-import json
 import math
 import os
 from operator import itemgetter
@@ -78,8 +77,11 @@ from refdp.data.schema import (
     Schema,
 )
 from refdp.errors import DataError, InvalidParameterError, SchemaError
+from refdp.files import read_json
 
-__all__ = ["Source", "read_csv", "read_arff", "read_schema", "leaky_infer_schema"]
+__all__ = [
+    "ArffAttribute", "Source", "leaky_infer_schema", "parse_arff_attribute", "read_arff", "read_csv", "read_schema",
+]
 
 Source = Union[str, "os.PathLike[str]", TextIO]
 """A path (a name ending in ``.gz`` is read through gzip) or an open text file."""
@@ -413,11 +415,15 @@ def _header_word(text: str, where: str) -> Tuple[str, str]:
     return parts[0], parts[1].strip() if len(parts) > 1 else ""
 
 
-# One ARFF attribute: its name and its nominal values (None for numeric).
-_ArffAttribute = Tuple[str, Optional[Tuple[str, ...]]]
+ArffAttribute = Tuple[str, Optional[Tuple[str, ...]]]
+"""One ARFF attribute: its name and its nominal values (None for numeric)."""
 
 
-def _parse_arff_attribute(rest: str, where: str) -> _ArffAttribute:
+def parse_arff_attribute(rest: str, where: str) -> ArffAttribute:
+    """The attribute an ARFF ``@attribute`` line declares (``rest``: the line after the keyword).
+
+    ``where`` names the line in error messages.
+    """
     name, kind = _header_word(rest, where)
     if kind.startswith("{"):
         end = kind.rfind("}")
@@ -475,7 +481,7 @@ def read_arff(
             "pass either schema or bounds: with a schema, the bounds are the schema's"
         )
     lines, name, close = _lines(source)
-    header: List[_ArffAttribute] = []
+    header: List[ArffAttribute] = []
     records: List[_Record] = []
     numbers: List[int] = []
     try:
@@ -498,7 +504,7 @@ def read_arff(
             if keyword == "@relation":
                 continue
             if keyword == "@attribute":
-                header.append(_parse_arff_attribute(text[len("@attribute") :], where))
+                header.append(parse_arff_attribute(text[len("@attribute") :], where))
             elif keyword == "@data":
                 in_data = True
             else:
@@ -531,7 +537,7 @@ def read_arff(
 
 
 def _schema_from_header(
-    header: List[_ArffAttribute],
+    header: List[ArffAttribute],
     label: Optional[str],
     bounds: Optional[Mapping[str, Tuple[float, float]]],
     source: str,
@@ -573,7 +579,7 @@ def _schema_from_header(
 
 
 def _check_header_against(
-    header: List[_ArffAttribute], schema: Schema, label: str, source: str
+    header: List[ArffAttribute], schema: Schema, label: str, source: str
 ) -> None:
     if label in schema.names:
         raise InvalidParameterError(
@@ -601,18 +607,15 @@ def _check_header_against(
 
 
 def read_schema(path: Union[str, "os.PathLike[str]"]) -> Schema:
-    """Read a schema from a JSON file written from :meth:`Schema.to_json`."""
+    """Read a schema from a JSON file written from :meth:`Schema.to_json`.
+
+    Whatever the file holds (deep nesting, huge numbers, bytes that are not
+    UTF-8) is one :class:`SchemaError` (:func:`refdp.files.read_json`).
+    """
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SchemaError(f"cannot read schema file {str(path)!r}: {exc}") from None
-    try:
-        obj = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise SchemaError(
-            f"schema file {str(path)!r} is not JSON ({exc.msg} at line {exc.lineno})"
-        ) from None
-    return Schema.from_json(obj)
+        return Schema.from_json(read_json(path, "schema file", SchemaError))
+    except OSError as exc:
+        raise SchemaError(f"cannot read schema file {str(path)!r}: {exc.strerror or exc}") from None
 
 
 # --- leaky inference --------------------------------------------------------
