@@ -36,6 +36,11 @@ import _svg  # noqa: E402
 
 __all__ = ["BASELINE", "repeats", "Setting", "Row", "options", "cv_row", "holdout_row", "markdown_table", "write_report", "plot"]
 
+FULL_OUT = ROOT / "examples" / "out"
+"""Where full runs write by default: the committed results that docs/results.md quotes."""
+QUICK_OUT = ROOT / "examples" / "out-quick"
+"""Where ``--quick`` runs write by default (not committed), so they never overwrite the full results."""
+
 BASELINE = "tree-baseline"
 """The non-private tree: it ignores epsilon, so its rows say ``-`` and plots draw it flat."""
 BASELINE_EPSILON = "-"
@@ -136,7 +141,11 @@ def options(name: str, description: str, argv: Optional[Sequence[str]]) -> argpa
     parser = argparse.ArgumentParser(prog=f"python3 examples/{name}.py", description=description)
     parser.add_argument("--seed", type=int, default=1, help="base seed; evaluation i uses seed + i (default 1)")
     parser.add_argument("--quick", action="store_true", help="a reduced grid that runs in well under a minute")
-    parser.add_argument("--out", default=str(ROOT / "examples" / "out"), help="output directory (default examples/out)")
+    parser.add_argument(
+        "--out", default=None,
+        help="output directory (default: examples/out, which holds the committed full runs; examples/out-quick "
+        "with --quick, so that a quick run never overwrites them)",
+    )
     parser.add_argument("--plot", action="store_true", help="also write SVG accuracy-privacy curves")
     parser.add_argument(
         "--repeats", type=int, default=None,
@@ -145,6 +154,8 @@ def options(name: str, description: str, argv: Optional[Sequence[str]]) -> argpa
     args = parser.parse_args(argv)
     if args.repeats is not None and args.repeats < 1:
         parser.error(f"--repeats must be >= 1, got {args.repeats}")
+    if args.out is None:
+        args.out = str(QUICK_OUT if args.quick else FULL_OUT)
     return args
 
 
@@ -293,6 +304,8 @@ def write_report(
         document.update(extra_json)
     js = out / f"{name}.json"
     js.write_text(json.dumps(document, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    note = " (a quick run: the committed full results in examples/out/ are untouched)" if args.quick else ""
+    print(f"wrote {md} and {js}{note}")
     return md, js
 
 

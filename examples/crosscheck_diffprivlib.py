@@ -1,16 +1,18 @@
 """Cross-check IBM diffprivlib 0.6 against refdp's exact distributions, and write what was found.
 
-diffprivlib is not a dependency of refdp.  Install it in a separate
-environment and run this script there with refdp importable::
+diffprivlib is not a dependency of refdp: it is refdp's extra ``crosscheck``.
+From a clone, install it in a separate environment and run this script
+there (it finds refdp next to it)::
 
-    python3 -m venv /work/venv-crosscheck
-    /work/venv-crosscheck/bin/pip install 'diffprivlib==0.6.*' 'scikit-learn<1.6'
-    PYTHONPATH=/work/main /work/venv-crosscheck/bin/python examples/crosscheck_diffprivlib.py
+    python3 -m venv .venv-crosscheck
+    .venv-crosscheck/bin/pip install -e '.[crosscheck]'
+    .venv-crosscheck/bin/python examples/crosscheck_diffprivlib.py
 
 (diffprivlib 0.6.6 imports ``DOUBLE`` from ``sklearn.tree._tree``, which
 scikit-learn 1.6 removed, hence the pin.)  ``--quick`` uses smaller samples
 (weaker power); ``--out PATH`` says where the Markdown report goes (default
-``docs/crosscheck-diffprivlib.md``).
+``docs/crosscheck-diffprivlib.md``; with ``--quick``
+``examples/out-quick/crosscheck-diffprivlib.md``).
 
 What is checked, each at false-alarm probability 1e-6 with the sample size
 refdp computes for power 0.999 against the stated deviation:
@@ -40,8 +42,12 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable, List, Sequence
 
-from refdp.audit.external import INLINE, ProgramAuditResult, audit_program
-from refdp.audit.crosscheck import (
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # run as `python3 examples/crosscheck_diffprivlib.py` from a clone, no install needed
+    sys.path.insert(0, str(ROOT))
+
+from refdp.audit.external import INLINE, ProgramAuditResult, audit_program  # noqa: E402
+from refdp.audit.crosscheck import (  # noqa: E402
     GoodnessOfFit,
     crosscheck_discrete_laplace,
     crosscheck_exponential_mechanism,
@@ -52,7 +58,7 @@ from refdp.audit.crosscheck import (
     permute_and_flip_probabilities,
     tv_sample_size,
 )
-from refdp.mechanisms import exponential_probabilities
+from refdp.mechanisms import exponential_probabilities  # noqa: E402
 
 try:
     import diffprivlib
@@ -61,7 +67,11 @@ try:
     from diffprivlib.mechanisms import Exponential, Geometric, Laplace, PermuteAndFlip, Snapping
     from diffprivlib.models import DecisionTreeClassifier
 except ImportError as exc:  # pragma: no cover - depends on the environment
-    sys.exit(f"this example needs diffprivlib 0.6 (see the docstring for how to install it): {exc}")
+    sys.exit(
+        f"examples/crosscheck_diffprivlib.py needs diffprivlib 0.6 and scikit-learn < 1.6 ({exc}): install "
+        "refdp's extra 'crosscheck', e.g. pip install -e '.[crosscheck]' from the clone (in a virtual "
+        "environment), or see the docstring"
+    )
 
 SEED = 20261122
 
@@ -372,8 +382,14 @@ and what the checks above say about it:
 def main(argv: Sequence[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller samples (less power)")
-    parser.add_argument("--out", default=str(Path(__file__).resolve().parent.parent / "docs" / "crosscheck-diffprivlib.md"))
+    parser.add_argument(
+        "--out", default=None,
+        help="the Markdown report (default: docs/crosscheck-diffprivlib.md, the committed one; with --quick "
+        "examples/out-quick/crosscheck-diffprivlib.md, so a quick run never overwrites it)",
+    )
     args = parser.parse_args(argv)
+    if args.out is None:
+        args.out = str(ROOT / ("examples/out-quick" if args.quick else "docs") / "crosscheck-diffprivlib.md")
     warnings.simplefilter("ignore")  # sklearn's notices about the tree internals diffprivlib uses
     started = time.perf_counter()
     rows: List[Row] = []

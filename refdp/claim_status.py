@@ -16,6 +16,7 @@ STATUS: Dict[str, str] = {
     "clopper-pearson-interval": "proved",
     "conditional-ratio-test": "proved",
     "continuous-split-exponential-mechanism": "proved",
+    "crosscheck-command": "proved",
     "crosscheck-discrete-laplace-ks": "proved",
     "crosscheck-finite-tv": "proved",
     "crosscheck-laplace-ks": "proved",

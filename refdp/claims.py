@@ -32,7 +32,11 @@ class Claim:
 
 
 def proofs_dir() -> Path:
-    """The ``proofs/`` folder next to the package (present in a source checkout)."""
+    """The ``proofs/`` folder next to the package (present in a source checkout only).
+
+    The statuses a receipt needs at run time come from :mod:`refdp.claim_status`,
+    a module, so they are there wherever the package is (a wheel, a zip file).
+    """
     return Path(__file__).resolve().parent.parent / "proofs"
 
 
@@ -44,7 +48,16 @@ def _field(text: str, name: str, path: Path) -> str:
 
 
 def read_claims(folder: Path) -> Dict[str, Claim]:
-    """Parse every claim file in ``folder`` (README.md excluded)."""
+    """Parse every claim file in ``folder`` (README.md excluded).
+
+    FileNotFoundError when ``folder`` is not a folder: an installed or zipped
+    refdp has no ``proofs/``, and an empty answer would read as "no claims".
+    """
+    if not folder.is_dir():
+        raise FileNotFoundError(
+            f"{folder} is not a folder: the claim files ship with a source checkout of refdp, not "
+            "with the package (refdp.claim_status.STATUS holds their statuses)"
+        )
     claims: Dict[str, Claim] = {}
     for path in sorted(folder.glob("*.md")):
         if path.name.lower() == "readme.md":

@@ -16,7 +16,7 @@ from typing import Dict, List, Optional, Tuple
 from refdp.algorithms import Param, get_algorithm
 from refdp.data import describe_builtin, load_builtin
 from refdp.evaluation import accuracy, stratified_folds
-from refdp.privacy import Number, Receipt, Relation, as_epsilon
+from refdp.privacy import Number, Receipt, Relation, as_budget
 from refdp.rng import as_rng
 from refdp.tree import TreeModel
 
@@ -42,7 +42,7 @@ def _receipt_lines(receipt: Receipt) -> List[str]:
 
 def demo(epsilon: Number, seed: Optional[int]) -> str:
     """The demo's report as text (the CLI prints it)."""
-    eps = as_epsilon(epsilon)
+    eps = as_budget(epsilon)
     rng = as_rng(seed)
     data = load_builtin(DATA)
     test = stratified_folds(data.labels, 4, rng)[0]

@@ -16,14 +16,14 @@ import math
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 from refdp.algorithms import Param, get_algorithm
 from refdp.algorithms.registry import Fit
 from refdp.data import Dataset
 from refdp.errors import InvalidParameterError
 from refdp.metrics import mean_confidence_interval
-from refdp.privacy import Number, Relation, as_epsilon
+from refdp.privacy import Number, Relation, as_budget
 from refdp.privacy.levels import PROVED, worst_level
 from refdp.rng import RandomSource, RngLike, as_rng
 
@@ -36,7 +36,11 @@ __all__ = [
     "CVResult",
     "cross_validate",
     "train_test_evaluate",
+    "Progress",
 ]
+
+Progress = Callable[[int, int], None]
+"""Called as ``progress(done, total)`` after each model of an evaluation."""
 
 
 def shuffle(items: Sequence[int], rng: RandomSource) -> List[int]:
@@ -164,12 +168,14 @@ def cross_validate(
     rng: RngLike = None,
     relation: Relation = Relation.ADD_REMOVE,
     engine: str = "reference",
+    progress: Optional[Progress] = None,
 ) -> CVResult:
     """Repeated stratified k-fold cross-validation of ``algorithm`` on ``data``.
 
     ``seed`` (an int) makes the folds and the noise replayable; otherwise
     ``rng`` is used (a secure source when it is None too).  ``engine`` picks
-    the implementation (same results on both).
+    the implementation (same results on both).  ``progress(done, total)``,
+    if given, is called after each model is scored.
 
     >>> from refdp.data import load
     >>> result = cross_validate("noisy-majority", load("vote"), 1, folds=5, seed=3)
@@ -178,7 +184,7 @@ def cross_validate(
     """
     spec = get_algorithm(algorithm)
     fit = spec.fitter(engine)
-    eps = as_epsilon(epsilon)
+    eps = as_budget(epsilon)
     resolved = spec.resolve(params or {})
     _check_repeats(repeats)
     source = as_rng(seed if seed is not None else rng)
@@ -189,7 +195,7 @@ def cross_validate(
                 held = set(test)
                 yield data.subset([i for i in range(len(data)) if i not in held]), data.subset(test)
 
-    runs = _run(fit, splits(), eps, resolved, source, relation)
+    runs = _run(fit, splits(), eps, resolved, source, relation, (folds * repeats, progress))
     return _result(algorithm, resolved, eps, folds, repeats, seed, runs)
 
 
@@ -205,6 +211,7 @@ def train_test_evaluate(
     rng: RngLike = None,
     relation: Relation = Relation.ADD_REMOVE,
     engine: str = "reference",
+    progress: Optional[Progress] = None,
 ) -> CVResult:
     """Train on ``train`` and measure accuracy on ``test``, ``repeats`` times.
 
@@ -215,11 +222,12 @@ def train_test_evaluate(
     ``train`` and ``test`` must share the attributes and classes of one
     schema.  ``seed`` (an int) makes the noise replayable; otherwise ``rng``
     is used (a secure source when it is None too).  ``engine`` picks the
-    implementation (same results on both).
+    implementation (same results on both).  ``progress(done, total)``, if
+    given, is called after each model is scored.
     """
     spec = get_algorithm(algorithm)
     fit = spec.fitter(engine)
-    eps = as_epsilon(epsilon)
+    eps = as_budget(epsilon)
     resolved = spec.resolve(params or {})
     _check_repeats(repeats)
     if (
@@ -231,7 +239,7 @@ def train_test_evaluate(
             "one schema (for example adult and adult-test)"
         )
     source = as_rng(seed if seed is not None else rng)
-    runs = _run(fit, ((train, test) for _ in range(repeats)), eps, resolved, source, relation)
+    runs = _run(fit, ((train, test) for _ in range(repeats)), eps, resolved, source, relation, (repeats, progress))
     return _result(algorithm, resolved, eps, 1, repeats, seed, runs)
 
 
@@ -256,8 +264,10 @@ def _run(
     params: Mapping[str, Param],
     rng: RandomSource,
     relation: Relation,
+    reporting: Tuple[int, Optional[Progress]],
 ) -> List[_Run]:
-    """Train on each split's first part with the full budget, score on its second."""
+    """Train on each split's first part with the full budget, score on its second; report each model."""
+    total, progress = reporting
     runs = []
     for train, test in splits:
         start = time.perf_counter()
@@ -266,6 +276,8 @@ def _run(
         actual = [test.schema.classes[c] for c in test.labels]
         receipt = model.receipt
         runs.append(_Run(accuracy(model.predict(test), actual), seconds, receipt.epsilon, receipt.delta, receipt.level))
+        if progress is not None:
+            progress(len(runs), total)
     return runs
 
 

@@ -38,7 +38,8 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 from refdp.algorithms import adaboost, diffpid3, dpdf, kanon_rdt, thesis_tree
 from refdp.algorithms.registry import train
 from refdp.data import load_builtin
-from refdp.errors import InvalidParameterError, RefdpError
+from refdp.errors import DataError, InvalidParameterError, RefdpError
+from refdp.files import read_json, write_text
 from refdp.mechanisms.exponential import exponential_log_probabilities
 from refdp.privacy import Relation, lqs_delta
 
@@ -353,7 +354,7 @@ def write_vectors(directory: Path) -> List[Path]:
     written = []
     for name, document in build_vectors().items():
         path = directory / name
-        path.write_text(dumps_document(document), encoding="utf-8")
+        write_text(path, dumps_document(document))
         written.append(path)
     return written
 
@@ -373,7 +374,9 @@ def check_vectors(directory: Path) -> List[str]:
     """Recompute every case of the files in ``directory`` with refdp; return the mismatches.
 
     An empty list means refdp reproduces every expected value (exact values
-    exactly, floats within the file's tolerances).
+    exactly, floats within the file's tolerances).  A file that is not a
+    vector file of this format (malformed JSON, a case without inputs, inputs
+    of the wrong type) raises DataError naming the file and the case.
     """
     problems: List[str] = []
     for kind, (_, compute, _, tolerances) in _KINDS.items():
@@ -381,18 +384,46 @@ def check_vectors(directory: Path) -> List[str]:
         if not path.is_file():
             problems.append(f"{path}: missing")
             continue
-        document = json.loads(path.read_text(encoding="utf-8"))
-        if document.get("format") != FORMAT:
-            problems.append(f"{path}: format {document.get('format')!r}, expected {FORMAT!r}")
+        document = read_json(path, "vector file", DataError)
+        if not isinstance(document, dict) or document.get("format") != FORMAT:
+            found = document.get("format") if isinstance(document, dict) else type(document).__name__
+            problems.append(f"{path}: format {found!r}, expected {FORMAT!r}")
             continue
-        for index, case in enumerate(document["cases"]):
-            actual = compute(case["inputs"])
+        for index, case in enumerate(_cases(document, path)):
+            actual = _compute(compute, case["inputs"], f"{path} case {index}")
             for key, expected in case["expected"].items():
                 tolerance = next((t for k, t in tolerances.items() if k.split()[0] == key), None)
                 if key not in actual or not _close(expected, actual[key], tolerance):
                     problems.append(
-                        f"{kind}.json case {index} {case['inputs']}: {key} expected {expected!r}, "
-                        f"refdp gives {actual.get(key)!r}"
+                        f"{kind}.json case {index} {_brief(case['inputs'])}: {key} expected {_brief(expected)}, "
+                        f"refdp gives {_brief(actual.get(key))}"
                     )
     return problems
 
+
+def _cases(document: Mapping[str, Any], path: Path) -> List[Case]:
+    cases = document.get("cases")
+    if not isinstance(cases, list):
+        raise DataError(f"{path}: 'cases' must be a list of cases (docs/vectors.md)")
+    for index, case in enumerate(cases):
+        if not (
+            isinstance(case, dict) and isinstance(case.get("inputs"), dict) and isinstance(case.get("expected"), dict)
+        ):
+            raise DataError(f"{path} case {index}: a case is an object with 'inputs' and 'expected' objects")
+    return cases
+
+
+def _compute(compute: Compute, inputs: Mapping[str, Any], where: str) -> Dict[str, Any]:
+    """``compute(inputs)``; DataError when the inputs are not what the file's kind takes."""
+    try:
+        return compute(inputs)
+    except RefdpError as exc:
+        raise DataError(f"{where}: inputs {_brief(inputs)} are refused: {exc}") from None
+    except (KeyError, TypeError, ValueError, ArithmeticError, AttributeError) as exc:
+        # a hand-edited or foreign file: name the case rather than fail inside refdp
+        raise DataError(f"{where}: inputs {_brief(inputs)} are malformed ({type(exc).__name__}: {exc})") from None
+
+
+def _brief(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."

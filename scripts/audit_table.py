@@ -30,6 +30,10 @@ VARIANTS: Tuple[Tuple[str, str, Tuple[Tuple[str, str], ...]], ...] = (
     ("dpdf", "sound", ()),
     ("dpea", "published", ()),
     ("dpea", "sound", ()),
+    # At the defaults (max_depth 2 = embed_depth 2) the whole tree is one embedding and the published
+    # stopping rule never fires; with one-level embeddings it does (claim dpea-structure-leak).
+    ("dpea", "published", (("embed_depth", "1"),)),
+    ("dpea", "sound", (("embed_depth", "1"),)),
     ("dp-adaboost", "published", ()),
     ("dp-adaboost", "sound", ()),
     ("kanon-rdt", "leaf-total", ()),
@@ -50,6 +54,8 @@ def row(name: str, variant: str, extra: Sequence[Tuple[str, str]], data_name: st
         name=spec.name, description=spec.summary, params=params, data=data, data_name=data_name, rows=rows,
         epsilon=Fraction(1), delta=None, relation=Relation.ADD_REMOVE, seed=seed,
     )
+    if extra:
+        variant += " (" + ", ".join(f"{k}={v}" for k, v in extra) + ")"
     started = time.perf_counter()
     try:
         r = audit_learner(request)

@@ -9,6 +9,7 @@ bound far above the claim; the audit's false-alarm probability is 1e-6).
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, Dict, List, Tuple
 
 import pytest
@@ -88,11 +89,13 @@ def test_registry_algorithm_with_a_searched_neighbour(capsys: pytest.CaptureFixt
     assert first["output"] in VIEWS and first["receipt"].endswith("(level proved)")
     assert first["neighbour_choice"].startswith("searched: ") and first["pilot_runs"] > 0
     assert first["runs"] == first["pilot_runs"] + 600 and first["trials"] == 300
+    assert re.fullmatch(r"--seed 3 --pilot-runs [1-9][0-9]* --trials 300", first["replay"]), first["replay"]
+    # The pilot's size comes from one run's time, so a busy machine may size it otherwise; the replay flags fix it.
     again = run_json(capsys, "--algorithm", "noisy-majority", "--data", "vote", "--epsilon", "1",
-                     "--seed", "3", "--trials", "300")
+                     *first["replay"].split())
     for key in ("wall_time", "seconds_per_run", "pilot_seconds"):
         first.pop(key), again.pop(key)
-    assert first == again  # replayable from the seed
+    assert first == again  # replayable from the seed and the replay flags
 
 
 @pytest.mark.claim("empirical-epsilon-lower-bound")
@@ -142,6 +145,11 @@ def test_given_neighbours(capsys: pytest.CaptureFixture[str]) -> None:
         (["--algorithm", "planted:laplace-scale-epsilon", "--data", "vote"], "runs on 'tic-tac-toe'"),
         (["--algorithm", "planted:laplace-scale-epsilon", "--relation", "substitute"], "stated under add-remove"),
         (["--algorithm", "planted:laplace-scale-epsilon", "--trials", "10"], "--trials applies to the Monte-Carlo"),
+        (["--algorithm", "planted:laplace-scale-epsilon", "--pilot-runs", "10"], "--pilot-runs does not apply"),
+        (["--algorithm", "noisy-majority", "--data", "vote", "--epsilon", "1", "--pilot-runs", "0"],
+         "--pilot-runs must be >= 1"),
+        (["--algorithm", "noisy-majority", "--data", "vote", "--epsilon", "1", "--neighbour", "remove:0",
+          "--output", "counts", "--pilot-runs", "10"], "--pilot-runs applies to a search"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str], argv: List[str], message: str) -> None:

@@ -1,4 +1,7 @@
-"""Where an audit's runs execute changes its time, never its report (refdp.audit.executors)."""
+"""Where an audit's runs execute changes its time, never its report (refdp.audit.executors).
+
+The run counts are given (--trials, --pilot-runs), as sizing them from one run's time depends on the load.
+"""
 
 from __future__ import annotations
 
@@ -28,7 +31,7 @@ def _report(executor: str, workers: int) -> Dict[str, Any]:
         learner=RegistryMechanism("thesis-tree", Fraction(1), tuple(sorted(params.items())), Relation.ADD_REMOVE),
         name="thesis-tree", description="", params=params, data=data, data_name="vote",
         rows=tuple(draw_rows(len(data), 40, 3)), epsilon=Fraction(1), delta=None, relation=Relation.ADD_REMOVE, seed=3,
-        trials=300, workers=workers, executor=executor,
+        trials=300, pilot_runs=20, workers=workers, executor=executor,
     )
     return {k: v for k, v in audit_learner(request).items() if k not in _TIMES}
 

@@ -148,7 +148,7 @@ def test_csv_file_errors(tmp_path: Path) -> None:
 ARFF = """% A comment line
 @RELATION 'test data'
 
-@attribute 'colour name' { red, 'green, dark', "blue" }
+@attribute 'colour name' { red, 'green, dark', "blue", ? }
 @attribute age NUMERIC  % trailing comment
 @Attribute size integer
 @attribute class {yes,no}
@@ -184,6 +184,26 @@ def test_arff_header_schema_and_rows() -> None:
     ]
 
 
+def test_arff_header_domains_are_taken_as_declared() -> None:
+    # No '?' is added where the header does not declare it, whatever the
+    # data hold: a value that never occurs would only add empty children.
+    text = "@relation r\n@attribute a {x, y}\n@attribute b {u, v, ?}\n@attribute c {p, q}\n@data\nx,u,p\ny,?,q\n"
+    for policy in ("category", "error", "drop"):
+        schema = read_arff(io.StringIO(text.replace("y,?,q", "y,v,q")), categorical_missing=policy).schema
+        assert schema.attributes == (CategoricalAttribute("a", ("x", "y")), CategoricalAttribute("b", ("u", "v", "?")))
+    data = read_arff(io.StringIO(text))
+    assert _table(data) == [(("x", "u"), "p"), (("y", "?"), "q")]
+    with pytest.raises(SchemaError, match="not in the public domain \\('x', 'y'\\); declare '\\?' as a value of 'a'"):
+        read_arff(io.StringIO(text.replace("y,?,q", "?,v,q")))
+    # A given schema decides instead of the header.
+    given = Schema((CategoricalAttribute("a", ("x", "y", "?")), CategoricalAttribute("b", ("u", "v"))), "c", ("p", "q"))
+    assert _table(read_arff(io.StringIO(text.replace("y,?,q", "?,v,q")), schema=given)) == [
+        (("x", "u"), "p"), (("?", "v"), "q")
+    ]
+    with pytest.raises(SchemaError, match="declare '\\?' as a value of 'b' in the schema,"):
+        read_arff(io.StringIO(text), schema=given)
+
+
 def test_arff_quoted_question_mark_is_a_value() -> None:
     text = "@relation r\n@attribute a {'?', x}\n@attribute c {p, q}\n@data\n'?',p\n?,q\nx,p\n"
     with pytest.raises(DataError, match="line 6 of <stream>, column 'a': missing value"):
@@ -200,7 +220,11 @@ def test_arff_missing_policies() -> None:
     text = "@relation r\n@attribute a {x, y}\n@attribute n real\n@attribute c {p, q}\n@data\nx,?,p\n?,2,q\ny,3,p\n"
     with pytest.raises(DataError, match="line 6 of <stream>, column 'n': missing continuous value"):
         read_arff(io.StringIO(text), bounds={"n": (0, 5)})
-    data = read_arff(io.StringIO(text), bounds={"n": (0, 5)}, continuous_missing="drop")
+    # The header does not declare '?' for a: the reader does not add it.
+    with pytest.raises(SchemaError, match=r"line 7 of <stream>, column 'a': .*declare '\?' as a value of 'a' in the ARFF header"):
+        read_arff(io.StringIO(text), bounds={"n": (0, 5)}, continuous_missing="drop")
+    declared = text.replace("{x, y}", "{x, y, ?}")
+    data = read_arff(io.StringIO(declared), bounds={"n": (0, 5)}, continuous_missing="drop")
     assert _table(data) == [(("?", 2.0), "q"), (("y", 3.0), "p")]
     with pytest.raises(DataError, match="line 7 of <stream>, column 'a': missing value; fix"):
         read_arff(io.StringIO(text), bounds={"n": (0, 5)}, categorical_missing="error", continuous_missing="drop")

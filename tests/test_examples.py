@@ -99,3 +99,10 @@ def test_svg_writer_refuses_empty_plots() -> None:
 def test_bad_repeats_is_a_usage_error() -> None:
     with pytest.raises(SystemExit):
         _module("novakovic2019_thesis").main(["--quick", "--repeats", "0"])
+
+
+def test_quick_runs_do_not_write_over_the_committed_results() -> None:
+    common = _module("_common")
+    assert common.options("x", "x", ["--quick"]).out == str(EXAMPLES / "out-quick")
+    assert common.options("x", "x", []).out == str(EXAMPLES / "out")
+    assert common.options("x", "x", ["--quick", "--out", "elsewhere"]).out == "elsewhere"

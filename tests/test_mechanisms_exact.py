@@ -2,7 +2,11 @@
 
 Two kinds of evidence.  Exact: every path of a sampler's random choices is
 enumerated (with Fractions), which gives its output distribution up to a
-known, tiny unexplored mass.  Statistical: the samplers are run with fixed
+known, tiny unexplored mass; the paths branch at the source's ``randrange``,
+whose draw the samplers only compare with ``<`` (a Bernoulli draw), or at
+Algorithm 1 as a whole where Algorithm 2 is enumerated.  The samplers work
+on integer numerators and denominators; a rational (Fraction) transcription
+of the algorithms is the oracle they must replay draw for draw.  Statistical: the samplers are run with fixed
 seeds and tested against the exact distribution at false-alarm probability
 1e-6; the sample size comes from the power needed to reject a sampler with a
 1.3x wrong parameter (>= 0.999), and that wrong sampler is run and rejected.
@@ -15,7 +19,7 @@ import inspect
 import math
 import random
 from fractions import Fraction
-from typing import Callable, Dict, Hashable, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Hashable, Iterator, List, Optional, Sequence, Tuple
 
 import pytest
 
@@ -24,6 +28,7 @@ from refdp.errors import InvalidParameterError
 from refdp.mechanisms import (
     bernoulli,
     bernoulli_exp,
+    bernoulli_draws,
     discrete_laplace,
     discrete_laplace_cdf,
     discrete_laplace_pmf,
@@ -134,6 +139,41 @@ def _two_way(p: Fraction) -> Options:
     return [(True, p), (False, 1 - p)]
 
 
+class _Restarted(Exception):
+    pass
+
+
+class _Below:
+    """A uniform draw from ``range(n)`` that the sampler may only compare with ``<``: the comparison branches.
+
+    ``randrange(n) < p`` is a Bernoulli(p/n) draw; using the draw as a number
+    (``math.gcd`` calls ``__index__``) means it was the uniform U of a new
+    round of Algorithm 2, and the round before it was rejected.
+    """
+
+    def __init__(self, n: int, current: List[_Path]) -> None:
+        self.n, self.current = n, current
+
+    def __lt__(self, p: int) -> bool:
+        assert isinstance(p, int) and 0 <= p <= self.n
+        return bool(self.current[0].choose(_two_way(Fraction(p, self.n))))
+
+    def __index__(self) -> int:
+        raise _Restarted
+
+
+class _Comparing(_Scripted):
+    """A source whose ``randrange(n)`` is a :class:`_Below` on the current path (and that refuses floats)."""
+
+    def __init__(self, current: List[_Path]) -> None:
+        super().__init__(())
+        self.current = current
+
+    def randrange(self, start: int, stop: Optional[int] = None, step: int = 1) -> Any:
+        assert stop is None and step == 1 and start >= 1
+        return _Below(start, self.current)
+
+
 # --- Bernoulli(p) ---------------------------------------------------------------
 
 
@@ -169,17 +209,12 @@ def test_bernoulli_exp_and_discrete_laplace_reject_bad_parameters(bad: object) -
 @pytest.mark.parametrize(
     "gamma", [Fraction(0), Fraction(1, 3), Fraction(1, 2), Fraction(1), Fraction(5, 2), Fraction(4)]
 )
-def test_bernoulli_exp_is_exact_by_enumeration(gamma: Fraction, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_bernoulli_exp_is_exact_by_enumeration(gamma: Fraction) -> None:
     current: List[_Path] = []
-
-    def branching_bernoulli(p: Fraction, rng: object) -> bool:
-        return bool(current[0].choose(_two_way(Fraction(p))))
-
-    monkeypatch.setattr(exact_module, "bernoulli", branching_bernoulli)
 
     def run(path: _Path) -> Hashable:
         current[:] = [path]
-        return bernoulli_exp(gamma, _Scripted([]))
+        return bernoulli_exp(gamma, _Comparing(current))
 
     outcomes, unexplored = _explore(run, cutoff=Fraction(1, 10**19))
     assert outcomes.get(True, Fraction(0)) + outcomes.get(False, Fraction(0)) + unexplored == 1
@@ -298,33 +333,27 @@ def test_discrete_laplace_is_exact_by_enumeration(
 ) -> None:
     current: List[_Path] = []
 
-    def branching_bernoulli(p: Fraction, rng: object) -> bool:
-        return bool(current[0].choose(_two_way(Fraction(p))))
+    def branching_bernoulli_exp(numerator: int, denominator: int, randrange: object) -> bool:
+        # Claim cks-bernoulli-exp (Algorithm 1, enumerated above): True with probability exp(-gamma)
+        # (here the float's exact value).
+        return bool(current[0].choose(_two_way(Fraction(math.exp(-numerator / denominator)))))
 
-    def branching_bernoulli_exp(gamma: Fraction, rng: object) -> bool:
-        # Claim cks-bernoulli-exp: True with probability exp(-gamma) (here the float's exact value).
-        return bool(current[0].choose(_two_way(Fraction(math.exp(-gamma)))))
-
-    class _Restarted(Exception):
-        pass
-
-    class OneRound(_Scripted):
-        """The first randrange branches over U; a second one means the round was rejected."""
+    class OneRound(_Comparing):
+        """The first randrange branches over U; later ones are Bernoulli draws, or the U of a new round."""
 
         def __init__(self) -> None:
-            super().__init__(())
+            super().__init__(current)
             self.calls = 0
 
-        def randrange(self, start: int, stop: Optional[int] = None, step: int = 1) -> int:
+        def randrange(self, start: int, stop: Optional[int] = None, step: int = 1) -> Any:
             self.calls += 1
             if self.calls > 1:
-                raise _Restarted
+                return super().randrange(start, stop, step)
             value = current[0].choose([(u, Fraction(1, start)) for u in range(start)])
             assert isinstance(value, int)
             return value
 
-    monkeypatch.setattr(exact_module, "bernoulli", branching_bernoulli)
-    monkeypatch.setattr(exact_module, "bernoulli_exp", branching_bernoulli_exp)
+    monkeypatch.setattr(exact_module, "_bernoulli_exp_unit", branching_bernoulli_exp)
 
     def run(path: _Path) -> Hashable:
         current[:] = [path]
@@ -414,7 +443,10 @@ def test_discrete_laplace_fits_dkw_slow(scale: Fraction, factor: Fraction) -> No
 # --- no floating point, replay ------------------------------------------------------
 
 
-_EXACT_PATH = ("bernoulli", "_bernoulli_exp_unit", "bernoulli_exp", "discrete_laplace")
+_EXACT_PATH = (
+    "bernoulli", "bernoulli_draws", "_probability", "_bernoulli_exp_unit", "_bernoulli_exp", "bernoulli_exp",
+    "discrete_laplace",
+)
 
 
 @pytest.mark.smoke
@@ -438,3 +470,64 @@ def test_samplers_run_on_integers_alone_and_replay() -> None:
     b = [discrete_laplace(Fraction(7, 3), rng_b) for _ in range(200)]
     assert a == b and all(type(x) is int for x in a + first)
     assert all(type(bernoulli_exp(Fraction(9, 4), rng_a)) is bool for _ in range(50))
+
+
+# --- the integer samplers replay the rational definitions ------------------------------------
+
+
+def _rational_bernoulli(p: Fraction, rng: random.Random) -> bool:
+    return rng.randrange(p.denominator) < p.numerator
+
+
+def _rational_bernoulli_exp(gamma: Fraction, rng: random.Random) -> bool:
+    # CKS Algorithm 1 written with Fractions, as refdp wrote it before its samplers moved to integers.
+    def unit(g: Fraction) -> bool:
+        k = 1
+        while _rational_bernoulli(g / k, rng):
+            k += 1
+        return k % 2 == 1
+
+    if gamma <= 1:
+        return unit(gamma)
+    whole = math.floor(gamma)
+    for _ in range(whole):
+        if not unit(Fraction(1)):
+            return False
+    return unit(gamma - whole)
+
+
+def _rational_discrete_laplace(scale: Fraction, rng: random.Random) -> int:
+    t, s = scale.numerator, scale.denominator
+    while True:
+        u = rng.randrange(t)
+        if not _rational_bernoulli_exp(Fraction(u, t), rng):
+            continue
+        v = 0
+        while _rational_bernoulli_exp(Fraction(1), rng):
+            v += 1
+        y = (u + t * v) // s
+        negative = _rational_bernoulli(Fraction(1, 2), rng)
+        if negative and y == 0:
+            continue
+        return -y if negative else y
+
+
+@pytest.mark.claim("cks-discrete-laplace", "cks-bernoulli-exp")
+@pytest.mark.parametrize("seed", range(40))
+def test_integer_samplers_replay_the_rational_algorithms(seed: int) -> None:
+    draw = random.Random(seed)
+    scale = Fraction(draw.randrange(1, 400), draw.randrange(1, 60))
+    gamma = Fraction(draw.randrange(0, 300), draw.randrange(1, 40))
+    p = Fraction(draw.randrange(0, 50), 50)
+    a, b = random.Random(seed + 1000), random.Random(seed + 1000)
+    assert [discrete_laplace(scale, a) for _ in range(30)] == [_rational_discrete_laplace(scale, b) for _ in range(30)]
+    assert [bernoulli_exp(gamma, a) for _ in range(30)] == [_rational_bernoulli_exp(gamma, b) for _ in range(30)]
+    draws = bernoulli_draws(p, a)
+    assert [draws() for _ in range(30)] == [_rational_bernoulli(p, b) for _ in range(30)]
+    assert [bernoulli(p, a) for _ in range(30)] == [_rational_bernoulli(p, b) for _ in range(30)]
+    assert a.random() == b.random(), f"seed={seed}: the samplers used the source differently"
+
+
+def test_bernoulli_draws_checks_p_once() -> None:
+    with pytest.raises(InvalidParameterError):
+        bernoulli_draws(Fraction(3, 2), random.Random(0))

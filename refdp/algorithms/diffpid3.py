@@ -70,17 +70,26 @@ from refdp.algorithms.greedy import (
     plan_units,
     threshold_conditions,
 )
-from refdp.algorithms.noisy_depth import laplace_variance, mean_branching, plan_depth, size_parameters, size_share
+from refdp.algorithms.noisy_depth import (
+    DepthPlan,
+    fixed_plan,
+    laplace_variance,
+    mean_branching,
+    plan_depth,
+    size_parameters,
+    size_share,
+)
 from refdp.engine import REFERENCE, Engine, NodeCounts, Rows
 from refdp.scoring.kernels import exact_score_function, score_function
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
+from refdp.algorithms.root_law import CountsLaw, SplitCandidate, SplitLaw
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset, Schema
 from refdp.data.grid import Threshold, ThresholdGrid, ceil_float
 from refdp.mechanisms import exponential_mechanism
 from refdp.errors import InvalidParameterError
 from refdp.privacy import Ledger, Partition, Relation
 from refdp.rng import RandomSource
-from refdp.scoring import MONOTONE_QUALITIES, get_quality
+from refdp.scoring import get_quality, monotone_under
 from refdp.tree import CategoricalSplit, Leaf, Node, ThresholdSplit, TreeModel
 
 __all__ = [
@@ -88,6 +97,9 @@ __all__ = [
     "fit_diffpid3",
 
     "per_query_epsilon",
+    "split_share",
+    "root_split_law",
+    "root_counts_law",
     "stops",
     "size_bound",
     "INTERNAL",
@@ -130,6 +142,11 @@ DEFAULT_MAX_SIZE = 1_000_000
 def per_query_epsilon(budget: Fraction, depth: int, relation: Relation) -> Fraction:
     """eps = B / K with K the cost of a full tree: 2(d+1) under add-remove, 4d+2 (3 for d=0) under substitute."""
     return budget / plan_units(INTERNAL, LEAF, depth, relation)
+
+
+def split_share(epsilon: Fraction, continuous: int) -> Fraction:
+    """The budget of each of a node's split choices: the ``continuous`` thresholds and the attribute share eps."""
+    return epsilon / (continuous + 1)
 
 
 def stops(noisy_size: int, largest_domain: int, n_classes: int, epsilon: Fraction) -> bool:
@@ -178,6 +195,29 @@ def _domain_size(schema: Schema, a: int) -> int:
     return attribute.n_values if isinstance(attribute, CategoricalAttribute) else 2
 
 
+class _Quality:
+    """The quality q at a node: its scores and its sensitivity under the relation (with the size bound N)."""
+
+    def __init__(self, quality: str, relation: Relation, bound: Optional[int]) -> None:
+        scoring = get_quality(quality)
+        self.name = quality
+        self.sensitivity = scoring.sensitivity(relation, max_size=bound)
+        # Under add-remove the max operator's and the Gini's utilities of every candidate move one way
+        # when a record joins the node: no factor 2 (claim split-quality-monotone).
+        self.monotone = monotone_under(quality, relation)
+        self.claims = ("exponential-mechanism", scoring.claim) + (("split-quality-monotone",) if self.monotone else ())
+        self.note = "" if bound is None else f"information gain with the public size bound N={bound}"
+        # Rational qualities are scored and sampled exactly; information gain (logarithms) in floats.
+        self.exact = quality != "info-gain"
+        self.score: Callable[[Sequence[Sequence[int]]], Score] = (
+            exact_score_function(quality) if self.exact else score_function(quality)
+        )
+
+    def of_attribute(self, counts: NodeCounts, rows: Rows, a: int, n_values: int) -> Score:
+        """The utility of the multiway split on categorical attribute ``a`` of the node holding ``rows``."""
+        return self.score(counts.value_table(rows, a, n_values))
+
+
 class _Builder:
     def __init__(
         self,
@@ -199,19 +239,13 @@ class _Builder:
         self.eps = epsilon
         self.rng = rng
         self.ledger = ledger
-        scoring = get_quality(quality)
-        self.quality = quality
-        self.sensitivity = scoring.sensitivity(ledger.relation, max_size=bound)
-        # Under add-remove the max operator's and the Gini's utilities of every candidate move one way
-        # when a record joins the node: no factor 2 (claim split-quality-monotone).
-        self.monotone = ledger.relation is Relation.ADD_REMOVE and quality in MONOTONE_QUALITIES
-        self.claims = ("exponential-mechanism", scoring.claim) + (("split-quality-monotone",) if self.monotone else ())
-        self.note = "" if bound is None else f"information gain with the public size bound N={bound}"
-        # Rational qualities are scored and sampled exactly; information gain (logarithms) in floats.
-        self.exact = quality != "info-gain"
-        self.score: Callable[[Sequence[Sequence[int]]], Score] = (
-            exact_score_function(quality) if self.exact else score_function(quality)
-        )
+        self.quality = _Quality(quality, ledger.relation, bound)
+        self.sensitivity = self.quality.sensitivity
+        self.monotone = self.quality.monotone
+        self.claims = self.quality.claims
+        self.note = self.quality.note
+        self.exact = self.quality.exact
+        self.score = self.quality.score
         self.grids: Dict[int, ThresholdGrid] = {
             a: ThresholdGrid.of(attribute, cells)
             for a, attribute in enumerate(schema.attributes)
@@ -244,13 +278,13 @@ class _Builder:
             )
             return Leaf(tuple(counts))
         continuous = [a for a in attributes if isinstance(self.schema.attributes[a], ContinuousAttribute)]
-        share = self.eps / (len(continuous) + 1)
+        share = split_share(self.eps, len(continuous))
         utilities: List[Score] = []
         thresholds: List[Optional[Threshold]] = []
         for a in attributes:
             attribute = self.schema.attributes[a]
             if isinstance(attribute, CategoricalAttribute):
-                utilities.append(self.score(self.counts.value_table(rows, a, attribute.n_values)))
+                utilities.append(self.quality.of_attribute(self.counts, rows, a, attribute.n_values))
                 thresholds.append(None)
                 continue
             grid = self.grids[a]
@@ -313,6 +347,66 @@ def fit_diffpid3(
     root = builder.build(counts.root(), tuple(range(data.schema.n_attributes)), depth, ())
     close_budget(ledger, epsilon, ("tree-budget-plan", "diffpid3-budget"))
     return finish_model(SPEC.name, data, params, [root], ledger)
+
+
+def _public_plan(epsilon: Fraction, params: Mapping[str, Param], what: str) -> DepthPlan:
+    """The depth plan when no value of the noisy size can change it (or a refusal that says why)."""
+    share, _ = size_share(params)
+    plan = fixed_plan(epsilon, share, int(params["max_depth"]))
+    if plan is None:
+        raise InvalidParameterError(
+            f"diffpid3's {what} has a law fixed by the parameters only with size_share=0 (or max_depth=0): with "
+            f"size_share={params['size_share']} a noisy size of the data, drawn first, sets the depth, hence "
+            "every query's epsilon"
+        )
+    return plan
+
+
+def root_split_law(data: Dataset, epsilon: Fraction, params: Mapping[str, Param], relation: Relation) -> SplitLaw:
+    """The law of the root's split (given that the root splits) on data with categorical attributes only.
+
+    With continuous attributes the split is two stages of exponential
+    mechanisms (a threshold per attribute, then the attribute), not one.
+    The plan must not depend on the noisy size (``size_share=0``); whether
+    the root splits is decided by its noisy size N_T, drawn independently.
+    """
+    schema = data.schema
+    continuous = [a.name for a in schema.attributes if isinstance(a, ContinuousAttribute)]
+    if continuous:
+        raise InvalidParameterError(
+            f"diffpid3's root split on continuous attributes ({', '.join(continuous[:3])}) chains two exponential "
+            "mechanisms (a threshold per attribute, then the attribute): use data with categorical attributes only"
+        )
+    plan = _public_plan(epsilon, params, "root split")
+    if plan.depth == 0:
+        raise InvalidParameterError("diffpid3 with max_depth=0 never splits its root; give max_depth=1 or more")
+    quality = _Quality(str(params["quality"]), relation, size_bound(params, data, relation))
+    counts = REFERENCE.counts(data)
+    rows = counts.root()
+    candidates, utilities = [], []
+    for a, attribute in enumerate(schema.attributes):
+        assert isinstance(attribute, CategoricalAttribute)
+        candidates.append(SplitCandidate(attribute.name))
+        utilities.append(quality.of_attribute(counts, rows, a, attribute.n_values))
+    return SplitLaw(
+        tuple(candidates), tuple(utilities), None, split_share(per_query_epsilon(plan.epsilon, plan.depth, relation), 0),
+        quality.sensitivity, quality.name, quality.monotone,
+    )
+
+
+def root_counts_law(data: Dataset, epsilon: Fraction, params: Mapping[str, Param], relation: Relation) -> CountsLaw:
+    """The law of the class counts of a depth-0 tree's root (a deeper root releases them only when it stops)."""
+    if int(params["max_depth"]) != 0:
+        raise InvalidParameterError(
+            "diffpid3 releases the root's class counts only when its noisy size stops it, unless max_depth=0; "
+            "give max_depth=0"
+        )
+    plan = _public_plan(epsilon, params, "root counts")
+    counts = REFERENCE.counts(data)
+    return CountsLaw(
+        data.schema.classes, tuple(counts.class_counts(counts.root())), per_query_epsilon(plan.epsilon, 0, relation),
+        "discrete-laplace",
+    )
 
 
 _QUALITIES: Tuple[str, ...] = ("info-gain", "gini", "max")

@@ -79,7 +79,7 @@ from refdp.errors import InvalidParameterError
 from refdp.mechanisms import exponential_mechanism
 from refdp.privacy import Ledger, Partition, Relation
 from refdp.rng import RandomSource
-from refdp.scoring import get_quality
+from refdp.scoring import get_quality, monotone_under
 from refdp.tree import CategoricalSplit, IntervalSplit, Leaf, Node, TreeModel
 
 __all__ = [
@@ -232,7 +232,7 @@ class _Builder:
         self.global_sensitivity = get_quality(quality).sensitivity(ledger.relation)
         # The unnormalised Gini of every candidate moves one way when a record joins the node (add-remove);
         # the weighted index divides by the node size, which moves too, so it is not monotone.
-        self.monotone = quality == "gini" and ledger.relation is Relation.ADD_REMOVE
+        self.monotone = monotone_under(quality, ledger.relation)
         self.roots: Set[int] = set()
 
     def build(self, rows: Rows, attributes: Tuple[int, ...], d: int, path: Partition) -> Node:

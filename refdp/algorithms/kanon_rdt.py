@@ -160,10 +160,13 @@ def tree_guarantee(
         result = lqs_delta(max(k, 1), beta, share)
     except InvalidParameterError as exc:
         kept = "" if size_share == 0 else f"(1 - size_share {size_share}) x "
+        limit = (
+            f"at most {factor * MAX_EPSILON / float(1 - size_share):.6g}" if share > MAX_EPSILON
+            else f"at least {factor * lqs_min_epsilon(beta) / float(1 - size_share):.6g}"
+        )
         raise InvalidParameterError(
             f"kanon-rdt gives each of its {n_trees} trees {kept}epsilon/{factor} = {float(share):.6g} "
-            f"under {relation.value}: {exc}. With beta={beta} the total epsilon must be at least "
-            f"{factor * lqs_min_epsilon(beta) / float(1 - size_share):.6g}"
+            f"under {relation.value}: {exc}. With beta={beta} the total epsilon must be {limit}"
         ) from None
     if relation is Relation.ADD_REMOVE:
         return TreeGuarantee(share, Fraction(result.delta), result)

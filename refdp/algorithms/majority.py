@@ -20,14 +20,20 @@ from typing import Mapping
 
 from refdp.engine import REFERENCE, Engine
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
+from refdp.algorithms.root_law import CountsLaw
 from refdp.data import Dataset
 from refdp.privacy import Relation
 from refdp.rng import RandomSource
 from refdp.tree import Leaf, TreeModel
 
-__all__ = ["fit_noisy_majority", "SPEC"]
+__all__ = ["fit_noisy_majority", "cell_epsilon", "root_counts_law", "SPEC"]
 
 CLAIMS = ("discrete-laplace-mechanism", "laplace-mechanism", "parallel-composition")
+
+
+def cell_epsilon(epsilon: Fraction, relation: Relation) -> Fraction:
+    """The budget of each class cell: epsilon under add-remove, epsilon/2 under substitute."""
+    return epsilon if relation is Relation.ADD_REMOVE else epsilon / 2
 
 
 def fit_noisy_majority(
@@ -42,13 +48,21 @@ def fit_noisy_majority(
     ledger = start_ledger(data, relation)
     node = engine.counts(data)
     histogram = node.class_counts(node.root())
-    per_cell = epsilon if relation is Relation.ADD_REMOVE else epsilon / 2
     classes = data.schema.classes
     counts = engine.histogram(
-        histogram, epsilon=per_cell, rng=rng, ledger=ledger, label="class histogram",
+        histogram, epsilon=cell_epsilon(epsilon, relation), rng=rng, ledger=ledger, label="class histogram",
         noise=str(params["noise"]), names=classes,
     )
     return finish_model(SPEC.name, data, params, [Leaf(tuple(counts))], ledger)
+
+
+def root_counts_law(data: Dataset, epsilon: Fraction, params: Mapping[str, Param], relation: Relation) -> CountsLaw:
+    """The law of the released histogram (the tree's only node) for ``data``, ``epsilon`` and ``params``."""
+    node = REFERENCE.counts(data)
+    return CountsLaw(
+        data.schema.classes, tuple(node.class_counts(node.root())), cell_epsilon(epsilon, relation),
+        str(params["noise"]),
+    )
 
 
 SPEC = register(

@@ -45,6 +45,8 @@ from refdp.rng import RandomSource
 __all__ = [
     "DepthPlan",
     "plan_depth",
+    "fixed_plan",
+    "tree_budget",
     "passes",
     "laplace_variance",
     "mean_branching",
@@ -113,6 +115,29 @@ def laplace_variance(epsilon: Fraction) -> Fraction:
     return 2 / (epsilon * epsilon)
 
 
+def tree_budget(epsilon: Fraction, share: Fraction) -> Fraction:
+    """(1 - share) epsilon, what the tree (or forest) gets after the noisy size."""
+    if not 0 <= share < 1:
+        raise InvalidParameterError(f"size_share must be in [0, 1), got {share}")
+    return (1 - share) * epsilon
+
+
+def fixed_plan(epsilon: Fraction, share: Fraction, max_depth: int) -> Optional[DepthPlan]:
+    """The plan :func:`plan_depth` makes when no value of the noisy size can change it, else None.
+
+    With ``share = 0`` nothing is drawn and the depth is ``max_depth``; with
+    ``max_depth = 0`` the depth is 0 whatever N~ is and the tree gets
+    :func:`tree_budget` (``noisy_size`` is then None although N~ is drawn:
+    nothing of a depth-0 plan depends on it).  A law of what the tree
+    releases that holds for every N~ starts from this plan
+    (:mod:`refdp.algorithms.root_law`).
+    """
+    if share == 0:
+        return DepthPlan(max_depth, epsilon, None)
+    left = tree_budget(epsilon, share)
+    return DepthPlan(0, left, None) if max_depth == 0 else None
+
+
 def plan_depth(
     size: int,
     epsilon: Fraction,
@@ -134,15 +159,13 @@ def plan_depth(
     with ``budget``.  The noisy size is
     charged on the whole data set.
     """
-    if not 0 <= share < 1:
-        raise InvalidParameterError(f"size_share must be in [0, 1), got {share}")
+    left = tree_budget(epsilon, share)
     if share == 0:
         return DepthPlan(max_depth, epsilon, None)
     noisy = discrete_laplace_mechanism(
         size, epsilon=share * epsilon, rng=rng, ledger=ledger, label="noisy size N~ of the data (caps the depth)",
         claims=CLAIMS, sampler=engine.discrete_laplace,
     )
-    left = (1 - share) * epsilon
     depth = 0
     for d in range(max_depth, 0, -1):
         if passes(noisy, leaves(d), n_classes, variance(d, left), sigmas):

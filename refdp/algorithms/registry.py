@@ -19,7 +19,7 @@ from refdp.engine import REFERENCE, Engine
 from refdp.errors import InvalidParameterError, ModelError
 from refdp.params import Param, Parameter
 from refdp.fast import ARRAY
-from refdp.privacy import Ledger, Number, Relation, as_epsilon, receipt_from_ledger
+from refdp.privacy import Ledger, Number, Relation, as_budget, receipt_from_ledger
 from refdp.privacy.levels import level_of
 from refdp.rng import RandomSource, RngLike, as_rng
 from refdp.tree import Node, TreeModel, decode_model, read_model_json
@@ -204,8 +204,12 @@ def finish_model(
 def check_model(model: TreeModel) -> None:
     """ModelError unless ``model``'s algorithm and variant are registered and agree with its receipt.
 
-    A variant registered as sound must have only sound charges and no leak; a
-    published (unsound) variant must show at least one unsound charge or leak.
+    A variant registered as sound must have only sound charges and no leak of
+    its own; a published (unsound) variant must show at least one unsound
+    charge or leak of its own.  The leaks of the model's schema (read off the
+    data, as by ``leaky_infer_schema`` or the ``schema`` command) belong to
+    the data, not the variant: they make the receipt unsound whatever the
+    variant is.
     """
     try:
         spec = get_algorithm(model.algorithm)
@@ -217,12 +221,13 @@ def check_model(model: TreeModel) -> None:
         raise ModelError(f"the model's variant is {model.variant!r} but its parameters say {stated!r}")
     receipt = model.receipt
     unsound = [c.label for c in receipt.charges if not c.sound]
-    if variant.sound and (unsound or receipt.leaks):
-        what = f"unsound charge {unsound[0]!r}" if unsound else f"leak {receipt.leaks[0]!r}"
+    own_leaks = [leak for leak in receipt.leaks if leak not in model.schema.leaks]
+    if variant.sound and (unsound or own_leaks):
+        what = f"unsound charge {unsound[0]!r}" if unsound else f"leak {own_leaks[0]!r}"
         raise ModelError(
             f"{spec.name} variant {variant.name!r} is registered as sound but its receipt has the {what}"
         )
-    if not variant.sound and not (unsound or receipt.leaks):
+    if not variant.sound and not (unsound or own_leaks):
         raise ModelError(
             f"{spec.name} variant {variant.name!r} is registered as unsound but every charge of its receipt is "
             "sound and nothing leaked: the variant or the charges were changed"
@@ -266,4 +271,4 @@ def train(
     """
     spec = get_algorithm(name)
     fit = spec.fitter(engine)
-    return fit(data, as_epsilon(epsilon), spec.resolve(params or {}), as_rng(rng), relation)
+    return fit(data, as_budget(epsilon), spec.resolve(params or {}), as_rng(rng), relation)

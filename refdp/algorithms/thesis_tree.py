@@ -68,6 +68,7 @@ receipt's total is epsilon under either relation.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from fractions import Fraction
 from itertools import repeat
 from operator import truediv
@@ -84,21 +85,25 @@ from refdp.algorithms.greedy import (
     sample_threshold,
     threshold_conditions,
 )
-from refdp.algorithms.noisy_depth import laplace_variance, plan_depth, size_parameters, size_share
+from refdp.algorithms.noisy_depth import DepthPlan, fixed_plan, laplace_variance, plan_depth, size_parameters, size_share
 from refdp.engine import REFERENCE, Engine, NodeCounts, Rows, ThresholdCandidates, TrainingView, class_counts
 from refdp.scoring.kernels import exact_score_function, score_function
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
+from refdp.algorithms.root_law import CountsLaw, SplitCandidate, SplitLaw
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset, Schema
 from refdp.data.grid import Threshold, ThresholdGrid, ceil_float
+from refdp.errors import InvalidParameterError
 from refdp.mechanisms import exponential_mechanism, laplace_mechanism
 from refdp.privacy import Ledger, Partition, Relation, as_fraction, cell
 from refdp.rng import RandomSource
-from refdp.scoring import MONOTONE_QUALITIES, get_quality
+from refdp.scoring import get_quality, monotone_under
 from refdp.tree import Count, Leaf, Node, ThresholdSplit, TreeModel, ValueSplit
 
 __all__ = [
     "SPEC",
     "fit_thesis_tree",
+    "root_split_law",
+    "root_counts_law",
 
     "per_query_epsilon",
     "SOUND_INTERNAL",
@@ -213,6 +218,44 @@ def auto_quality(noisy_size: int, epsilon: Fraction) -> str:
     return "gini" if noisy_size * epsilon >= AUTO_GINI_SCALE else "max"
 
 
+@dataclass(frozen=True)
+class _TreePlan:
+    """The sound variants' budget and quality once the depth plan is made (claims ``tree-budget-plan``, ``noisy-size-plan``)."""
+
+    level_eps: Tuple[Fraction, ...]
+    """The per-query epsilon of each level, root first (:func:`level_epsilons`)."""
+    quality: str
+    """The quality, ``auto`` resolved (:func:`auto_quality`)."""
+
+    @property
+    def depth(self) -> int:
+        return len(self.level_eps) - 1
+
+    def at(self, remaining: int) -> Fraction:
+        """The per-query epsilon of a node with ``remaining`` levels below it."""
+        return self.level_eps[self.depth - remaining]
+
+    def counts_epsilon(self, remaining: int, leaf: bool) -> Fraction:
+        """The epsilon of a node's class counts: its level's, or the deepest level's at a leaf.
+
+        A leaf's counts get the deepest level's epsilon wherever the leaf is,
+        so that no leaf costs more than the full subtree the plan reserved
+        for it (claim ``tree-budget-plan``).
+        """
+        return self.level_eps[-1] if leaf else self.at(remaining)
+
+
+def _tree_plan(plan: DepthPlan, epsilon: Fraction, params: Mapping[str, Param], relation: Relation) -> _TreePlan:
+    """The levels' epsilons and the quality of a sound tree grown to ``plan``'s depth with its budget."""
+    ratio = as_fraction(params["level_ratio"], "level_ratio")
+    level_eps = level_epsilons(plan.epsilon, plan.depth, relation, str(params["node_counts"]), ratio)
+    quality = str(params["quality"])
+    if quality == "auto":
+        # Without a noisy size (size_share=0) the data's size is private: the public choice is max.
+        quality = "max" if plan.noisy_size is None else auto_quality(plan.noisy_size, epsilon)
+    return _TreePlan(level_eps, quality)
+
+
 def _planned_total(epsilon: Fraction, depth: int, relation: Relation) -> Fraction:
     """The published variant's plan: its per-query epsilon times the cost of a full tree as coded."""
     return per_query_epsilon(epsilon, depth, relation, "published") * plan_units(
@@ -220,74 +263,39 @@ def _planned_total(epsilon: Fraction, depth: int, relation: Relation) -> Fractio
     )
 
 
-class _SoundBuilder:
-    """Algorithm 2 with noise on every class and one exponential mechanism over the public domain.
+class _Candidates:
+    """The sound variant's candidate splits at a node, with their utilities, base weights and calibration.
 
-    ``planted`` runs the float-threshold fault instead of the public grid:
-    intervals between the node's values weighted by their length, the float
-    sampler, and a float threshold drawn inside the chosen interval.
+    Every (attribute, value) pair of the public domain of each categorical
+    attribute (value vs rest), then every point of the public grid of each
+    continuous one, as ``(attribute, value code)`` and ``(attribute, k)``
+    for grid point ``g_k``.  ``sensitivity`` is the quality's under the
+    relation; ``monotone`` says the exponential mechanism drops its factor 2
+    (under add-remove the max operator's and the Gini's utilities of every
+    candidate move one way when a record joins the node: claim
+    ``split-quality-monotone``).
     """
 
-    def __init__(
-        self,
-        counts: NodeCounts,
-        engine: Engine,
-        schema: Schema,
-        params: Mapping[str, Param],
-        epsilon: Sequence[Fraction],
-        rng: RandomSource,
-        ledger: Ledger,
-        planted: bool = False,
-        quality_name: str = "max",
-    ) -> None:
+    def __init__(self, counts: NodeCounts, schema: Schema, quality: str, cells: int, relation: Relation) -> None:
         self.counts = counts
-        self.exponential = engine.exponential
-        self.histogram = engine.histogram
         self.schema = schema
-        self.level_eps = epsilon
-        self.eps = epsilon[0]
-        self.rng = rng
-        self.ledger = ledger
-        self.planted = planted
-        self.leaves_only = params["node_counts"] == "leaves"
-        self.min_samples = int(params["min_samples"])
-        quality = get_quality(quality_name)
-        self.quality = quality.name
-        self.quality_claim = quality.claim
-        self.sensitivity = quality.sensitivity(ledger.relation)
-        # Under add-remove every candidate's max-operator or Gini utility moves one way when a record
-        # joins the node, so the exponential mechanism needs no factor 2 (claim split-quality-monotone).
-        self.monotone = ledger.relation is Relation.ADD_REMOVE and quality.name in MONOTONE_QUALITIES
-        self.score = exact_score_function(quality.name)
-        cells = self.cells = int(params["grid"])
+        scoring = get_quality(quality)
+        self.quality = scoring.name
+        self.claim = scoring.claim
+        self.sensitivity = scoring.sensitivity(relation)
+        self.monotone = monotone_under(quality, relation)
+        self.score = exact_score_function(quality)
+        self.cells = cells
         self.grids: Dict[int, ThresholdGrid] = {
             a: ThresholdGrid.of(attribute, cells)
             for a, attribute in enumerate(schema.attributes)
             if isinstance(attribute, ContinuousAttribute)
         }
 
-    def _leaf_counts(self, total: Sequence[int], path: Partition, leaf: bool) -> List[Count]:
-        # A leaf's counts get the deepest level's epsilon wherever the leaf is, so that no leaf costs more
-        # than the full subtree the plan reserved for it (claim tree-budget-plan).
-        return list(self.histogram(
-            total, epsilon=self.level_eps[-1] if leaf else self.eps, rng=self.rng, ledger=self.ledger,
-            label="class counts N_c", partition=path, names=self.schema.classes,
-        ))
-
-    def build(self, rows: Rows, attributes: Tuple[int, ...], depth: int, path: Partition) -> Node:
-        # ``depth`` levels remain below this node; its queries get its level's epsilon.
-        self.eps = self.level_eps[len(self.level_eps) - 1 - depth]
-        total = self.counts.class_counts(rows)
-        noisy: Optional[List[Count]] = None
-        if not attributes or depth == 0:
-            return Leaf(tuple(self._leaf_counts(total, path, leaf=True)))
-        if not self.leaves_only:
-            noisy = self._leaf_counts(total, path, leaf=False)
-            positive = sum(1 for c in noisy if c > 0)
-            if positive <= 1 or sum(noisy) <= self.min_samples:
-                return Leaf(tuple(noisy))
-        if self.planted:
-            return self._planted_split(rows, attributes, depth, path, total, noisy)
+    def __call__(
+        self, rows: Rows, attributes: Tuple[int, ...], total: Sequence[int]
+    ) -> Tuple[List[Tuple[int, int]], List[Union[int, Fraction]], List[int]]:
+        """(pairs, utilities, base weights) at the node holding ``rows`` (class counts ``total``)."""
         pairs: List[Tuple[int, int]] = []
         utilities: List[Union[int, Fraction]] = []
         weights: List[int] = []
@@ -308,6 +316,67 @@ class _SoundBuilder:
                     pairs.append((a, k))
                     utilities.append(self.score(table))
                     weights.append(1)
+        return pairs, utilities, weights
+
+
+class _SoundBuilder:
+    """Algorithm 2 with noise on every class and one exponential mechanism over the public domain.
+
+    ``planted`` runs the float-threshold fault instead of the public grid:
+    intervals between the node's values weighted by their length, the float
+    sampler, and a float threshold drawn inside the chosen interval.
+    """
+
+    def __init__(
+        self,
+        counts: NodeCounts,
+        engine: Engine,
+        schema: Schema,
+        params: Mapping[str, Param],
+        plan: _TreePlan,
+        rng: RandomSource,
+        ledger: Ledger,
+        planted: bool = False,
+    ) -> None:
+        self.counts = counts
+        self.exponential = engine.exponential
+        self.histogram = engine.histogram
+        self.schema = schema
+        self.plan = plan
+        self.eps = plan.at(plan.depth)
+        self.rng = rng
+        self.ledger = ledger
+        self.planted = planted
+        self.leaves_only = params["node_counts"] == "leaves"
+        self.min_samples = int(params["min_samples"])
+        self.candidates = _Candidates(counts, schema, plan.quality, int(params["grid"]), ledger.relation)
+        self.quality = self.candidates.quality
+        self.quality_claim = self.candidates.claim
+        self.sensitivity = self.candidates.sensitivity
+        self.monotone = self.candidates.monotone
+        self.grids = self.candidates.grids
+
+    def _counts(self, total: Sequence[int], path: Partition, depth: int, leaf: bool) -> List[Count]:
+        return list(self.histogram(
+            total, epsilon=self.plan.counts_epsilon(depth, leaf), rng=self.rng, ledger=self.ledger,
+            label="class counts N_c", partition=path, names=self.schema.classes,
+        ))
+
+    def build(self, rows: Rows, attributes: Tuple[int, ...], depth: int, path: Partition) -> Node:
+        # ``depth`` levels remain below this node; its queries get its level's epsilon.
+        self.eps = self.plan.at(depth)
+        total = self.counts.class_counts(rows)
+        noisy: Optional[List[Count]] = None
+        if not attributes or depth == 0:
+            return Leaf(tuple(self._counts(total, path, depth, leaf=True)))
+        if not self.leaves_only:
+            noisy = self._counts(total, path, depth, leaf=False)
+            positive = sum(1 for c in noisy if c > 0)
+            if positive <= 1 or sum(noisy) <= self.min_samples:
+                return Leaf(tuple(noisy))
+        if self.planted:
+            return self._planted_split(rows, attributes, depth, path, total, noisy)
+        pairs, utilities, weights = self.candidates(rows, attributes, total)
         choice = exponential_mechanism(
             utilities, epsilon=self.eps, sensitivity=self.sensitivity, rng=self.rng, ledger=self.ledger,
             label="split (A_opt, v_opt)", partition=path,
@@ -617,16 +686,79 @@ def fit_thesis_tree(
     planted = variant == "float-threshold"
     # The planted fault's interval candidates are the reference engine's only.
     counts = (REFERENCE if planted else engine).counts(data)
-    level_eps = level_epsilons(plan.epsilon, plan.depth, relation, node_counts, ratio)
-    quality = str(params["quality"])
-    if quality == "auto":
-        # Without a noisy size (size_share=0) the data's size is private: the public choice is max.
-        quality = "max" if plan.noisy_size is None else auto_quality(plan.noisy_size, epsilon)
-    builder = _SoundBuilder(counts, engine, data.schema, params, level_eps, rng, ledger, planted, quality)
+    tree = _tree_plan(plan, epsilon, params, relation)
+    builder = _SoundBuilder(counts, engine, data.schema, params, tree, rng, ledger, planted)
     root = builder.build(counts.root(), attributes, plan.depth, ())
     # The noisy size and a full tree of the chosen depth together cost epsilon exactly.
     close_budget(ledger, epsilon, ("tree-budget-plan", "thesis-tree-budget"))
     return finish_model(SPEC.name, data, params, [root], ledger)
+
+
+def _public_plan(
+    epsilon: Fraction, params: Mapping[str, Param], relation: Relation, what: str
+) -> _TreePlan:
+    """The plan of a sound fit when no value of the noisy size can change it (or a refusal that says why)."""
+    if params["variant"] != "sound":
+        raise InvalidParameterError(
+            f"the law of thesis-tree's {what} is known for variant=sound only, got variant={params['variant']}"
+        )
+    share, _ = size_share(params)
+    plan = fixed_plan(epsilon, share, int(params["max_depth"]))
+    if plan is None:
+        auto = " and the quality (quality=auto)" if params["quality"] == "auto" else ""
+        raise InvalidParameterError(
+            f"thesis-tree's {what} has a law fixed by the parameters only with size_share=0 (or max_depth=0): "
+            f"with size_share={params['size_share']} a noisy size of the data, drawn first, sets the depth, "
+            f"hence every query's epsilon{auto}"
+        )
+    return _tree_plan(plan, epsilon, params, relation)
+
+
+def root_split_law(data: Dataset, epsilon: Fraction, params: Mapping[str, Param], relation: Relation) -> SplitLaw:
+    """The law of the sound variant's root split, given that the root splits.
+
+    The plan must not depend on the noisy size (``size_share=0``); with
+    ``node_counts="every-node"`` the root's stopping rule uses its noisy
+    counts, drawn independently of the split.
+    """
+    tree = _public_plan(epsilon, params, relation, "root split")
+    if tree.depth == 0 or data.schema.n_attributes == 0:
+        raise InvalidParameterError(
+            "thesis-tree never splits its root with max_depth=0 or without attributes; give max_depth=1 or more"
+        )
+    counts = REFERENCE.counts(data)
+    candidates = _Candidates(counts, data.schema, tree.quality, int(params["grid"]), relation)
+    rows = counts.root()
+    pairs, utilities, weights = candidates(rows, tuple(range(data.schema.n_attributes)), counts.class_counts(rows))
+    named = []
+    for a, v in pairs:
+        attribute = data.schema.attributes[a]
+        grid = candidates.grids.get(a)
+        if grid is None:
+            assert isinstance(attribute, CategoricalAttribute)
+            named.append(SplitCandidate(attribute.name, value=attribute.values[v]))
+        else:
+            named.append(SplitCandidate(attribute.name, threshold=grid.point(v)))
+    return SplitLaw(
+        tuple(named), tuple(utilities), tuple(weights), tree.at(tree.depth), candidates.sensitivity,
+        candidates.quality, candidates.monotone,
+    )
+
+
+def root_counts_law(data: Dataset, epsilon: Fraction, params: Mapping[str, Param], relation: Relation) -> CountsLaw:
+    """The law of the class counts the sound variant releases at the root (a leaf, or any root with every-node)."""
+    tree = _public_plan(epsilon, params, relation, "root counts")
+    leaf = tree.depth == 0 or data.schema.n_attributes == 0
+    if not leaf and params["node_counts"] == "leaves":
+        raise InvalidParameterError(
+            "thesis-tree with node_counts=leaves releases class counts at the leaves only, and its root is a leaf "
+            "only at max_depth=0; give max_depth=0 or node_counts=every-node"
+        )
+    counts = REFERENCE.counts(data)
+    return CountsLaw(
+        data.schema.classes, tuple(counts.class_counts(counts.root())), tree.counts_epsilon(tree.depth, leaf),
+        "discrete-laplace",
+    )
 
 
 SPEC = register(

@@ -10,7 +10,9 @@
 * :mod:`refdp.audit.external`: the same black-box audit of any program or
   callable, on any ``concurrent.futures`` executor;
 * :mod:`refdp.audit.crosscheck`: goodness-of-fit tests of another
-  implementation's samples against refdp's exact distributions;
+  implementation's samples against refdp's exact distributions, and
+  :mod:`refdp.audit.crosscheck_command`, which runs another implementation
+  as a program and tests its outputs (what ``crosscheck-cmd`` runs);
 * :mod:`refdp.audit.planted`: planted faulty mechanisms the audits must catch;
 * :mod:`refdp.audit.learner`, :func:`refdp.audit.planted.audit_planted` and
   :mod:`refdp.audit.external_command`: the audits the ``audit`` and

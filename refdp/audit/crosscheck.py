@@ -33,7 +33,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import List, Optional, Sequence, Union
+from typing import Callable, List, Optional, Sequence, Union
 
 from refdp.errors import InvalidParameterError
 from refdp.mechanisms import (
@@ -52,6 +52,7 @@ __all__ = [
     "GoodnessOfFit",
     "tv_threshold",
     "tv_sample_size",
+    "tv_detectable",
     "crosscheck_finite",
     "crosscheck_exponential_mechanism",
     "crosscheck_split_choice",
@@ -63,6 +64,8 @@ __all__ = [
     "discrete_laplace_scale_distance",
     "laplace_sample_size",
     "discrete_laplace_sample_size",
+    "laplace_detectable_scale_error",
+    "discrete_laplace_detectable_scale_error",
 ]
 
 DEFAULT_ALPHA = 1e-6
@@ -148,6 +151,23 @@ def tv_sample_size(
     a, b = _probability(alpha, "alpha"), _probability(beta, "beta")
     total = _spread(probs) + math.sqrt(len(probs) - 1) + math.sqrt(2 * math.log(1 / a)) + math.sqrt(2 * math.log(1 / b))
     return max(1, math.ceil((total / (2 * float(tv))) ** 2))
+
+
+def tv_detectable(
+    probabilities: Sequence[float], n: int, *, alpha: float = DEFAULT_ALPHA, beta: float = DEFAULT_BETA
+) -> float:
+    """The total variation from ``probabilities`` that ``n`` samples reject with probability >= 1 - beta.
+
+    :func:`tv_sample_size` solved for ``tv``:
+    ``(sum_i sqrt(p_i(1-p_i)) + sqrt(k-1) + sqrt(2 ln 1/alpha) + sqrt(2 ln 1/beta)) / (2 sqrt(n))``
+    (claim ``crosscheck-finite-tv``); above 1 nothing is certain to be detected.
+    """
+    probs = _law(probabilities)
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise InvalidParameterError(f"n (the number of samples) must be an int >= 1, got {n!r}")
+    a, b = _probability(alpha, "alpha"), _probability(beta, "beta")
+    total = _spread(probs) + math.sqrt(len(probs) - 1) + math.sqrt(2 * math.log(1 / a)) + math.sqrt(2 * math.log(1 / b))
+    return total / (2 * math.sqrt(n))
 
 
 def _indices(samples: Sequence[int], what: str) -> List[int]:
@@ -407,3 +427,45 @@ def discrete_laplace_sample_size(
 ) -> int:
     """Samples after which :func:`crosscheck_discrete_laplace` rejects a scale off by ``1 + scale_error``."""
     return dkw_power_sample_size(discrete_laplace_scale_distance(scale, scale_error), alpha, beta)
+
+
+def _detectable_scale_error(distance: Callable[[float], float], n: int, alpha: float, beta: float) -> float:
+    """The least scale error ``e`` in (0, 10] whose KS ``distance(e)`` the DKW test detects with ``n`` samples.
+
+    ``distance`` grows with ``e``, so bisection finds it (to a relative 1e-4,
+    rounded up); ``inf`` when even a factor 11 is not certain to be detected.
+    """
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise InvalidParameterError(f"n (the number of samples) must be an int >= 1, got {n!r}")
+    a, b = _probability(alpha, "alpha"), _probability(beta, "beta")
+    needed = dkw_bound(n, a) + dkw_bound(n, b)
+    high = 10.0
+    if distance(high) <= needed:
+        return math.inf
+    low = 0.0
+    while high - low > 1e-4 * high:
+        middle = (low + high) / 2
+        if distance(middle) > needed:
+            high = middle
+        else:
+            low = middle
+    return high
+
+
+def laplace_detectable_scale_error(n: int, *, alpha: float = DEFAULT_ALPHA, beta: float = DEFAULT_BETA) -> float:
+    """The scale error (0.1 = 10%, either way) that ``n`` samples detect by :func:`crosscheck_laplace` w.p. >= 1 - beta.
+
+    :func:`laplace_sample_size` solved for the scale error.
+    """
+    return _detectable_scale_error(laplace_scale_distance, n, alpha, beta)
+
+
+def discrete_laplace_detectable_scale_error(
+    scale: Union[int, float, Fraction], n: int, *, alpha: float = DEFAULT_ALPHA, beta: float = DEFAULT_BETA
+) -> float:
+    """The scale error that ``n`` samples detect by :func:`crosscheck_discrete_laplace` w.p. >= 1 - beta.
+
+    :func:`discrete_laplace_sample_size` solved for the scale error.
+    """
+    _scale(scale, "scale")
+    return _detectable_scale_error(lambda e: discrete_laplace_scale_distance(scale, e), n, alpha, beta)

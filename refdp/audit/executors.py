@@ -15,6 +15,7 @@ from __future__ import annotations
 import concurrent.futures
 import contextlib
 import importlib
+import signal
 from typing import Any, Iterator, Optional
 
 from refdp.errors import InvalidParameterError
@@ -72,6 +73,12 @@ def _dask(where: str, workers: int) -> Iterator[concurrent.futures.Executor]:
         yield client.get_executor(pure=False)
 
 
+def _leave_interrupts_to_the_parent() -> None:
+    # Ctrl-C reaches every process of the terminal's group; the parent alone reports it
+    # (one line) and stops the pool, instead of each worker printing a traceback.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 @contextlib.contextmanager
 def audit_executor(spec: str, workers: int) -> Iterator[Optional[concurrent.futures.Executor]]:
     """The executor ``spec`` names, shut down on exit; None means run inline.
@@ -85,11 +92,14 @@ def audit_executor(spec: str, workers: int) -> Iterator[Optional[concurrent.futu
         if workers <= 1:
             yield None
             return
-        pool = concurrent.futures.ProcessPoolExecutor(max_workers=workers)
+        pool = concurrent.futures.ProcessPoolExecutor(max_workers=workers, initializer=_leave_interrupts_to_the_parent)
         try:
             yield pool
-        finally:
-            pool.shutdown()
+        except BaseException:
+            # Ctrl-C or an error: the queued chunks are not wanted any more
+            pool.shutdown(cancel_futures=True)
+            raise
+        pool.shutdown()
         return
     with _dask(spec.partition(":")[2], workers) as executor:
         yield executor

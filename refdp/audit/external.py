@@ -66,9 +66,12 @@ __all__ = [
     "INLINE",
     "PROCESS_POOL",
     "FAIL_FAST",
+    "SEED_BITS",
     "Failure",
     "RunFailed",
     "ProgramAuditResult",
+    "ProgramRuns",
+    "RunDriver",
     "program_seeds",
     "audit_program",
 ]
@@ -83,7 +86,8 @@ PROCESS_POOL = "process"
 FAIL_FAST = 8
 """The audit stops when this many first runs (in seed order) all failed."""
 
-_SEED_BITS = 63  # fits a signed 64-bit integer: Java's long, C's int64_t, NumPy's seeds
+SEED_BITS = 63
+"""A program's seed is below 2**63: it fits a signed 64-bit integer (Java's long, C's int64_t, NumPy's seeds)."""
 _DETAIL = 300  # characters of a failure's message kept
 
 
@@ -152,7 +156,7 @@ def program_seeds(seed: int, selection_trials: int, trials: int) -> List[int]:
     ``s_i`` the seed :func:`refdp.audit.run_seeds` gives run ``i`` of
     ``monte_carlo_audit``.
     """
-    return [random.Random(s).getrandbits(_SEED_BITS) for s in run_seeds(seed, selection_trials, trials)]
+    return [random.Random(s).getrandbits(SEED_BITS) for s in run_seeds(seed, selection_trials, trials)]
 
 
 Outcome = Hashable
@@ -160,8 +164,11 @@ Row = Tuple[Outcome, str]  # the outcome and, for a failure, what went wrong
 
 
 @dataclass(frozen=True)
-class _Runs(Generic[X, O]):
-    """One picklable unit of work: the program on ``data`` once per seed, failures caught."""
+class ProgramRuns(Generic[X, O]):
+    """One picklable unit of work: the program on ``data`` once per seed, failures caught.
+
+    Each row is the reduced output, or a :class:`Failure` with what went wrong.
+    """
 
     program: Callable[[X, int], O]
     data: X
@@ -200,7 +207,7 @@ class _Replay:
     outcomes: Dict[Tuple[int, int], Outcome]
 
     def __call__(self, side: int, rng: RandomSource) -> Outcome:
-        key = (side, rng.getrandbits(_SEED_BITS))
+        key = (side, rng.getrandbits(SEED_BITS))
         try:
             return self.outcomes[key]
         except KeyError:
@@ -214,8 +221,13 @@ def _is_number(outcome: Outcome) -> bool:
     return isinstance(outcome, (int, float)) and not isinstance(outcome, bool) and not math.isnan(outcome)
 
 
-class _Driver(Generic[X, O]):
-    """Runs chunks on an executor in seed order, counting failures and stopping early when told to."""
+class RunDriver(Generic[X, O]):
+    """Runs chunks on an executor in seed order, counting failures and stopping early when told to.
+
+    ``sides`` names the data sets the runs are on (``per_side`` runs each);
+    ``limit`` is what the error tells the user to raise when more than
+    ``max_failure_rate`` of a side's runs fail.
+    """
 
     def __init__(
         self,
@@ -224,20 +236,24 @@ class _Driver(Generic[X, O]):
         per_side: int,
         max_failure_rate: float,
         progress: Optional[Callable[[int, int], None]],
+        sides: Tuple[str, ...] = ("D", "D'"),
+        limit: str = "max_failure_rate",
     ) -> None:
         self.executor = executor
         self.chunk = chunk
         self.per_side = per_side
         self.max_failure_rate = max_failure_rate
         self.progress = progress
-        self.total = 2 * per_side
+        self.sides = sides
+        self.limit = limit
+        self.total = len(sides) * per_side
         self.done = 0
-        self.failed = [0, 0]
+        self.failed = [0] * len(sides)
         self.kinds: Dict[str, int] = {}
         self.first_failure = ""
         self.all_failed_so_far = True
 
-    def run(self, runs: _Runs[X, O], side: int, seeds: Sequence[int]) -> List[Outcome]:
+    def run(self, runs: ProgramRuns[X, O], side: int, seeds: Sequence[int]) -> List[Outcome]:
         pieces = [seeds[i : i + self.chunk] for i in range(0, len(seeds), self.chunk)]
         if self.executor is None:
             results: Iterable[List[Row]] = (runs(piece) for piece in pieces)
@@ -265,15 +281,13 @@ class _Driver(Generic[X, O]):
         if self.all_failed_so_far and sum(self.failed) >= FAIL_FAST:
             raise DataError(
                 f"the first {sum(self.failed)} runs of the program all failed; fix the program or the command "
-                f"before auditing. First failure: {self.first_failure}"
+                f"first. First failure: {self.first_failure}"
             )
         if self.failed[side] > self.max_failure_rate * self.per_side:
-            name = "D" if side == 0 else "D'"
             raise DataError(
-                f"more than {self.max_failure_rate:g} of the {self.per_side} runs on {name} failed "
-                f"({self._so_far(side)}): a verdict would be about the "
-                f"failures, not the claim. Fix the program, raise the time limit, or pass a larger "
-                f"max_failure_rate. First failure: {self.first_failure}"
+                f"more than {self.max_failure_rate:g} of the {self.per_side} runs on {self.sides[side]} failed "
+                f"({self._so_far(side)}): a verdict would be about the failures. Fix the program, raise the "
+                f"time limit, or pass a larger {self.limit}. First failure: {self.first_failure}"
             )
 
 
@@ -284,7 +298,7 @@ class _Driver(Generic[X, O]):
 
 
 def _result(future: "concurrent.futures.Future[List[Row]]") -> List[Row]:
-    # _Runs catches every exception of the program, so what reaches here is the executor's.
+    # ProgramRuns catches every exception of the program, so what reaches here is the executor's.
     try:
         return future.result()
     except (pickle.PicklingError, AttributeError, TypeError) as exc:
@@ -371,7 +385,7 @@ def audit_program(
         (0, seeds[:m]), (1, seeds[m : 2 * m]),
         (0, [s for s, on_d in tested if on_d]), (1, [s for s, on_d in tested if not on_d]),
     )
-    sides: Tuple[_Runs[X, O], _Runs[X, O]] = (_Runs(program, d, reduce), _Runs(program, d_prime, reduce))
+    sides: Tuple[ProgramRuns[X, O], ProgramRuns[X, O]] = (ProgramRuns(program, d, reduce), ProgramRuns(program, d_prime, reduce))
 
     own = executor == PROCESS_POOL
     pool: Optional[concurrent.futures.Executor]
@@ -379,7 +393,7 @@ def audit_program(
         pool = executor
     else:
         pool = concurrent.futures.ProcessPoolExecutor() if own else None
-    driver: _Driver[X, O] = _Driver(pool, chunk, m + n, rate, progress)
+    driver: RunDriver[X, O] = RunDriver(pool, chunk, m + n, rate, progress)
     table: Dict[Tuple[int, int], Outcome] = {}
     selection: List[Outcome] = []
     try:

@@ -71,6 +71,7 @@ __all__ = [
     "OutputReader",
     "audit_command",
     "write_csv",
+    "write_inputs",
 ]
 
 LEAF_PAYLOAD_KEYS = frozenset({
@@ -92,6 +93,18 @@ def write_csv(data: Dataset, path: Path) -> None:
         for i in range(len(data)):
             cells = [v if isinstance(v, str) else repr(float(v)) for v in data.row(i)]
             writer.writerow([*cells, data.label(i)])
+
+
+def write_inputs(data: Dataset, workdir: Path, name: str) -> Tuple[Path, Path]:
+    """Write ``data`` to ``workdir/name`` (:func:`write_csv`) and its public schema to ``workdir/schema.json``.
+
+    Returns (the CSV's path, the schema's path): what ``{data}`` and ``{schema}`` become.
+    """
+    schema_path = workdir / "schema.json"
+    schema_path.write_text(json.dumps(data.schema.to_json(), indent=1), encoding="utf-8")
+    data_path = workdir / name
+    write_csv(data, data_path)
+    return data_path, schema_path
 
 
 @dataclass(frozen=True)
@@ -248,10 +261,7 @@ def audit_command(request: CommandAudit) -> Dict[str, Any]:
 
     with tempfile.TemporaryDirectory(prefix="refdp-audit-cmd-") as tmp:
         work = Path(tmp)
-        schema_path = work / "schema.json"
-        schema_path.write_text(json.dumps(d.schema.to_json(), indent=1), encoding="utf-8")
-        d_path = work / "D.csv"
-        write_csv(d, d_path)
+        d_path, schema_path = write_inputs(d, work, "D.csv")
         program = CommandProgram(request.words, str(schema_path), tmp, float(request.timeout))
         reader = OutputReader(request.output_kind)
         paths = []

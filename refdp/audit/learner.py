@@ -68,7 +68,11 @@ class LearnerAudit:
     capped by the time budget); they run where ``executor`` says
     (:func:`~refdp.audit.executors.audit_executor`: ``"process"`` with
     ``workers`` local processes, 1 inline; or a ``dask:`` spec), which
-    changes the time taken and nothing else.
+    changes the time taken and nothing else.  ``pilot_runs`` is the search's
+    first-round runs per side and pair (None: sized from one run's time).
+    Run counts sized from time depend on the machine's speed; the report's
+    ``replay`` gives the ones used, so that the same seed replays the audit
+    exactly on any machine.
     """
 
     learner: Callable[[Dataset, RandomSource], TreeModel]
@@ -88,6 +92,7 @@ class LearnerAudit:
     alpha: float = 1e-6
     workers: int = 1
     executor: str = "process"
+    pilot_runs: Optional[int] = None
 
 
 def _probe(d: Dataset, d_prime: Dataset) -> Record:
@@ -124,6 +129,12 @@ def _trials(request: LearnerAudit, delta: Fraction, n_rows: int, seconds: float)
     return trials, sizing
 
 
+def _replay(seed: int, pilot: Optional[int], trials: int) -> str:
+    """The ``audit`` flags that fix every run count, so that the audit replays exactly wherever it runs."""
+    pilot_flag = "" if pilot is None else f" --pilot-runs {pilot}"
+    return f"--seed {seed}{pilot_flag} --trials {trials}"
+
+
 def audit_learner(request: LearnerAudit, progress: Optional[PhaseProgress] = None) -> Dict[str, Any]:
     """Audit ``request``; the report (the fields ``audit --json`` prints), whatever the verdict.
 
@@ -140,6 +151,8 @@ def audit_learner(request: LearnerAudit, progress: Optional[PhaseProgress] = Non
     request = dataclasses.replace(request, delta=delta)
     if request.neighbour is None or request.output is None or request.output not in OUTPUTS:
         return _audit_by_search(request, delta, d, progress, seconds, model)
+    if request.pilot_runs is not None:
+        raise InvalidParameterError("--pilot-runs applies to a search; it has none when --neighbour and --output are given")
     trials, sizing = _trials(request, delta, len(d), seconds)
     chunk = chunk_for(seconds)
     assert request.neighbour is not None and request.output is not None
@@ -164,6 +177,7 @@ def audit_learner(request: LearnerAudit, progress: Optional[PhaseProgress] = Non
         "seed": request.seed,
         "neighbour": chosen.description,
         "neighbour_choice": note,
+        "replay": _replay(request.seed, None, trials),
         "output": request.output,
         "receipt": f"epsilon={receipt.epsilon} delta={receipt.delta} (level {receipt.level})",
         **monte_carlo_fields(result, sizing, seconds),
@@ -185,6 +199,11 @@ def _sizes(params: Mapping[str, object]) -> List[int]:
         v for k, v in params.items()
         if (k.startswith("min_") or k == "k") and isinstance(v, int) and not isinstance(v, bool) and 2 <= v <= 500
     })
+
+
+def _scaled(seconds: float, rows: int, timed_rows: int) -> float:
+    """The time of one run on ``rows`` rows, from one on ``timed_rows`` (never less: small sets have fixed costs)."""
+    return seconds * max(1.0, rows / max(timed_rows, 1))
 
 
 def _test_runs(request: LearnerAudit, delta: Fraction, choice: Choice, seconds: float) -> Tuple[int, str]:
@@ -221,15 +240,23 @@ def _audit_by_search(
     else:
         pairs = candidate_pairs(request.data, request.rows, request.relation, _sizes(request.params), request.seed)
     views = VIEWS if request.output is None else (request.output,)
-    # Round 1 costs 2 runs per side per pair; rounds 2 and 3 together about as much again.
-    pilot = int(_SEARCH_SECONDS / (4 * len(pairs) * max(seconds, 1e-9)))
-    pilot = min(_MAX_PILOT_RUNS, max(_MIN_PILOT_RUNS, pilot))
+    # One run was timed on D; a shaped pair may hold more rows (a pure node of 200), and a fit's time
+    # grows about linearly with its rows, so each pair's runs are budgeted at the time scaled to its size.
+    pair_seconds = [_scaled(seconds, len(pair.d), len(d)) for pair in pairs]
+    # Round r (of 3) runs the pairs still alive 2^(r-1) * pilot times per side, and halving the
+    # (pair, view) choices may keep every pair alive: at most 2 * (1 + 2 + 4) * pilot runs per pair.
+    if request.pilot_runs is not None:
+        pilot = request.pilot_runs
+    else:
+        pilot = int(_SEARCH_SECONDS / (14 * max(sum(pair_seconds), 1e-9)))
+        pilot = min(_MAX_PILOT_RUNS, max(_MIN_PILOT_RUNS, pilot))
     with audit_executor(request.executor, request.workers) as executor:
         choice = search(
             request.learner, pairs, views=views, test_runs=1000, alpha=request.alpha, delta=float(delta),
             seed=request.seed, pilot_runs=pilot, executor=executor, chunk=chunk_for(seconds),
             progress=progress("pilot") if progress is not None else None,
         )
+        seconds = _scaled(seconds, len(choice.pair.d), len(d))
         trials, sizing = _test_runs(request, delta, choice, seconds)
         result = monte_carlo_audit(
             request.learner, choice.pair.d, choice.pair.neighbour.d_prime, epsilon=request.epsilon,
@@ -259,6 +286,7 @@ def _audit_by_search(
         "output": choice.view,
         "pilot_runs": choice.pilot_runs,
         "pilot_seconds": choice.pilot_seconds,
+        "replay": _replay(request.seed, pilot, trials),
         "receipt": f"epsilon={receipt.epsilon} delta={receipt.delta} (level {receipt.level})",
         **fields,
     }

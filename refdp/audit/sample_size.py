@@ -229,13 +229,15 @@ def default_trials(epsilon: Fraction, delta: Fraction, alpha: float) -> Tuple[in
     The aim: a true epsilon of ``2 epsilon`` on an event of probability
     :func:`design_event_probability` is refuted with probability
     :data:`DEFAULT_POWER` at false-alarm probability ``alpha`` by the
-    conditional test (:func:`refdp.audit.conditional.conditional_required_runs`,
-    halved: runs per side).
+    audit's default test, whose conditional half runs at ``alpha / 2``
+    (:func:`refdp.audit.conditional.conditional_required_runs`, halved: runs
+    per side).
     """
 
     true = 2 * float(epsilon)
     p_event = design_event_probability(epsilon)
-    n = (conditional_required_runs(true, epsilon, p_event, power=DEFAULT_POWER, alpha=alpha, delta=delta) + 1) // 2
+    # the default test (combined) runs the conditional bound at alpha / 2
+    n = (conditional_required_runs(true, epsilon, p_event, power=DEFAULT_POWER, alpha=alpha / 2, delta=delta) + 1) // 2
     return n, (
         f"detect a true epsilon of {true:g} at event probability {p_event:.4g}, power {DEFAULT_POWER} "
         "(conditional test)"

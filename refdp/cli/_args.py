@@ -1,35 +1,71 @@
-"""Arguments several subcommands share: the data, ``--param KEY=VALUE``, the seed, counts >= 1."""
+"""Arguments several subcommands share: the data, ``--param KEY=VALUE``, the seed, counts >= 1, outputs."""
 
 from __future__ import annotations
 
 import argparse
-from typing import Dict, Optional, Sequence
+import shlex
+from typing import TYPE_CHECKING, Dict, Optional, Sequence, Tuple
 
-from refdp.data import Dataset, load, read_schema
 from refdp.errors import InvalidParameterError
+from refdp.privacy import Relation
+
+if TYPE_CHECKING:
+    # The data package loads only when a subcommand reads data: see refdp.cli.
+    from refdp.data import Dataset
 
 __all__ = [
+    "RELATIONS",
     "add_data_arguments",
+    "add_missing_argument",
     "add_param_argument",
     "add_seed_argument",
     "add_training_arguments",
     "check_positive",
+    "command_words",
     "load_data",
     "parse_params",
 ]
 
 
+RELATIONS = tuple(r.value for r in Relation)
+"""The values of ``--relation``."""
+
+
 def add_data_arguments(p: argparse.ArgumentParser, *, required: bool = True) -> None:
-    """``--data`` (a built-in name or a file), ``--label`` and ``--schema``; :func:`load_data` reads them."""
+    """``--data`` and how to read a file: ``--label``, ``--schema``, ``--bounds``, ``--missing``; see :func:`load_data`."""
     p.add_argument("--data", required=required, help="a built-in data set name or a .csv/.arff path")
-    p.add_argument("--label", default=None, help="class column of a file (default: the last)")
-    p.add_argument("--schema", default=None, help="schema JSON file for a CSV file")
+    p.add_argument("--label", default=None, help="class column of a file (default: the schema's, or the last)")
+    p.add_argument(
+        "--schema", default=None, metavar="FILE",
+        help="public schema JSON of a .csv or .arff file (format: docs/schema.md; `schema` writes one)",
+    )
+    p.add_argument(
+        "--bounds", action="append", default=[], metavar="ATTR=LO:HI",
+        help="public bounds of a numeric ARFF attribute, chosen without looking at the data (repeatable)",
+    )
+    add_missing_argument(p)
+
+
+def add_missing_argument(p: argparse.ArgumentParser) -> None:
+    """``--missing``: what a missing value (``?``) in a file does."""
+    from refdp.cli._data import MISSING
+
+    p.add_argument(
+        "--missing", default=None, choices=sorted(MISSING),
+        help="a missing value (?) is a category the schema declares (default; an error for a continuous "
+        "attribute), drops its row (compatible with add-remove DP), or is an error",
+    )
 
 
 def load_data(args: argparse.Namespace) -> Dataset:
-    """The data set that ``--data``, ``--label`` and ``--schema`` name."""
+    """The data set that ``--data``, ``--label``, ``--schema``, ``--bounds`` and ``--missing`` name."""
+    from refdp.cli._data import parse_bounds, read_data
+    from refdp.data import read_schema
+
     schema = read_schema(args.schema) if args.schema else None
-    return load(args.data, label=args.label, schema=schema)
+    return read_data(
+        args.data, label=args.label, schema=schema, bounds=parse_bounds(args.bounds), missing=args.missing
+    )
 
 
 def add_param_argument(p: argparse.ArgumentParser) -> None:
@@ -50,11 +86,17 @@ def parse_params(pairs: Sequence[str]) -> Dict[str, str]:
 
 def add_training_arguments(p: argparse.ArgumentParser) -> None:
     """The data and what training needs besides the algorithm: budget, parameters, relation, engine."""
+    from refdp.algorithms.registry import ENGINES
+
     add_data_arguments(p)
     p.add_argument("--epsilon", required=True, help="total privacy budget, e.g. 1 or 0.5 or 1/3")
     add_param_argument(p)
-    p.add_argument("--relation", default="add-remove", help="neighbouring relation: add-remove (default) or substitute")
-    p.add_argument("--engine", default="reference", help="reference (default) or array: same model, faster")
+    p.add_argument(
+        "--relation", default="add-remove", choices=RELATIONS, help="neighbouring relation: add-remove (default) or substitute"
+    )
+    p.add_argument(
+        "--engine", default="reference", choices=sorted(ENGINES), help="reference (default) or array: same model, faster"
+    )
 
 
 def add_seed_argument(p: argparse.ArgumentParser) -> None:
@@ -66,3 +108,20 @@ def check_positive(value: Optional[int], flag: str) -> None:
     """Refuse a count below 1 (None means the flag was not given)."""
     if value is not None and value < 1:
         raise InvalidParameterError(f"{flag} must be >= 1, got {value}")
+
+
+def command_words(cmd: str) -> Tuple[str, ...]:
+    """``--cmd`` split into words like a shell line; it must pass the data ``{data}`` and the seed ``{seed}``."""
+    try:
+        words = tuple(shlex.split(cmd))
+    except ValueError as exc:
+        raise InvalidParameterError(f"--cmd cannot be split into words: {exc}") from None
+    if not words:
+        raise InvalidParameterError("--cmd is empty")
+    if not any("{data}" in w for w in words):
+        raise InvalidParameterError("--cmd must pass the data to the program: put {data} where its path goes")
+    if not any("{seed}" in w for w in words):
+        raise InvalidParameterError(
+            "--cmd must pass the seed to the program ({seed}): runs must be replayable and independent"
+        )
+    return words

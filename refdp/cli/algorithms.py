@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Dict
+from typing import TYPE_CHECKING, Dict
 
-from refdp.algorithms import AlgorithmSpec, Variant, algorithm_names, get_algorithm
 from refdp.cli._command import Command
 from refdp.privacy.levels import IDEALISED, UNKNOWN_STATUS, UNSOUND, claim_status
+
+if TYPE_CHECKING:
+    from refdp.algorithms import AlgorithmSpec, Variant
 
 __all__ = ["COMMAND"]
 
@@ -53,6 +55,8 @@ def _why(variant: Variant) -> str:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from refdp.algorithms import algorithm_names, get_algorithm
+
     specs = [get_algorithm(name) for name in algorithm_names()]
     if args.json:
         print(json.dumps([_describe(s) for s in specs], indent=1))

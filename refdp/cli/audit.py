@@ -25,43 +25,45 @@ from __future__ import annotations
 import argparse
 import json
 import secrets
-import sys
-import time
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Callable, Dict, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Tuple
 
-from refdp.algorithms import Param, get_algorithm
-from refdp.audit.executors import EXECUTOR_HELP, check_executor_spec
-from refdp.audit.learner import OUTPUTS, LearnerAudit, audit_learner
-from refdp.audit.views import VIEWS
-from refdp.audit.neighbours import Record, record_of
-from refdp.audit.pair import Neighbour, addition, draw_rows, removal, substitution
-from refdp.audit.planted import METHODS, PlantedAudit, audit_planted, get_case, planted_names
-from refdp.audit.sample_size import DEFAULT_POWER
-from refdp.cli._args import add_data_arguments, add_param_argument, check_positive, load_data, parse_params
+from refdp.cli._args import RELATIONS, add_data_arguments, add_param_argument, check_positive, load_data, parse_params
 from refdp.cli._command import Command
-from refdp.data import Dataset
+from refdp.cli._progress import Phases
 from refdp.errors import InvalidParameterError
-from refdp.privacy import Relation, as_delta, as_epsilon, parse_relation
-from refdp.rng import RandomSource
-from refdp.tree import TreeModel
+from refdp.privacy import Relation, as_budget, as_delta, as_epsilon, parse_relation
+
+if TYPE_CHECKING:
+    # The audit package loads only when the audit runs (or shows its options): see refdp.cli.
+    from refdp.algorithms import Param
+    from refdp.audit.learner import LearnerAudit
+    from refdp.audit.neighbours import Record
+    from refdp.audit.pair import Neighbour
+    from refdp.audit.planted import PlantedAudit
+    from refdp.data import Dataset
+    from refdp.rng import RandomSource
+    from refdp.tree import TreeModel
 
 __all__ = ["COMMAND", "DEFAULT_ROWS", "RegistryMechanism", "render_report"]
 
 DEFAULT_ROWS = 40
 """Rows of ``D`` for a registry algorithm, unless ``--rows`` says otherwise."""
 
-_PROGRESS_AFTER = 2.0  # seconds before the progress line appears
-
 
 def _add_arguments(p: argparse.ArgumentParser) -> None:
+    from refdp.audit.executors import EXECUTOR_HELP
+    from refdp.audit.learner import OUTPUTS
+    from refdp.audit.planted import METHODS
+    from refdp.audit.views import VIEWS
+
     p.add_argument("--algorithm", default=None, help="registry algorithm, planted:CASE or correct:CASE")
     p.add_argument("--list-planted", action="store_true", help="list the planted cases and exit")
     add_data_arguments(p, required=False)
     p.add_argument("--epsilon", default=None, help="the claimed epsilon, e.g. 1 or 1/2")
     p.add_argument("--delta", default=None, help="the claimed delta (default: the delta the model's receipt states)")
-    p.add_argument("--relation", default=None, help="add-remove (default) or substitute")
+    p.add_argument("--relation", default=None, choices=RELATIONS, help="add-remove (default) or substitute")
     add_param_argument(p)
     p.add_argument("--rows", type=int, default=None, help=f"rows of D drawn from the data (default {DEFAULT_ROWS})")
     p.add_argument(
@@ -70,7 +72,7 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
         help="search (default), remove:I, add:V1,...,CLASS or replace:I:V1,...,CLASS (I a row of D, from 0)",
     )
     p.add_argument(
-        "--output", default=None, choices=OUTPUTS + VIEWS,
+        "--output", default=None, choices=OUTPUTS + tuple(v for v in VIEWS if v not in OUTPUTS),
         help="how a model is reduced (default: the search tries every view)",
     )
     p.add_argument(
@@ -78,6 +80,11 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
         help="planted cases: exact laws when they exist (auto), or the Monte-Carlo audit",
     )
     p.add_argument("--trials", type=int, default=None, help="test runs per side (default: sized for power)")
+    p.add_argument(
+        "--pilot-runs", type=int, default=None,
+        help="the search's first-round runs per side and pair (default: sized from one run's time; "
+        "the report's replay line gives the value used)",
+    )
     p.add_argument("--alpha", default="1e-6", help="false-alarm probability of the audit (default 1e-6)")
     p.add_argument("--seed", type=int, default=None, help="seed (default: drawn, and printed for replay)")
     p.add_argument("--workers", type=int, default=1, help="processes for the runs (default 1: inline)")
@@ -95,46 +102,9 @@ class RegistryMechanism:
     relation: Relation
 
     def __call__(self, data: Dataset, rng: RandomSource) -> TreeModel:
+        from refdp.algorithms import get_algorithm
+
         return get_algorithm(self.name).fit(data, self.epsilon, dict(self.params), rng, self.relation)
-
-
-class _Line:
-    """A carriage-return progress line on stderr, once a phase has taken a few seconds."""
-
-    def __init__(self, label: str) -> None:
-        self.label = label
-        self.started = time.perf_counter()
-        self.shown = False
-
-    def __call__(self, done: int, total: int) -> None:
-        elapsed = time.perf_counter() - self.started
-        if elapsed < _PROGRESS_AFTER and not self.shown:
-            return
-        self.shown = True
-        sys.stderr.write(f"\r{self.label}: {done}/{total} runs ({100 * done // total}%), {elapsed:.1f} s ")
-        sys.stderr.flush()
-
-    def close(self) -> None:
-        if self.shown:
-            sys.stderr.write("\n")
-            sys.stderr.flush()
-
-
-class _Progress:
-    """The audit's progress lines: a phase's line ends when the next phase, or the audit, does."""
-
-    def __init__(self) -> None:
-        self.line: Optional[_Line] = None
-
-    def __call__(self, label: str) -> Callable[[int, int], None]:
-        self.close()
-        self.line = _Line(label)
-        return self.line
-
-    def close(self) -> None:
-        if self.line is not None:
-            self.line.close()
-            self.line = None
 
 
 def _alpha(text: str) -> float:
@@ -149,18 +119,23 @@ def _alpha(text: str) -> float:
 
 def _run(args: argparse.Namespace) -> int:
     """Run the ``audit`` subcommand; the exit status is 0 (not refuted), 1 (refuted) or 2 (bad input)."""
+    from refdp.audit.executors import check_executor_spec
+    from refdp.audit.learner import audit_learner
+    from refdp.audit.planted import audit_planted
+
     if args.list_planted:
         return _list_planted(args)
     if not args.algorithm:
         raise InvalidParameterError("--algorithm is required (or --list-planted); see `audit --help`")
     alpha = _alpha(args.alpha)
     check_positive(args.trials, "--trials")
+    check_positive(args.pilot_runs, "--pilot-runs")
     check_positive(args.rows, "--rows")
     check_positive(args.workers, "--workers")
     check_executor_spec(args.executor)
     seed = args.seed if args.seed is not None else secrets.randbits(32)
     kind, sep, name = args.algorithm.partition(":")
-    progress = _Progress()
+    progress = Phases()
     try:
         if sep:
             if kind not in ("planted", "correct"):
@@ -180,6 +155,8 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _list_planted(args: argparse.Namespace) -> int:
+    from refdp.audit.planted import get_case, planted_names
+
     if args.json:
         rows = []
         for name in planted_names():
@@ -204,9 +181,13 @@ def _list_planted(args: argparse.Namespace) -> int:
 
 
 def _planted_request(args: argparse.Namespace, name: str, kind: str, alpha: float, seed: int) -> PlantedAudit:
+    from refdp.audit.planted import PlantedAudit, get_case
+
     case = get_case(name)
     for flag, value in (("--rows", args.rows), ("--param", args.param or None), ("--output", args.output),
-                        ("--neighbour", args.neighbour), ("--label", args.label), ("--schema", args.schema)):
+                        ("--pilot-runs", args.pilot_runs),
+                        ("--neighbour", args.neighbour), ("--label", args.label), ("--schema", args.schema),
+                        ("--bounds", args.bounds or None), ("--missing", args.missing)):
         if value is not None:
             raise InvalidParameterError(
                 f"{flag} does not apply to planted cases, which bring their own pair and reduction; drop it"
@@ -231,6 +212,10 @@ def _planted_request(args: argparse.Namespace, name: str, kind: str, alpha: floa
 
 
 def _registry_request(args: argparse.Namespace, alpha: float, seed: int) -> LearnerAudit:
+    from refdp.algorithms import get_algorithm
+    from refdp.audit.learner import LearnerAudit
+    from refdp.audit.pair import draw_rows
+
     spec = get_algorithm(args.algorithm)
     if args.method == "exact":
         raise InvalidParameterError(
@@ -240,7 +225,7 @@ def _registry_request(args: argparse.Namespace, alpha: float, seed: int) -> Lear
         raise InvalidParameterError("--data is required for a registry algorithm (a built-in name or a file)")
     if args.epsilon is None:
         raise InvalidParameterError("--epsilon is required for a registry algorithm: the claim to audit")
-    epsilon = as_epsilon(args.epsilon)
+    epsilon = as_budget(args.epsilon)
     delta = None if args.delta is None else as_delta(args.delta)
     relation = parse_relation(args.relation if args.relation is not None else "add-remove")
     params = spec.resolve(parse_params(args.param))
@@ -270,11 +255,15 @@ def _registry_request(args: argparse.Namespace, alpha: float, seed: int) -> Lear
         alpha=alpha,
         workers=args.workers,
         executor=args.executor,
+        pilot_runs=args.pilot_runs,
     )
 
 
 def _parse_record(data: Dataset, text: str, flag: str) -> Record:
     """A record given as ``V1,...,CLASS`` raw values, validated against the schema."""
+    from refdp.audit.neighbours import record_of
+    from refdp.data import Dataset
+
     cells = [cell.strip() for cell in text.split(",")]
     width = data.schema.n_attributes + 1
     if len(cells) != width:
@@ -297,6 +286,9 @@ def _row_index(d: Dataset, text: str, flag: str) -> int:
 
 
 def _given_neighbour(d: Dataset, relation: Relation, text: str) -> Neighbour:
+    from refdp.audit.neighbours import record_of
+    from refdp.audit.pair import addition, removal, substitution
+
     flag = f"--neighbour {text}"
     kind, _, rest = text.partition(":")
     if kind == "remove" and relation is Relation.ADD_REMOVE:
@@ -323,6 +315,8 @@ def _fmt(x: Any) -> str:
 
 def render_report(r: Dict[str, Any]) -> str:
     """The text form of an audit report (the `--json` fields, for a reader)."""
+    from refdp.audit.sample_size import DEFAULT_POWER
+
     lines = [f"audit of {r['algorithm']}: {r.get('description', '')}".rstrip(": ")]
     if "params" in r:
         params = ", ".join(f"{k}={v}" for k, v in r["params"].items())
@@ -382,7 +376,8 @@ def render_report(r: Dict[str, Any]) -> str:
             f"{_fmt(r['detectable_epsilon_design'])} or more on an event of probability "
             f"{r['design_event_probability']:.4g}{observed}"
         )
-    lines.append(f"seed: {r['seed']} (replay with --seed {r['seed']}); wall time {r['wall_time']:.2f} s")
+    replay = r.get("replay", f"--seed {r['seed']}")
+    lines.append(f"seed: {r['seed']} (replay exactly with {replay}); wall time {r['wall_time']:.2f} s")
     return "\n".join(lines)
 
 

@@ -29,20 +29,18 @@ import json
 import math
 import os
 import secrets
-import shlex
 from pathlib import Path
-from typing import List, Optional, Tuple
+from typing import TYPE_CHECKING, List, Optional, Tuple
 
-from refdp.audit.external_command import CommandAudit, audit_command
-from refdp.audit.neighbours import are_neighbours
-from refdp.audit.pair import Neighbour, draw_rows, row_neighbour
-from refdp.cli._args import add_data_arguments, check_positive, load_data
+from refdp.cli._args import RELATIONS, add_data_arguments, check_positive, command_words, load_data
 from refdp.cli._command import Command
 from refdp.cli.audit import render_report
-from refdp.data import Dataset
-from refdp.data.readers import read_csv
 from refdp.errors import InvalidParameterError
-from refdp.privacy import Relation, as_delta, as_epsilon, parse_relation
+from refdp.privacy import Relation, as_budget, as_delta, parse_relation
+
+if TYPE_CHECKING:
+    from refdp.audit.pair import Neighbour
+    from refdp.data import Dataset
 
 __all__ = ["COMMAND"]
 
@@ -53,7 +51,7 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rows", type=int, default=None, help="rows of D drawn from the data with the seed (default: all)")
     p.add_argument("--epsilon", required=True, help="the claimed epsilon, e.g. 1 or 1/2")
     p.add_argument("--delta", default="0", help="the claimed delta (default 0)")
-    p.add_argument("--relation", default="add-remove", help="add-remove (default) or substitute")
+    p.add_argument("--relation", default="add-remove", choices=RELATIONS, help="add-remove (default) or substitute")
     p.add_argument("--neighbours", default="auto", help="auto (default), index:I, or a .csv / .json file of neighbours")
     p.add_argument("--trials", type=int, default=None, help="test runs per side (default: sized for power)")
     p.add_argument(
@@ -78,22 +76,6 @@ def _check_args(args: argparse.Namespace) -> None:
         raise InvalidParameterError(f"--alpha must be in (0, 1), got {args.alpha}")
 
 
-def _words(cmd: str) -> Tuple[str, ...]:
-    try:
-        words = tuple(shlex.split(cmd))
-    except ValueError as exc:
-        raise InvalidParameterError(f"--cmd cannot be split into words: {exc}") from None
-    if not words:
-        raise InvalidParameterError("--cmd is empty")
-    if not any("{data}" in w for w in words):
-        raise InvalidParameterError("--cmd must pass the data to the program: put {data} where its path goes")
-    if not any("{seed}" in w for w in words):
-        raise InvalidParameterError(
-            "--cmd must pass the seed to the program ({seed}): runs must be replayable and independent"
-        )
-    return words
-
-
 def _output_kind(text: str) -> str:
     if text in ("label", "tree-structure") or text.startswith("json-field:"):
         return text
@@ -103,6 +85,10 @@ def _output_kind(text: str) -> str:
 
 
 def _from_file(d: Dataset, relation: Relation, text: str) -> List[Neighbour]:
+    from refdp.audit.neighbours import are_neighbours
+    from refdp.audit.pair import Neighbour
+    from refdp.data.readers import read_csv
+
     path = Path(text)
     if path.suffix.lower() == ".json":
         try:
@@ -130,6 +116,8 @@ def _from_file(d: Dataset, relation: Relation, text: str) -> List[Neighbour]:
 
 def _neighbours(d: Dataset, relation: Relation, text: str) -> Optional[Tuple[Neighbour, ...]]:
     """The candidates ``--neighbours`` gives, or None for ``auto``."""
+    from refdp.audit.pair import row_neighbour
+
     if text == "auto":
         return None
     if text.startswith("index:"):
@@ -144,11 +132,14 @@ def _neighbours(d: Dataset, relation: Relation, text: str) -> Optional[Tuple[Nei
 
 
 def _run(args: argparse.Namespace) -> int:
+    from refdp.audit.external_command import CommandAudit, audit_command
+    from refdp.audit.pair import draw_rows
+
     """Run the ``audit-cmd`` subcommand; the exit status is 0 (not refuted), 1 (refuted) or 2 (bad input)."""
     _check_args(args)
-    words = _words(args.cmd)
+    words = command_words(args.cmd)
     kind = _output_kind(args.output_kind)
-    epsilon = as_epsilon(args.epsilon)
+    epsilon = as_budget(args.epsilon)
     delta = as_delta(args.delta)
     relation = parse_relation(args.relation)
     seed = args.seed if args.seed is not None else secrets.randbits(32)

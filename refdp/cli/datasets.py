@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 
 from refdp.cli._command import Command
-from refdp.data import BUILTIN_NAMES, describe_builtin
 
 __all__ = ["COMMAND"]
 
@@ -15,8 +14,11 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from refdp.data import BUILTIN_NAMES, describe_builtin
+
     for name in BUILTIN_NAMES:
-        print(f"{name}: {describe_builtin(name)}")
+        # describe_builtin's line starts with the name
+        print(describe_builtin(name))
     return 0
 
 

@@ -7,28 +7,99 @@ With ``--target-delta T`` and one of ``--k`` or ``--beta`` left out it
 answers the inverse question instead: the smallest k
 (:func:`refdp.privacy.smallest_k`) or a largest beta
 (:func:`refdp.privacy.largest_beta`) that reaches delta <= T.
+``--table`` prints d(k, beta, epsilon) on a grid instead: ``--k``,
+``--beta`` and ``--epsilon`` then take comma-separated lists (k and beta
+have default lists), one block of k rows by beta columns per epsilon.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-from typing import Any, Dict, Optional
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from refdp.cli._command import Command
-from refdp.errors import InvalidParameterError
+from refdp.errors import InvalidParameterError, RefdpError
 from refdp.privacy import LqsResult, as_epsilon, largest_beta, lqs_delta, smallest_k
 
 __all__ = ["COMMAND"]
 
+TABLE_K = (1, 2, 5, 10, 20, 50, 100)
+"""The k rows of ``--table`` without ``--k``."""
+
+TABLE_BETA = ("0.01", "0.05", "0.1", "0.2", "0.3", "0.5")
+"""The beta columns of ``--table`` without ``--beta``."""
+
+
+def _ints(text: str) -> Tuple[int, ...]:
+    """``--k``: one int, or a comma-separated list of them (for ``--table``)."""
+    try:
+        return tuple(int(part) for part in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
+
 
 def _add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--k", type=int, default=None, help="suppression threshold k >= 1")
-    p.add_argument("--beta", default=None, help="sampling probability in (0, 1), e.g. 0.1 or 1/10")
-    p.add_argument("--epsilon", required=True, help="epsilon of one tree (the theorem's epsilon)")
+    p.add_argument("--k", type=_ints, default=None, help="suppression threshold k >= 1 (a list with --table)")
+    p.add_argument(
+        "--beta", default=None, help="sampling probability in (0, 1), e.g. 0.1 or 1/10 (a list with --table)"
+    )
+    p.add_argument(
+        "--epsilon", required=True, help="epsilon of one tree (the theorem's epsilon; a list with --table)"
+    )
     p.add_argument("--trees", type=int, default=None, help="also print (N eps, N delta) for N trees")
     p.add_argument("--target-delta", default=None, help="answer an inverse question for this delta")
+    p.add_argument(
+        "--table", action="store_true",
+        help=f"print delta on a grid: rows --k (default {','.join(map(str, TABLE_K))}), columns --beta "
+        f"(default {','.join(TABLE_BETA)}), one block per --epsilon; comma-separated lists",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def _one_k(ks: Optional[Tuple[int, ...]]) -> Optional[int]:
+    if ks is not None and len(ks) != 1:
+        raise InvalidParameterError("--k takes one value (lists only with --table)")
+    return None if ks is None else ks[0]
+
+
+def _table_cell(k: int, beta: str, epsilon: str) -> Optional[float]:
+    """delta at one cell, or None where the theorem does not apply (epsilon < -ln(1 - beta))."""
+    try:
+        return lqs_delta(k, beta, epsilon).delta
+    except RefdpError as exc:
+        # The precondition is decided exactly inside lqs_delta; its refusal is the one error that marks a cell.
+        if "needs epsilon >= -ln(1 - beta)" in str(exc):
+            return None
+        raise
+
+
+def _table(ks: Sequence[int], betas: Sequence[str], epsilons: Sequence[str], as_json: bool) -> str:
+    """The grid of ``--table``, as aligned text or one JSON object."""
+    for epsilon in epsilons:
+        as_epsilon(epsilon)
+    cells = [[[_table_cell(k, b, e) for b in betas] for k in ks] for e in epsilons]
+    if as_json:
+        return json.dumps({
+            "question": "table",
+            "cells": [
+                {"k": k, "beta": b, "epsilon": e, "delta": cells[i][j][m]}
+                for i, e in enumerate(epsilons) for j, k in enumerate(ks) for m, b in enumerate(betas)
+            ],
+        }, sort_keys=True)
+    width = max(10, *(len(b) + 1 for b in betas))
+    lines: List[str] = []
+    for e, block in zip(epsilons, cells):
+        if lines:
+            lines.append("")
+        lines.append(
+            f"Li-Qardaji-Su delta of one tree at epsilon={e} (rows k, columns beta; "
+            "-: epsilon < -ln(1 - beta), outside the theorem)"
+        )
+        lines.append(f"{'k':>6} |" + "".join(f"{b:>{width}}" for b in betas))
+        for k, row in zip(ks, block):
+            lines.append(f"{k:>6} |" + "".join(f"{'-' if d is None else f'{d:.3g}':>{width}}" for d in row))
+    return "\n".join(lines)
 
 
 def _result_json(result: LqsResult) -> Dict[str, Any]:
@@ -62,7 +133,14 @@ def _composed(result: LqsResult, trees: Optional[int], out: Dict[str, Any]) -> O
 
 def _run(args: argparse.Namespace) -> int:
     """Answer the question ``args`` asks; print text or JSON; return 0."""
+    if args.table:
+        if args.trees is not None or args.target_delta is not None:
+            raise InvalidParameterError("--table prints the delta of one tree: drop --trees and --target-delta")
+        betas = args.beta.split(",") if args.beta is not None else TABLE_BETA
+        print(_table(args.k or TABLE_K, betas, args.epsilon.split(","), args.json))
+        return 0
     epsilon = as_epsilon(args.epsilon)
+    args.k = _one_k(args.k)
     lines = []
     out: Dict[str, Any]
     if args.target_delta is not None and args.k is None:

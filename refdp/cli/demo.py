@@ -7,7 +7,6 @@ import sys
 
 from refdp.cli._args import add_seed_argument
 from refdp.cli._command import Command
-from refdp.demo import demo
 
 __all__ = ["COMMAND"]
 
@@ -18,6 +17,8 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from refdp.demo import demo
+
     sys.stdout.write(demo(args.epsilon, args.seed))
     return 0
 

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import TYPE_CHECKING
 
-from refdp.cli._args import add_seed_argument, add_training_arguments, load_data, parse_params
+from refdp.cli._args import add_seed_argument, add_training_arguments, check_positive, load_data, parse_params
 from refdp.cli._command import Command
-from refdp.data import load, read_schema
-from refdp.evaluation import cross_validate, train_test_evaluate
-from refdp.privacy import parse_relation
+from refdp.cli._progress import Line
+from refdp.errors import InvalidParameterError
+from refdp.privacy import as_budget, parse_relation
 from refdp.privacy.levels import MEANING
+
+if TYPE_CHECKING:
+    from refdp.evaluation import CVResult
 
 __all__ = ["COMMAND"]
 
@@ -22,29 +26,52 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--test-data",
         default=None,
-        help="train on --data and test on this data set instead of cross-validating (e.g. adult with adult-test)",
+        help="train on --data and test on this data set instead of cross-validating (e.g. adult with adult-test); "
+        "a file is read like --data, with its schema",
     )
     p.add_argument("--repeats", type=int, default=1, help="repeats (default 1)")
     add_seed_argument(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
-def _run(args: argparse.Namespace) -> int:
-    data = load_data(args)
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def _evaluate(args: argparse.Namespace) -> CVResult:
+    from refdp.cli._data import read_data
+    from refdp.data import BUILTIN_NAMES
+    from refdp.evaluation import cross_validate, train_test_evaluate
+
+    if args.folds < 2:
+        raise InvalidParameterError(f"--folds must be at least 2, got {args.folds}")
+    check_positive(args.repeats, "--repeats")
+    epsilon = as_budget(args.epsilon)
     params = parse_params(args.param)
     relation = parse_relation(args.relation)
-    if args.test_data:
-        schema = read_schema(args.schema) if args.schema else data.schema
-        test = load(args.test_data, label=args.label, schema=schema)
-        result = train_test_evaluate(
-            args.algorithm, data, test, args.epsilon,
-            repeats=args.repeats, params=params, seed=args.seed, relation=relation, engine=args.engine,
+    data = load_data(args)
+    line = Line(f"evaluate {args.algorithm}", "models")
+    try:
+        if args.test_data:
+            test = (
+                read_data(args.test_data) if args.test_data in BUILTIN_NAMES
+                else read_data(args.test_data, label=args.label, schema=data.schema, missing=args.missing,
+                               flag="--test-data")
+            )
+            return train_test_evaluate(
+                args.algorithm, data, test, epsilon, repeats=args.repeats, params=params, seed=args.seed,
+                relation=relation, engine=args.engine, progress=line,
+            )
+        return cross_validate(
+            args.algorithm, data, epsilon, folds=args.folds, repeats=args.repeats, params=params, seed=args.seed,
+            relation=relation, engine=args.engine, progress=line,
         )
-    else:
-        result = cross_validate(
-            args.algorithm, data, args.epsilon, folds=args.folds,
-            repeats=args.repeats, params=params, seed=args.seed, relation=relation, engine=args.engine,
-        )
+    finally:
+        line.close()
+
+
+def _run(args: argparse.Namespace) -> int:
+    result = _evaluate(args)
     seconds = sum(result.train_seconds)
     if args.json:
         print(
@@ -75,8 +102,8 @@ def _run(args: argparse.Namespace) -> int:
         print(
             f"{result.algorithm} on {args.data}, epsilon={float(result.epsilon):g}: accuracy "
             f"{result.mean:.4f} +- {result.std:.4f} over "
-            + (f"the test set {args.test_data}" if args.test_data else f"{result.folds} folds")
-            + f" x {result.repeats} repeats"
+            + (f"the test set {args.test_data}" if args.test_data else _plural(result.folds, "fold"))
+            + f" x {_plural(result.repeats, 'repeat')}"
         )
         print(
             f"receipt total per model: epsilon={float(result.receipt_epsilon):g} "

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Dict, List, Tuple
+from typing import TYPE_CHECKING, Dict, List, Tuple
 
 from refdp.cli._command import Command
 from refdp.privacy import Charge, Receipt, charge_level
 from refdp.privacy.levels import MEANING
-from refdp.algorithms import read_model
-from refdp.tree import TreeModel
+
+if TYPE_CHECKING:
+    from refdp.tree import TreeModel
 
 __all__ = ["COMMAND", "describe_receipt"]
 
@@ -97,6 +98,8 @@ def describe_receipt(model: TreeModel, source: str) -> str:
 
 def _run(args: argparse.Namespace) -> int:
     """Verify the model's receipt and print it; a failure raises ModelError (exit 2)."""
+    from refdp.algorithms import read_model
+
     model = read_model(args.model)
     receipt = model.receipt
     if args.json:

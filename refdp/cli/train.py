@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
-from refdp.algorithms import train
 from refdp.cli._args import add_seed_argument, add_training_arguments, load_data, parse_params
 from refdp.cli._command import Command
-from refdp.privacy import parse_relation
-from refdp.tree import dumps_model
+from refdp.cli._progress import Ticker
+from refdp.files import write_text
+from refdp.privacy import as_budget, parse_relation
 
 __all__ = ["COMMAND"]
 
@@ -18,23 +17,29 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--algorithm", required=True, help="algorithm name (see `algorithms`)")
     add_training_arguments(p)
     add_seed_argument(p)
-    p.add_argument("--out", required=True, help="where to write MODEL.json")
+    p.add_argument("--out", required=True, help="where to write MODEL.json (written whole, or not at all)")
 
 
 def _run(args: argparse.Namespace) -> int:
+    from refdp.algorithms import train
+    from refdp.cli._data import check_output
+    from refdp.tree import dumps_model
+
+    check_output(args.out, [args.data, args.schema])
+    epsilon = as_budget(args.epsilon)
+    relation = parse_relation(args.relation)
     data = load_data(args)
-    model = train(
-        args.algorithm,
-        data,
-        args.epsilon,
-        params=parse_params(args.param),
-        rng=args.seed,
-        relation=parse_relation(args.relation),
-        engine=args.engine,
-    )
-    Path(args.out).write_text(dumps_model(model), encoding="utf-8")
+    with Ticker(f"training {args.algorithm} on {len(data)} rows"):
+        model = train(
+            args.algorithm, data, epsilon, params=parse_params(args.param), rng=args.seed,
+            relation=relation, engine=args.engine,
+        )
+        text = dumps_model(model)
+    write_text(args.out, text)
     print(f"trained {model.algorithm} ({model.variant}) on {len(data)} rows; wrote {args.out}")
     print(f"receipt: {model.receipt.summary()}")
+    if model.receipt.leaks:
+        print(f"the receipt records {len(model.receipt.leaks)} leak(s) (see the receipt): the model is not DP")
     print(f"see it in words: python3 -m refdp receipt --model {args.out}")
     return 0
 

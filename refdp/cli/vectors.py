@@ -7,7 +7,6 @@ from pathlib import Path
 
 from refdp.cli._command import Command
 from refdp.errors import InvalidParameterError
-from refdp.vectors import check_vectors, write_vectors
 
 __all__ = ["COMMAND"]
 
@@ -18,6 +17,8 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from refdp.vectors import check_vectors, write_vectors
+
     if args.out is None and args.check is None:
         raise InvalidParameterError("vectors needs --out DIR (write) or --check DIR (verify)")
     if args.out is not None:

@@ -9,15 +9,19 @@ number that covers their published ranges; for private data, choose bounds
 from domain knowledge alone.  Provenance and citation: ``files/ATTRIBUTION.md``.
 
 Loaded data sets are cached: a :class:`Dataset` is immutable, so every call
-may share one.
+may share one.  The files are read through :mod:`importlib.resources`, so
+refdp also loads them when it is imported from a zip file (a zipapp, a PEX,
+a cloud function layer), where they have no path on disk.
 """
 
 from __future__ import annotations
 
+import gzip
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
-from typing import Callable, Dict, Tuple
+from importlib import resources
+from typing import Callable, Dict, Iterator, TextIO, Tuple
 
 from refdp.data.dataset import Dataset
 from refdp.data.generators import TIC_TAC_TOE_SCHEMA, monk, monk_schema, tic_tac_toe
@@ -35,7 +39,14 @@ __all__ = [
     "describe_builtin",
 ]
 
-_FILES = Path(__file__).resolve().parent / "files"
+
+
+@contextmanager
+def _open_file(name: str) -> Iterator[TextIO]:
+    """The gzipped text file ``files/<name>`` of this package, open for reading."""
+    resource = resources.files("refdp.data") / "files" / name
+    with resource.open("rb") as raw, gzip.open(raw, "rt", encoding="utf-8", newline="") as text:
+        yield text
 
 _VOTES = (
     "handicapped-infants",
@@ -274,21 +285,23 @@ _ADULT_TEST_FILE_SCHEMA = Schema(
 
 
 def _load_vote() -> Dataset:
-    return read_arff(_FILES / "vote.arff.gz", schema=VOTE_SCHEMA)
+    with _open_file("vote.arff.gz") as text:
+        return read_arff(text, schema=VOTE_SCHEMA)
 
 
 def _load_credit_g() -> Dataset:
-    return read_arff(_FILES / "credit-g.arff.gz", schema=CREDIT_G_SCHEMA, categorical_missing="error")
+    with _open_file("credit-g.arff.gz") as text:
+        return read_arff(text, schema=CREDIT_G_SCHEMA, categorical_missing="error")
 
 
 def _load_adult() -> Dataset:
-    return read_csv(_FILES / "adult.data.gz", schema=ADULT_SCHEMA, header=False)
+    with _open_file("adult.data.gz") as text:
+        return read_csv(text, schema=ADULT_SCHEMA, header=False)
 
 
 def _load_adult_test() -> Dataset:
-    raw = read_csv(
-        _FILES / "adult.test.gz", schema=_ADULT_TEST_FILE_SCHEMA, header=False, comment="|"
-    )
+    with _open_file("adult.test.gz") as text:
+        raw = read_csv(text, schema=_ADULT_TEST_FILE_SCHEMA, header=False, comment="|")
     columns = [raw.column(j) for j in range(ADULT_SCHEMA.n_attributes)]
     return Dataset.from_codes(ADULT_SCHEMA, columns, raw.labels)
 

@@ -9,6 +9,10 @@ A :meth:`Dataset.subset` shares those tuples: it keeps a reference to the
 base columns and a tuple of row indices into them, and its columns are
 :class:`ColumnView` objects (lazy, read-only sequences).  Subsets of subsets
 compose their indices, so every view points straight at the base tuple.
+
+Because a data set never changes, what is derived from its rows alone (an
+engine's encoded columns, :meth:`Dataset.derived`) can be kept with it and
+reused by every fit on it.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import math
 from typing import (
     Any,
     Callable,
+    Dict,
     Iterable,
     Iterator,
     List,
@@ -97,12 +102,13 @@ class Dataset:
     lists cannot reach the data set.
     """
 
-    __slots__ = ("_schema", "_columns", "_labels", "_index")
+    __slots__ = ("_schema", "_columns", "_labels", "_index", "_derived")
 
     _schema: Schema
     _columns: Tuple[_Column, ...]
     _labels: Tuple[int, ...]
     _index: Optional[Tuple[int, ...]]
+    _derived: Dict[str, object]
 
     def __init__(self) -> None:
         raise TypeError("use Dataset.from_rows(...) or Dataset.from_codes(...)")
@@ -120,6 +126,7 @@ class Dataset:
         object.__setattr__(obj, "_columns", columns)
         object.__setattr__(obj, "_labels", labels)
         object.__setattr__(obj, "_index", index)
+        object.__setattr__(obj, "_derived", {})
         return obj
 
     def __setattr__(self, name: str, value: object) -> None:
@@ -311,6 +318,19 @@ class Dataset:
     def label(self, i: int) -> str:
         """The class name of row ``i``."""
         return self._schema.classes[self._labels[self._base_row(i)]]
+
+    def derived(self, key: str, make: Callable[[Dataset], T]) -> T:
+        """``make(self)``, computed on the first call with ``key`` and kept with this data set.
+
+        For data derived from the rows alone, such as an engine's encoded
+        columns (:class:`refdp.fast.ColumnStore`): the rows never change, so
+        neither does the result.  ``make`` must not keep a reference to the
+        data set (the two would then only be freed by the cycle collector).
+        Copies and pickles start without what was derived.
+        """
+        if key not in self._derived:
+            self._derived[key] = make(self)
+        return cast(T, self._derived[key])
 
     def subset(self, indices: Iterable[int]) -> Dataset:
         """The rows at ``indices`` (repeats allowed, as in a bootstrap sample; may be empty).

@@ -8,12 +8,16 @@ kind of attribute:
 
 * categorical (``categorical_missing``):
 
-  - ``"category"`` (default): the marker is an ordinary value, and the
-    schema must declare it in the attribute's domain.  The schema built from
-    an ARFF header appends ``"?"`` to *every* nominal domain (not only to
-    those where the data has a gap), so the domain stays public and
-    independent of the data.  A schema that does not declare the marker
-    gets a SchemaError saying so.
+  - ``"category"`` (default): the marker is an ordinary value where the
+    schema declares it in the attribute's domain; a missing value of an
+    attribute whose domain lacks it is a SchemaError saying so.  Whether the
+    marker is a value is the schema's public decision, never the reader's:
+    the schema built from an ARFF header has the header's domains as they
+    are, so an ARFF file with missing values needs a header that declares
+    ``?`` where it may occur, a given ``schema`` that does, or another
+    policy.  (Adding the marker to every domain would keep the domains
+    public, but a value that never occurs still costs: a multiway split
+    grows an empty child for it, and the noise of its leaves.)
   - ``"error"``: a missing value raises DataError.
   - ``"drop"``: the row is dropped (see below).
 
@@ -45,7 +49,6 @@ from __future__ import annotations
 
 import csv
 import gzip
-import json
 import math
 import os
 from operator import itemgetter
@@ -74,8 +77,11 @@ from refdp.data.schema import (
     Schema,
 )
 from refdp.errors import DataError, InvalidParameterError, SchemaError
+from refdp.files import read_json
 
-__all__ = ["Source", "read_csv", "read_arff", "read_schema", "leaky_infer_schema"]
+__all__ = [
+    "ArffAttribute", "Source", "leaky_infer_schema", "parse_arff_attribute", "read_arff", "read_csv", "read_schema",
+]
 
 Source = Union[str, "os.PathLike[str]", TextIO]
 """A path (a name ending in ``.gz`` is read through gzip) or an open text file."""
@@ -146,8 +152,13 @@ def _assemble(
     categorical_missing: str,
     continuous_missing: str,
     source: str,
+    declared_in: str = "the schema",
 ) -> Dataset:
-    """Apply the missing-value policies, pick the schema's columns and validate."""
+    """Apply the missing-value policies, pick the schema's columns and validate.
+
+    ``declared_in`` says where the domains come from, for the message that
+    asks to declare the marker.
+    """
     columns: List[Tuple[str, Attribute, int]] = [
         (a.name, a, p) for a, p in zip(schema.attributes, positions)
     ]
@@ -158,7 +169,8 @@ def _assemble(
     for record, line in zip(records, lines):
         if None in record:
             filled = _fill_missing(
-                record, columns, marker, categorical_missing, continuous_missing, line, source
+                record, columns, marker, categorical_missing, continuous_missing, line, source,
+                declared_in,
             )
             if filled is None:
                 continue
@@ -189,6 +201,7 @@ def _fill_missing(
     continuous_missing: str,
     line: int,
     source: str,
+    declared_in: str,
 ) -> Optional[List[str]]:
     """``record`` with missing values replaced by ``marker``, or None to drop the row.
 
@@ -222,8 +235,8 @@ def _fill_missing(
         if not declared:
             raise SchemaError(
                 f"{where}: missing value, but the marker {marker!r} is not in the public "
-                f"domain {attribute.values}; declare {marker!r} as a value of {name!r} in the "
-                "schema, or pass categorical_missing='error' or 'drop'"
+                f"domain {attribute.values}; declare {marker!r} as a value of {name!r} in "
+                f"{declared_in}, or pass categorical_missing='drop'"
             )
     return [marker if v is None else v for v in record]
 
@@ -402,11 +415,15 @@ def _header_word(text: str, where: str) -> Tuple[str, str]:
     return parts[0], parts[1].strip() if len(parts) > 1 else ""
 
 
-# One ARFF attribute: its name and its nominal values (None for numeric).
-_ArffAttribute = Tuple[str, Optional[Tuple[str, ...]]]
+ArffAttribute = Tuple[str, Optional[Tuple[str, ...]]]
+"""One ARFF attribute: its name and its nominal values (None for numeric)."""
 
 
-def _parse_arff_attribute(rest: str, where: str) -> _ArffAttribute:
+def parse_arff_attribute(rest: str, where: str) -> ArffAttribute:
+    """The attribute an ARFF ``@attribute`` line declares (``rest``: the line after the keyword).
+
+    ``where`` names the line in error messages.
+    """
     name, kind = _header_word(rest, where)
     if kind.startswith("{"):
         end = kind.rfind("}")
@@ -449,8 +466,8 @@ def read_arff(
     must be nominal, and its domain (without ``"?"``) gives the classes.
 
     Without ``schema``, the schema is built from the header: nominal domains
-    as declared, plus ``"?"`` appended to each under the default
-    ``categorical_missing="category"``; a numeric attribute needs public
+    exactly as declared (``"?"`` is a value only where the header lists it;
+    see the module docstring); a numeric attribute needs public
     ``bounds[name] = (lower, upper)``, chosen without looking at the data.
 
     With ``schema`` (for example a trained model's), the rows are encoded
@@ -464,7 +481,7 @@ def read_arff(
             "pass either schema or bounds: with a schema, the bounds are the schema's"
         )
     lines, name, close = _lines(source)
-    header: List[_ArffAttribute] = []
+    header: List[ArffAttribute] = []
     records: List[_Record] = []
     numbers: List[int] = []
     try:
@@ -487,7 +504,7 @@ def read_arff(
             if keyword == "@relation":
                 continue
             if keyword == "@attribute":
-                header.append(_parse_arff_attribute(text[len("@attribute") :], where))
+                header.append(parse_arff_attribute(text[len("@attribute") :], where))
             elif keyword == "@data":
                 in_data = True
             else:
@@ -507,21 +524,22 @@ def read_arff(
     if len(positions_of) != width:
         raise SchemaError(f"{name} declares an attribute name twice; rename one")
     if schema is None:
-        schema = _schema_from_header(header, label, bounds, categorical_missing, name)
+        schema = _schema_from_header(header, label, bounds, name)
+        declared_in = "the ARFF header (or in a schema passed as schema=)"
     else:
         _check_header_against(header, schema, label or schema.label, name)
+        declared_in = "the schema"
     positions = [positions_of[n] for n in schema.names]
     return _assemble(
         schema, records, numbers, positions, positions_of[label or schema.label], "?",
-        categorical_missing, continuous_missing, name,
+        categorical_missing, continuous_missing, name, declared_in,
     )
 
 
 def _schema_from_header(
-    header: List[_ArffAttribute],
+    header: List[ArffAttribute],
     label: Optional[str],
     bounds: Optional[Mapping[str, Tuple[float, float]]],
-    categorical_missing: str,
     source: str,
 ) -> Schema:
     names = [n for n, _ in header]
@@ -543,8 +561,6 @@ def _schema_from_header(
                 )
             classes = values
         elif values is not None:
-            if categorical_missing == "category" and "?" not in values:
-                values = values + ("?",)
             attributes.append(CategoricalAttribute(attr_name, values))
         elif attr_name in given:
             pair = given[attr_name]
@@ -563,7 +579,7 @@ def _schema_from_header(
 
 
 def _check_header_against(
-    header: List[_ArffAttribute], schema: Schema, label: str, source: str
+    header: List[ArffAttribute], schema: Schema, label: str, source: str
 ) -> None:
     if label in schema.names:
         raise InvalidParameterError(
@@ -591,18 +607,15 @@ def _check_header_against(
 
 
 def read_schema(path: Union[str, "os.PathLike[str]"]) -> Schema:
-    """Read a schema from a JSON file written from :meth:`Schema.to_json`."""
+    """Read a schema from a JSON file written from :meth:`Schema.to_json`.
+
+    Whatever the file holds (deep nesting, huge numbers, bytes that are not
+    UTF-8) is one :class:`SchemaError` (:func:`refdp.files.read_json`).
+    """
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SchemaError(f"cannot read schema file {str(path)!r}: {exc}") from None
-    try:
-        obj = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise SchemaError(
-            f"schema file {str(path)!r} is not JSON ({exc.msg} at line {exc.lineno})"
-        ) from None
-    return Schema.from_json(obj)
+        return Schema.from_json(read_json(path, "schema file", SchemaError))
+    except OSError as exc:
+        raise SchemaError(f"cannot read schema file {str(path)!r}: {exc.strerror or exc}") from None
 
 
 # --- leaky inference --------------------------------------------------------

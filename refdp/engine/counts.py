@@ -174,9 +174,9 @@ class ThresholdCandidates(Protocol):
 class RowMasks(Protocol):
     """Sets of rows as masks, which an engine may offer besides :class:`NodeCounts`.
 
-    A mask is an int holding one byte per base row, 1 if the row is in the
-    set and 0 if not, so intersections and differences of sets are single
-    integer operations and a tree routes all rows at once, node by node.
+    A mask is an int with bit ``i`` set when base row ``i`` is in the set, so
+    intersections and differences of sets are single integer operations and
+    a tree routes all rows at once, node by node.
     """
 
     def root_mask(self, rows: "Rows") -> int:

@@ -22,7 +22,6 @@ from refdp.engine.counts import NodeCounts, ReferenceCounts
 from refdp.errors import InvalidParameterError
 from refdp.mechanisms import (
     SensitivityLike,
-    bernoulli,
     discrete_laplace,
     discrete_laplace_mechanism,
     exponential_mechanism,
@@ -31,6 +30,7 @@ from refdp.mechanisms import (
     sample_index,
 )
 from refdp.mechanisms.counts import DiscreteLaplaceSampler
+from refdp.mechanisms.exact import bernoulli_draws
 from refdp.mechanisms.exponential import FloatProbabilities, IndexDraw, Real, float_probabilities
 from refdp.privacy import Ledger, Number
 from refdp.rng import RandomSource
@@ -42,8 +42,8 @@ BernoulliSampler = Callable[[Fraction, RandomSource], Callable[[], bool]]
 
 
 def reference_bernoulli(p: Fraction, rng: RandomSource) -> Callable[[], bool]:
-    """One :func:`refdp.mechanisms.bernoulli` call per draw."""
-    return lambda: bernoulli(p, rng)
+    """Bernoulli(p) draws, each :func:`refdp.mechanisms.bernoulli`'s (:func:`refdp.mechanisms.exact.bernoulli_draws`)."""
+    return bernoulli_draws(p, rng)
 
 
 @dataclass(frozen=True)

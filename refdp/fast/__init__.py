@@ -3,7 +3,7 @@
 ``engine="array"`` (:func:`refdp.algorithms.train`, the estimators, the CLI's
 ``--engine``) runs the learners' own code with the counting and
 partitioning of :class:`ArrayCounts` and the arithmetic of
-:mod:`refdp.fast.exponential` and :mod:`refdp.fast.noise` plugged into the
+:mod:`refdp.fast.exponential` plugged into the
 mechanisms of :mod:`refdp.mechanisms`, which still validate and charge.
 Both engines draw the same random numbers in the same order and compute
 every float the same way, so a seed gives the same model JSON, byte for

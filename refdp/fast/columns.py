@@ -1,7 +1,9 @@
 """The column store of the array engine: a data set as compact, immutable code columns.
 
 Made from a :class:`~refdp.data.Dataset` and encoded lazily, one column
-the first time a kernel needs it.  A data set that is not a subset is
+the first time a kernel needs it; the array engine keeps the store with
+the data set (:meth:`ColumnStore.of`), so that every fit on the same data
+set reuses what earlier fits encoded.  A data set that is not a subset is
 read in place; a subset's rows are gathered once (so that encoding costs
 the subset's size, not its base's) and numbered 0, 1, ... in data order.
 The columns:
@@ -21,7 +23,9 @@ The columns:
   gives its whole table, and interval counts need no per-node sort of rows;
 * ``grid_keys(a, grid)``: ``code * |C| + label`` with ``code`` the row's
   cell of the public threshold grid (:meth:`ThresholdGrid.code`, computed
-  once per distinct value).
+  once per distinct value);
+* ``histogram(name, column, size)``: how many rows of the whole data set
+  carry each key of a key column (the root's table).
 
 Columns whose entries fit in a byte are :class:`bytes`, others tuples of
 ints; both index at C speed and cannot be changed by anyone holding them.
@@ -29,14 +33,18 @@ ints; both index at C speed and cannot be changed by anyone holding them.
 
 from __future__ import annotations
 
+from collections import Counter
 from itertools import repeat
 from operator import add, mul
-from typing import Dict, Optional, Sequence, Tuple, Union, cast
+from typing import Dict, List, Optional, Sequence, Tuple, Union, cast
 
 from refdp.data import CategoricalAttribute, ColumnView, Dataset, Schema
 from refdp.data.grid import ThresholdGrid
 
 __all__ = ["CodeColumn", "ColumnStore", "code_column"]
+
+# Up to this many keys, counting each with bytes.count (memchr speed) beats one Counter.
+_COUNT_LIMIT = 64
 
 CodeColumn = Union[bytes, Tuple[int, ...]]
 """Non-negative integer codes: bytes when every code is below 256, else a tuple of ints."""
@@ -61,7 +69,15 @@ class ColumnStore:
     def __init__(self, data: Dataset) -> None:
         self.schema: Schema = data.schema
         self.rows: Sequence[int] = range(len(data))
-        self._data = data
+        # The data set's columns, not the data set: the store is kept with it (see of()).
+        self._source = tuple(data.column(a) for a in range(data.schema.n_attributes))
+        self._source_labels = data.labels
+        self._histograms: Dict[Tuple[object, ...], List[int]] = {}
+        self._grid_numbers: Dict[ThresholdGrid, int] = {}
+        self.masks: Dict[Tuple[object, ...], int] = {}
+        """Row masks (:class:`refdp.engine.RowMasks`) that depend on the data alone, made by the engine."""
+        self.rank_bytes: Dict[int, Optional[Tuple[bytes, Optional[bytes]]]] = {}
+        """The ranks of a continuous attribute as one byte column, or high and low bytes (made by the engine)."""
         self._gathered: Dict[int, Sequence[Union[int, float]]] = {}
         self._labels: Dict[None, CodeColumn] = {}
         self._codes: Dict[int, CodeColumn] = {}
@@ -70,8 +86,13 @@ class ColumnStore:
         self._ranks: Dict[int, CodeColumn] = {}
         self._grid_keys: Dict[Tuple[int, ThresholdGrid], CodeColumn] = {}
 
+    @staticmethod
+    def of(data: Dataset) -> "ColumnStore":
+        """The store of ``data``, made on first use and kept with the (immutable) data set."""
+        return data.derived("refdp.fast.ColumnStore", ColumnStore)
+
     def _column(self, attribute: int) -> Sequence[Union[int, float]]:
-        column = self._data.column(attribute)
+        column = self._source[attribute]
         if not isinstance(column, ColumnView):
             return column
         if attribute not in self._gathered:
@@ -81,7 +102,7 @@ class ColumnStore:
     def labels(self) -> CodeColumn:
         """The class code of every base row."""
         if None not in self._labels:
-            self._labels[None] = code_column(self._data.labels, self.schema.n_classes)
+            self._labels[None] = code_column(self._source_labels, self.schema.n_classes)
         return self._labels[None]
 
     def codes(self, attribute: int) -> CodeColumn:
@@ -148,3 +169,17 @@ class ColumnStore:
                 list(map(add, map(by_rank.__getitem__, self.ranks(attribute)), self.labels())), grid.cells * k
             )
         return self._grid_keys[key]
+
+    def grid_number(self, grid: ThresholdGrid) -> int:
+        """A small int naming ``grid`` (equal grids, equal numbers): a grid's hash is slow to compute."""
+        return self._grid_numbers.setdefault(grid, len(self._grid_numbers))
+
+    def histogram(self, name: Tuple[object, ...], column: CodeColumn, size: int) -> List[int]:
+        """How many base rows have each key ``0 .. size - 1`` of ``column`` (named ``name``), counted once."""
+        if name not in self._histograms:
+            if isinstance(column, bytes) and size <= _COUNT_LIMIT:
+                self._histograms[name] = [column.count(k) for k in range(size)]
+            else:
+                found = Counter(column)
+                self._histograms[name] = list(map(found.get, range(size), repeat(0)))
+        return self._histograms[name]

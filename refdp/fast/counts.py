@@ -7,7 +7,11 @@ Most kernels are chains of standard-library calls that iterate in C
 
 * class counts and (value x class) tables: the node's combined keys,
   gathered with one itemgetter per node and counted with ``bytes.count``
-  or one Counter;
+  or one Counter; but the root's tables are the whole data set's (counted
+  once per data set, :meth:`ColumnStore.histogram`), and the largest child
+  of a split gets its parent's table less its siblings' (integers, so the
+  same counts), which makes a level of the tree cost the rows outside its
+  largest nodes rather than all rows;
 * interval counts of a continuous attribute: one Counter over the node's
   ``rank * |C| + label`` keys, read in key order (a large node counts into
   the whole key space, a small one sorts the keys it found; never the
@@ -15,7 +19,9 @@ Most kernels are chains of standard-library calls that iterate in C
 * partitions: ``compress`` with the selector of a comparison, or one pass
   that appends each row to its side; children keep the parent's row order;
 * masks (:class:`refdp.engine.RowMasks`): a random tree routes all
-  rows at once, node by node, as ints with one byte per row.
+  rows at once, node by node, as ints with one bit per row (made from a
+  byte selector by one ``translate`` and one base-2 ``int``, counted with
+  ``int.bit_count``); value masks are kept with the column store.
 
 Float work per candidate (scores of interval tables) runs as list
 comprehensions, which CPython executes faster than chains of maps, with
@@ -32,7 +38,7 @@ from bisect import bisect_left
 from functools import lru_cache
 from itertools import accumulate, compress, repeat
 from operator import add, floordiv, itemgetter, mod, mul, neg, not_, sub, truediv
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, TypeVar
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, TypeVar, cast
 
 from refdp.engine import Interval, RowMasks, Rows, Table, ThresholdCandidates
 from refdp.data import Dataset
@@ -90,6 +96,17 @@ def _selector_table(kind: str, cut: int) -> Tuple[bytes, bytes]:
     else:
         hit = b"\x01" * cut + bytes(256 - cut)
     return hit, hit.translate(bytes([1, 0]) + bytes(254))
+
+
+popcount: Callable[[int], int] = getattr(int, "bit_count", None) or (lambda x: bin(x).count("1"))
+"""The number of 1 bits of a non-negative int (``int.bit_count`` from Python 3.10 on)."""
+
+_BINARY = bytes.maketrans(b"\x00\x01", b"01")
+
+
+def bit_mask(selector: bytes) -> int:
+    """The int with bit ``i`` set where ``selector[i]`` is 1 (``selector``: one 0 or 1 byte per row)."""
+    return int(selector.translate(_BINARY)[::-1], 2) if selector else 0
 
 
 def _split(rows: Rows, picked: bytes, kind: str, cut: int) -> Tuple[Rows, Rows]:
@@ -221,18 +238,19 @@ class ArrayCounts:
     """:class:`~refdp.engine.NodeCounts` over a :class:`ColumnStore`, with :class:`~refdp.engine.RowMasks`."""
 
     def __init__(self, data: Dataset) -> None:
-        self.store = ColumnStore(data)
+        self.store = ColumnStore.of(data)
         self.n_classes = data.schema.n_classes
         self._xlogx: List[float] = []
         self._zero_tables: Dict[int, Dict[int, int]] = {}
-        self._node: Optional[Rows] = None
-        self._value_masks: Dict[Tuple[int, int], int] = {}
-        self._rank_bytes_cache: Dict[int, Optional[Tuple[bytes, Optional[bytes]]]] = {}
         self._masked: Optional[Rows] = None
         self._root_mask = 0
-        self._everyone = 0
-        self._label_masks: List[int] = []
-        self._getter: Callable[[Sequence[int]], Tuple[int, ...]] = tuple
+        self._getters: Dict[int, Tuple[Rows, Callable[[Sequence[int]], Tuple[int, ...]]]] = {}
+        self._roots: Dict[int, Rows] = {}
+        self._grids: Dict[int, Tuple[ThresholdGrid, int]] = {}
+        # Tables counted so far, by (node, column); the rows list is kept, so its id stays the node's.
+        self._tables: Dict[Tuple[int, Tuple[object, ...]], Tuple[Rows, List[int]]] = {}
+        # The parent and the children (itself among them) of every node a split made.
+        self._family: Dict[int, Tuple[Rows, Rows, Sequence[Rows]]] = {}
 
     def _zeros(self, attribute: int, size: int) -> Dict[int, int]:
         """``{key: 0}`` for the keys ``0 .. size - 1`` of ``attribute``, in order, made once."""
@@ -247,29 +265,62 @@ class ArrayCounts:
         return self._xlogx
 
     def root(self) -> Rows:
-        return list(self.store.rows)
+        rows = list(self.store.rows)
+        self._roots[id(rows)] = rows
+        return rows
 
     def _gather(self, column: Sequence[T], rows: Rows) -> Tuple[T, ...]:
         # A node's rows are gathered from every attribute's column in turn: one itemgetter per
         # node, not per column.  Rows lists are the engine's own and never change once made,
-        # so the list object identifies the node.
+        # so the list object identifies the node (kept here, so that its id is not reused).
         if len(rows) <= 1:
             return gather(column, rows)
-        if self._node is not rows:
-            self._node, self._getter = rows, itemgetter(*rows)
-        return self._getter(column)  # type: ignore[arg-type, return-value]
+        known = self._getters.get(id(rows))
+        if known is None or known[0] is not rows:
+            known = self._getters[id(rows)] = (rows, itemgetter(*rows))
+        return known[1](column)  # type: ignore[arg-type, return-value]
+
+    def _adopt(self, parent: Rows, children: Sequence[Rows]) -> None:
+        for child in children:
+            self._family[id(child)] = (child, parent, children)
+
+    def _flat(self, rows: Rows, name: Tuple[object, ...], column: CodeColumn, size: int) -> List[int]:
+        """How many of ``rows`` have each key ``0 .. size - 1`` of ``column`` (named ``name``), counted once."""
+        known = self._tables.get((id(rows), name))
+        if known is not None and known[0] is rows:
+            return known[1]
+        flat = self._count(rows, name, column, size)
+        self._tables[id(rows), name] = (rows, flat)
+        return flat
+
+    def _count(self, rows: Rows, name: Tuple[object, ...], column: CodeColumn, size: int) -> List[int]:
+        if self._roots.get(id(rows)) is rows:
+            return list(self.store.histogram(name, column, size))
+        family = self._family.get(id(rows))
+        if family is not None and family[0] is rows:
+            _, parent, children = family
+            counted = self._tables.get((id(parent), name))
+            # The largest child costs its parent's table less its smaller siblings' (counted directly).
+            if counted is not None and counted[0] is parent and max(children, key=len) is rows:
+                others = [self._flat(child, name, column, size) for child in children if child is not rows]
+                return list(map(sub, counted[1], _column_sum(others))) if others else list(counted[1])
+        return _tally(self._gather(column, rows), size)
 
     def class_counts(self, rows: Rows) -> List[int]:
-        return _tally(self._gather(self.store.labels(), rows), self.n_classes)
+        return list(self._flat(rows, ("labels",), self.store.labels(), self.n_classes))
 
     def value_table(self, rows: Rows, attribute: int, n_values: int) -> Table:
         k = self.n_classes
-        flat = _tally(self._gather(self.store.keys(attribute), rows), n_values * k)
+        flat = self._flat(rows, ("keys", attribute), self.store.keys(attribute), n_values * k)
         return [flat[v * k : v * k + k] for v in range(n_values)]
 
     def grid_table(self, rows: Rows, attribute: int, grid: ThresholdGrid) -> Table:
         k = self.n_classes
-        flat = _tally(self._gather(self.store.grid_keys(attribute, grid), rows), grid.cells * k)
+        known = self._grids.get(id(grid))
+        if known is None or known[0] is not grid:
+            known = self._grids[id(grid)] = (grid, self.store.grid_number(grid))
+        name = ("grid", attribute, known[1])
+        flat = self._flat(rows, name, self.store.grid_keys(attribute, grid), grid.cells * k)
         return [flat[b * k : b * k + k] for b in range(grid.cells)]
 
     def thresholds(self, rows: Rows, attribute: int, lower: float, upper: float) -> ThresholdCandidates:
@@ -314,29 +365,35 @@ class ArrayCounts:
         return self
 
     def _mask(self, selector: bytes) -> int:
-        return int.from_bytes(selector, "little")
+        return bit_mask(selector)
 
     def root_mask(self, rows: Rows) -> int:
-        """:meth:`refdp.engine.RowMasks.root_mask`: one byte per base row, little-endian."""
+        """:meth:`refdp.engine.RowMasks.root_mask`: bit i for base row i."""
         if self._masked is not rows:
-            selector = bytearray(len(self.store.rows))
-            for i in rows:
-                selector[i] = 1
+            n = len(self.store.rows)
+            if self._roots.get(id(rows)) is rows:
+                mask = (1 << n) - 1
+            else:
+                selector = bytearray(n)
+                for i in rows:
+                    selector[i] = 1
+                mask = bit_mask(bytes(selector))
             # Rows lists never change once made (see _gather): a forest routes the same root rows.
-            self._masked, self._root_mask = rows, self._mask(bytes(selector))
+            self._masked, self._root_mask = rows, mask
         return self._root_mask
 
     def value_mask(self, attribute: int, value: int) -> int:
-        """:meth:`refdp.engine.RowMasks.value_mask`, made once per (attribute, value)."""
-        key = (attribute, value)
-        if key not in self._value_masks:
+        """:meth:`refdp.engine.RowMasks.value_mask`, made once per (attribute, value) and data set."""
+        key = ("value", attribute, value)
+        masks = self.store.masks
+        if key not in masks:
             codes = self.store.codes(attribute)
             if isinstance(codes, bytes) and 0 <= value < 256:
                 selector = codes.translate(_selector_table("eq", value)[0])
             else:
                 selector = bytes([code == value for code in codes])
-            self._value_masks[key] = self._mask(selector)
-        return self._value_masks[key]
+            masks[key] = bit_mask(selector)
+        return masks[key]
 
     def threshold_masks(self, attribute: int, threshold: float) -> Tuple[int, int]:
         """:meth:`refdp.engine.RowMasks.threshold_masks`, from the rows' ranks.
@@ -347,9 +404,8 @@ class ArrayCounts:
         """
         if threshold != threshold:
             return 0, 0  # NaN: no row is below or at-or-above, as in the reference
-        if not self._everyone:
-            self._everyone = self._mask(b"\x01" * len(self.store.rows))
-        everyone = self._everyone
+        n = len(self.store.rows)
+        everyone = (1 << n) - 1
         distinct = self.store.distinct(attribute)
         cut = bisect_left(distinct, threshold)
         if cut >= len(distinct):
@@ -357,43 +413,62 @@ class ArrayCounts:
         rank_bytes = self._rank_bytes(attribute)
         if rank_bytes is None:
             values = self.store.values(attribute)
-            below = self._mask(bytes([x < threshold for x in values]))
+            below = bit_mask(bytes([x < threshold for x in values]))
         elif rank_bytes[1] is None:
-            below = self._mask(rank_bytes[0].translate(_selector_table("lt", cut)[0]))
+            below = self._rank_mask(attribute, 0, "lt", cut)
         else:
-            high, low = rank_bytes[0], rank_bytes[1]
             top, bottom = divmod(cut, 256)
-            below = self._mask(high.translate(_selector_table("lt", top)[0])) | (
-                self._mask(high.translate(_selector_table("eq", top)[0]))
-                & self._mask(low.translate(_selector_table("lt", bottom)[0]))
+            below = self._rank_mask(attribute, 0, "lt", top) | (
+                self._rank_mask(attribute, 0, "eq", top) & self._rank_mask(attribute, 1, "lt", bottom)
             )
         return below, everyone ^ below
 
+    def _rank_mask(self, attribute: int, level: int, kind: str, cut: int) -> int:
+        # The rows whose rank byte (0: the only or high byte, 1: the low byte) is below (or equal to)
+        # cut: at most 257 masks per byte and kind, kept with the column store for every later fit.
+        key = ("rank", attribute, level, kind, cut)
+        masks = self.store.masks
+        if key not in masks:
+            rank_bytes = self._rank_bytes(attribute)
+            assert rank_bytes is not None
+            column = rank_bytes[level]
+            assert column is not None
+            masks[key] = bit_mask(column.translate(_selector_table(kind, cut)[0]))
+        return masks[key]
+
     def _rank_bytes(self, attribute: int) -> Optional[Tuple[bytes, Optional[bytes]]]:
         # The ranks as one byte column, or as high and low bytes when there are up to 2**16
-        # distinct values; None above that (the values are compared directly).
-        if attribute not in self._rank_bytes_cache:
+        # distinct values; None above that (the values are compared directly).  Kept with the store.
+        cache = self.store.rank_bytes
+        if attribute not in cache:
             ranks = self.store.ranks(attribute)
             if isinstance(ranks, bytes):
-                self._rank_bytes_cache[attribute] = (ranks, None)
+                cache[attribute] = (ranks, None)
             elif len(self.store.distinct(attribute)) <= 1 << 16:
-                self._rank_bytes_cache[attribute] = (
-                    bytes(map(floordiv, ranks, repeat(256))), bytes(map(mod, ranks, repeat(256)))
-                )
+                cache[attribute] = (bytes(map(floordiv, ranks, repeat(256))), bytes(map(mod, ranks, repeat(256))))
             else:
-                self._rank_bytes_cache[attribute] = None
-        return self._rank_bytes_cache[attribute]
+                cache[attribute] = None
+        return cache[attribute]
 
     def mask_class_counts(self, mask: int) -> List[int]:
-        """:meth:`refdp.engine.RowMasks.mask_class_counts`: one AND and one count per class."""
-        n = len(self.store.rows)
-        if not self._label_masks:
-            labels = self.store.labels()
-            self._label_masks = [self._mask(labels.translate(_selector_table("eq", c)[0])) if isinstance(labels, bytes)
-                                 else self._mask(bytes([label == c for label in labels])) for c in range(self.n_classes)]
-        return [(mask & m).to_bytes(n, "little").count(1) for m in self._label_masks]
+        """:meth:`refdp.engine.RowMasks.mask_class_counts`: one AND and one bit count per class but the last."""
+        labels = self.store.labels()
+        label_masks = [self.store.masks.get(("label", c)) for c in range(self.n_classes - 1)]
+        for c, known in enumerate(label_masks):
+            if known is None:
+                label_masks[c] = self.store.masks["label", c] = bit_mask(
+                    labels.translate(_selector_table("eq", c)[0]) if isinstance(labels, bytes)
+                    else bytes([label == c for label in labels])
+                )
+        counts = [popcount(mask & m) for m in cast(List[int], label_masks)]
+        return counts + [popcount(mask) - sum(counts)]
 
     def split_values(self, rows: Rows, attribute: int, n_values: int) -> List[Rows]:
+        children = self._split_values(rows, attribute, n_values)
+        self._adopt(rows, children)
+        return children
+
+    def _split_values(self, rows: Rows, attribute: int, n_values: int) -> List[Rows]:
         codes = self.store.codes(attribute)
         picked = self._gather(codes, rows)
         if isinstance(codes, bytes) and n_values <= _SELECT_LIMIT:
@@ -405,6 +480,11 @@ class ArrayCounts:
         return buckets
 
     def split_value(self, rows: Rows, attribute: int, value: int) -> Tuple[Rows, Rows]:
+        children = self._split_value(rows, attribute, value)
+        self._adopt(rows, children)
+        return children
+
+    def _split_value(self, rows: Rows, attribute: int, value: int) -> Tuple[Rows, Rows]:
         codes = self.store.codes(attribute)
         if isinstance(codes, bytes):
             return _split(rows, bytes(self._gather(codes, rows)), "eq", value)
@@ -412,6 +492,11 @@ class ArrayCounts:
         return list(compress(rows, selector)), list(compress(rows, map(not_, selector)))
 
     def split_threshold(self, rows: Rows, attribute: int, threshold: float) -> Tuple[Rows, Rows]:
+        children = self._split_threshold(rows, attribute, threshold)
+        self._adopt(rows, children)
+        return children
+
+    def _split_threshold(self, rows: Rows, attribute: int, threshold: float) -> Tuple[Rows, Rows]:
         ranks = self.store.encoded_ranks(attribute)
         if isinstance(ranks, bytes):
             # x < t exactly when x's rank is below the number of distinct values < t.

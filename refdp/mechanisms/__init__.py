@@ -15,12 +15,14 @@ from refdp.mechanisms._params import Exact, SensitivityLike
 from refdp.mechanisms.counts import (
     NoiseKind,
     discrete_laplace_mechanism,
+    histogram_scale,
     laplace_mechanism,
     noisy_cells,
     noisy_histogram,
 )
 from refdp.mechanisms.exact import (
     bernoulli,
+    bernoulli_draws,
     bernoulli_exp,
     discrete_laplace,
     discrete_laplace_cdf,
@@ -41,6 +43,7 @@ __all__ = [
     "NoiseKind",
     "SensitivityLike",
     "bernoulli",
+    "bernoulli_draws",
     "bernoulli_exp",
     "discrete_laplace",
     "discrete_laplace_cdf",
@@ -51,6 +54,7 @@ __all__ = [
     "exponential_probabilities",
     "exponential_sample_exact",
     "float_probabilities",
+    "histogram_scale",
     "laplace_cdf",
     "laplace_mechanism",
     "laplace_noise",

@@ -29,6 +29,7 @@ __all__ = [
     "DiscreteLaplaceSampler",
     "discrete_laplace_mechanism",
     "laplace_mechanism",
+    "histogram_scale",
     "noisy_histogram",
     "noisy_cells",
 ]
@@ -136,6 +137,15 @@ def laplace_mechanism(
     return x + laplace_noise(scale, rng)
 
 
+def histogram_scale(epsilon: Number) -> Fraction:
+    """The noise scale of every cell of :func:`noisy_histogram` and :func:`noisy_cells`: 1/epsilon.
+
+    A cell is a count, of sensitivity 1 under either relation (a record that
+    changes class moves between two cells, which the ledger composes).
+    """
+    return 1 / as_epsilon(epsilon)
+
+
 @overload
 def noisy_histogram(
     counts: Sequence[int],
@@ -226,10 +236,10 @@ def noisy_histogram(
             claims=(claim, "parallel-composition"),
             partition=cell_path,
         )
+    scale = histogram_scale(eps)
     if noise == "discrete-laplace":
-        scale = 1 / eps
         return [int(c) + sampler(scale, rng) for c in values]
-    b = float(1 / eps)
+    b = float(scale)
     return [float(c) + laplace_noise(b, rng) for c in values]
 
 
@@ -281,8 +291,8 @@ def noisy_cells(
         partition=path,
         cells=cells,
     )
+    scale = histogram_scale(eps)
     if discrete:
-        scale = 1 / eps
         return [c + sampler(scale, rng) for c in values]
-    b = float(1 / eps)
+    b = float(scale)
     return [float(c) + laplace_noise(b, rng) for c in values]

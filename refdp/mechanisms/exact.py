@@ -9,6 +9,13 @@ terms (:func:`bernoulli`) or the uniform ``U`` of Algorithm 2.  A faster
 implementation that wants bit-identical output must make the same calls in
 the same order.
 
+The rationals of the algorithms are kept as integer numerators and
+denominators reduced with :func:`math.gcd` rather than as
+:class:`~fractions.Fraction` objects, whose construction dominated the time
+of a forest's thousands of noisy counts; every engine uses these samplers
+(one implementation), and each draw is the one the rational definition
+makes: ``randrange(q) < p`` for a probability p/q in lowest terms.
+
 The reference distributions (:func:`discrete_laplace_pmf`,
 :func:`discrete_laplace_cdf`) are floats: they are for tests and audits, not
 for sampling.
@@ -18,7 +25,8 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Union
+from math import gcd
+from typing import Callable, Union
 
 from refdp.errors import InvalidParameterError
 from refdp.mechanisms._params import Exact, exact_fraction
@@ -27,13 +35,21 @@ from refdp.rng import RandomSource
 __all__ = [
     "Exact",
     "bernoulli",
+    "bernoulli_draws",
     "bernoulli_exp",
     "discrete_laplace",
     "discrete_laplace_pmf",
     "discrete_laplace_cdf",
 ]
 
-_HALF = Fraction(1, 2)
+Randrange = Callable[[int], int]
+
+
+def _probability(p: Exact) -> Fraction:
+    p = exact_fraction(p, "p")
+    if not 0 <= p <= 1:
+        raise InvalidParameterError(f"a Bernoulli probability must be in [0, 1], got {p}")
+    return p
 
 
 def bernoulli(p: Exact, rng: RandomSource) -> bool:
@@ -42,19 +58,44 @@ def bernoulli(p: Exact, rng: RandomSource) -> bool:
     One draw: ``rng.randrange(p.denominator) < p.numerator`` with ``p`` in
     lowest terms.
     """
-    p = exact_fraction(p, "p")
-    if not 0 <= p <= 1:
-        raise InvalidParameterError(f"a Bernoulli probability must be in [0, 1], got {p}")
+    p = _probability(p)
     return rng.randrange(p.denominator) < p.numerator
 
 
-def _bernoulli_exp_unit(gamma: Fraction, rng: RandomSource) -> bool:
-    # CKS Algorithm 1, gamma in [0, 1]: K is the first k with a failed
+def bernoulli_draws(p: Exact, rng: RandomSource) -> Callable[[], bool]:
+    """A function drawing Bernoulli(``p``) once per call, each draw the one :func:`bernoulli` makes.
+
+    ``p`` is checked once, not once per draw (row sampling draws one per row).
+    """
+    p = _probability(p)
+    numerator, denominator, randrange = p.numerator, p.denominator, rng.randrange
+    return lambda: randrange(denominator) < numerator
+
+
+def _bernoulli_exp_unit(numerator: int, denominator: int, randrange: Randrange) -> bool:
+    # CKS Algorithm 1, gamma = numerator/denominator in [0, 1]: K is the first k with a failed
     # Bernoulli(gamma/k); P[K > k] = gamma^k / k!, so P[K odd] = sum_j (-gamma)^j / j! = exp(-gamma).
+    # gamma/k in lowest terms is (numerator/g)/(denominator k/g), g their gcd: the draw bernoulli makes.
     k = 1
-    while bernoulli(gamma / k, rng):
+    while True:
+        q = denominator * k
+        g = gcd(numerator, q)
+        if not randrange(q // g) < numerator // g:
+            return k % 2 == 1
         k += 1
-    return k % 2 == 1
+
+
+def _bernoulli_exp(numerator: int, denominator: int, randrange: Randrange) -> bool:
+    # gamma = numerator/denominator >= 0 in lowest terms; see bernoulli_exp.
+    if numerator <= denominator:
+        return _bernoulli_exp_unit(numerator, denominator, randrange)
+    whole = numerator // denominator
+    for _ in range(whole):
+        if not _bernoulli_exp_unit(1, 1, randrange):
+            return False
+    rest = numerator - whole * denominator
+    g = gcd(rest, denominator)
+    return _bernoulli_exp_unit(rest // g, denominator // g, randrange)
 
 
 def bernoulli_exp(gamma: Exact, rng: RandomSource) -> bool:
@@ -69,13 +110,7 @@ def bernoulli_exp(gamma: Exact, rng: RandomSource) -> bool:
     gamma = exact_fraction(gamma, "gamma")
     if gamma < 0:
         raise InvalidParameterError(f"gamma must be >= 0 for Bernoulli(exp(-gamma)), got {gamma}")
-    if gamma <= 1:
-        return _bernoulli_exp_unit(gamma, rng)
-    whole = math.floor(gamma)
-    for _ in range(whole):
-        if not _bernoulli_exp_unit(Fraction(1), rng):
-            return False
-    return _bernoulli_exp_unit(gamma - whole, rng)
+    return _bernoulli_exp(gamma.numerator, gamma.denominator, rng.randrange)
 
 
 def discrete_laplace(scale: Exact, rng: RandomSource) -> int:
@@ -92,15 +127,17 @@ def discrete_laplace(scale: Exact, rng: RandomSource) -> int:
     if scale <= 0:
         raise InvalidParameterError(f"the discrete Laplace scale must be > 0, got {scale}")
     t, s = scale.numerator, scale.denominator
+    randrange = rng.randrange
     while True:
-        u = rng.randrange(t)
-        if not bernoulli_exp(Fraction(u, t), rng):
+        u = randrange(t)
+        g = gcd(u, t)
+        if not _bernoulli_exp_unit(u // g, t // g, randrange):  # Bernoulli(exp(-u/t)), u/t < 1
             continue
         v = 0
-        while bernoulli_exp(Fraction(1), rng):
+        while _bernoulli_exp_unit(1, 1, randrange):  # Bernoulli(exp(-1))
             v += 1
         y = (u + t * v) // s
-        negative = bernoulli(_HALF, rng)
+        negative = randrange(2) < 1  # Bernoulli(1/2)
         if negative and y == 0:
             continue
         return -y if negative else y

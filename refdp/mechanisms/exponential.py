@@ -81,10 +81,22 @@ def _float_weights(base_weights: Optional[Sequence[Real]], m: int) -> Tuple[floa
     return weights
 
 
-def _coefficient(epsilon: Number, sensitivity: SensitivityLike) -> float:
-    """epsilon / (2 Delta_u), rounded once from the exact quotient."""
+def _calibration(delta_u: Fraction, monotone: bool) -> Fraction:
+    """c with weights exp(epsilon u / (2 c)): Delta_u, or Delta_u / 2 for monotone utilities.
+
+    Monotone utilities (every candidate's moving one way between
+    neighbours) need no factor 2 (claim ``exponential-mechanism-monotone``);
+    the sampler and the laws of :func:`exponential_probabilities` both take
+    c from here.
+    """
+    return delta_u / 2 if monotone else delta_u
+
+
+def _coefficient(epsilon: Number, sensitivity: SensitivityLike, monotone: bool = False) -> float:
+    """epsilon / (2 c) for c the :func:`_calibration` of Delta_u, rounded once from the exact quotient."""
     eps = as_epsilon(epsilon)
-    _, delta_u = sensitivity_value(sensitivity)
+    _, exact = sensitivity_value(sensitivity)
+    delta_u = _calibration(exact, monotone)
     try:
         return float(eps / (2 * delta_u))
     except OverflowError:
@@ -127,6 +139,7 @@ def exponential_log_probabilities(
     epsilon: Number,
     sensitivity: SensitivityLike,
     base_weights: Optional[Sequence[Real]] = None,
+    monotone: bool = False,
 ) -> List[float]:
     """log P[r] of the exponential mechanism, for each candidate r (-inf for zero weight).
 
@@ -136,10 +149,11 @@ def exponential_log_probabilities(
     is formed from halves (then doubled after the multiplication by c), which
     is the same float whenever the direct difference does not overflow, and
     stays finite for utilities near +-1.8e308.  A log-probability below about
-    -1.8e308 comes back as -inf.
+    -1.8e308 comes back as -inf.  ``monotone=True`` takes c = epsilon / Delta_u
+    (claim ``exponential-mechanism-monotone``).
     """
     u = finite_floats(utilities, "utilities")
-    return _log_probabilities(u, _float_weights(base_weights, len(u)), _coefficient(epsilon, sensitivity))
+    return _log_probabilities(u, _float_weights(base_weights, len(u)), _coefficient(epsilon, sensitivity, monotone))
 
 
 def exponential_probabilities(
@@ -148,10 +162,15 @@ def exponential_probabilities(
     epsilon: Number,
     sensitivity: SensitivityLike,
     base_weights: Optional[Sequence[Real]] = None,
+    monotone: bool = False,
 ) -> List[float]:
-    """P[r] of the exponential mechanism: exp of :func:`exponential_log_probabilities`."""
+    """P[r] of the exponential mechanism: exp of :func:`exponential_log_probabilities`.
+
+    ``monotone=True``: the law of :func:`exponential_mechanism` with
+    ``monotone=True``, weights exp(epsilon u / Delta_u).
+    """
     u = finite_floats(utilities, "utilities")
-    return float_probabilities(u, _float_weights(base_weights, len(u)), _coefficient(epsilon, sensitivity))
+    return float_probabilities(u, _float_weights(base_weights, len(u)), _coefficient(epsilon, sensitivity, monotone))
 
 
 def sample_index(probabilities: Sequence[float], rng: RandomSource) -> int:
@@ -217,6 +236,9 @@ def _ratios(values: Sequence[Real], name: str, floats: bool = False) -> List[Tup
     Pairs rather than Fractions: a node scores hundreds of candidates, and
     the exponents below need no reduction to lowest terms.
     """
+    if all(type(value) is int for value in values):
+        # Integer scores (the max operator), the common case: no bool among them, nothing to check.
+        return [(value, 1) for value in values]  # type: ignore[misc]
     out: List[Tuple[int, int]] = []
     for value in values:
         if isinstance(value, bool) or not isinstance(value, (int, Fraction, float)):
@@ -265,7 +287,10 @@ def _plan_exact(
             )
     denominator = math.lcm(*(d for _, d in weights))
     scaled = tuple(n * (denominator // d) for n, d in weights)
-    top_n, top_d = max(((n, d) for (n, d), w in zip(u, scaled) if w > 0), key=lambda r: Fraction(*r))
+    if all(d == 1 for _, d in u):
+        top_n, top_d = max(n for (n, _), w in zip(u, scaled) if w > 0), 1
+    else:
+        top_n, top_d = max(((n, d) for (n, d), w in zip(u, scaled) if w > 0), key=lambda r: Fraction(*r))
     c = eps / (2 * delta_u)
     # gamma_r = c (u_max - u_r) = c_n (top_n d_r - n_r top_d) / (c_d top_d d_r), unreduced.
     c_n, c_d = c.numerator, c.denominator
@@ -357,8 +382,7 @@ def exponential_mechanism(
         sampler_claims = ("exponential-mechanism-monotone",) + sampler_claims
         note = (note + "; " if note else "") + "monotone utilities: weights exp(epsilon u / Delta_u)"
     charge_claims = tuple(claims) + tuple(c for c in sampler_claims if c not in claims)
-    # The weights are exp(epsilon u / (2 c)) with c = Delta_u, or Delta_u / 2 for monotone utilities.
-    calibration = delta_u / 2 if monotone else delta_u
+    calibration = _calibration(delta_u, monotone)
     if exact:
         plan = _plan_exact(utilities, eps, calibration, base_weights, floats=True)
         ledger.charge(

@@ -5,8 +5,10 @@ from refdp.privacy.lqs import LqsResult, largest_beta, lqs_delta, lqs_min_epsilo
 from refdp.privacy.levels import IDEALISED, LEVELS, PROVED, UNSOUND, level_of, worst_level
 from refdp.privacy.receipt import Receipt, charge_level, receipt_digest, receipt_from_ledger
 from refdp.privacy.relations import (
+    BUDGET_RANGE,
     Number,
     Relation,
+    as_budget,
     as_delta,
     as_epsilon,
     as_fraction,
@@ -14,6 +16,7 @@ from refdp.privacy.relations import (
 )
 
 __all__ = [
+    "BUDGET_RANGE",
     "IDEALISED",
     "LEVELS",
     "PROVED",
@@ -26,6 +29,7 @@ __all__ = [
     "Receipt",
     "Relation",
     "Sensitivity",
+    "as_budget",
     "as_delta",
     "as_epsilon",
     "as_fraction",

@@ -245,8 +245,8 @@ def _check_epsilon(epsilon: Number) -> Fraction:
     eps = as_epsilon(epsilon)
     if eps > MAX_EPSILON:
         raise InvalidParameterError(
-            f"epsilon must be at most {MAX_EPSILON} for lqs_delta, got {epsilon!r}; "
-            "for larger epsilon delta equals beta**k to within float precision"
+            f"the Li-Qardaji-Su delta is computed for epsilon at most {MAX_EPSILON}, got {float(eps):.6g}; "
+            "for larger epsilon delta equals beta^k to within float precision"
         )
     return eps
 

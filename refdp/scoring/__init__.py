@@ -1,7 +1,7 @@
 """Quality functions on class-count tables and their proved sensitivities."""
 
 from refdp.scoring.quality import gini_unnormalised, gini_weighted, information_gain, max_operator
-from refdp.scoring.sensitivity import MONOTONE_QUALITIES, QUALITY_FUNCTIONS, QualityFunction, get_quality
+from refdp.scoring.sensitivity import MONOTONE_QUALITIES, QUALITY_FUNCTIONS, QualityFunction, get_quality, monotone_under
 from refdp.scoring.table import CountTable, as_count_table
 
 __all__ = [
@@ -15,4 +15,5 @@ __all__ = [
     "gini_weighted",
     "information_gain",
     "max_operator",
+    "monotone_under",
 ]

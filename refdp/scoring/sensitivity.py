@@ -37,13 +37,23 @@ from refdp.privacy.relations import Relation, parse_relation
 from refdp.scoring.quality import gini_unnormalised, gini_weighted, information_gain, max_operator
 from refdp.scoring.table import CountTable
 
-__all__ = ["QualityFunction", "QUALITY_FUNCTIONS", "MONOTONE_QUALITIES", "get_quality"]
+__all__ = ["QualityFunction", "QUALITY_FUNCTIONS", "MONOTONE_QUALITIES", "monotone_under", "get_quality"]
 
 MONOTONE_QUALITIES = ("max", "gini")
 """Qualities whose value for every split of a node moves one way when a record joins the node (claim
 ``split-quality-monotone``): the max operator up by 0 or 1, the unnormalised Gini down by less than 2."""
 
 Score = Union[Fraction, float]
+
+
+def monotone_under(quality: str, relation: Relation) -> bool:
+    """Whether the exponential mechanism over ``quality``'s splits of a node may drop its factor 2.
+
+    Under add-remove the utilities of every split of a node move one way
+    when a record joins it (claim ``split-quality-monotone``); under
+    substitute a record leaves one cell and joins another, so they do not.
+    """
+    return relation is Relation.ADD_REMOVE and quality in MONOTONE_QUALITIES
 
 
 @dataclass(frozen=True)

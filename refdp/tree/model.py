@@ -47,6 +47,7 @@ from typing import Any, Dict, List, Mapping, Sequence, Tuple, Union
 
 from refdp.data import Dataset, Schema
 from refdp.errors import ModelError
+from refdp.files import read_json
 from refdp.privacy import Receipt
 from refdp.tree.codec import node_from_json, node_to_json
 from refdp.tree.leaf import Count, Leaf
@@ -266,17 +267,14 @@ def decode_model(obj: Mapping[str, Any]) -> TreeModel:
         )
     except (KeyError, TypeError, AttributeError) as exc:
         raise ModelError(f"malformed refdp model: missing or wrong field {exc}") from None
+    except RecursionError:
+        raise ModelError("malformed refdp model: its trees are nested too deeply to rebuild") from None
     return model
 
 
 def read_model_json(path: Union[str, Path]) -> Any:
-    """The JSON value in the file at ``path`` (ModelError when it is not UTF-8 JSON)."""
-    try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
-    except UnicodeDecodeError:
-        raise ModelError(f"{path} is not a text file (a model is UTF-8 JSON)") from None
-    except json.JSONDecodeError as exc:
-        raise ModelError(f"{path} is not JSON ({exc.msg} at line {exc.lineno})") from None
+    """The JSON value in the file at ``path`` (ModelError when it is not UTF-8 JSON refdp can read)."""
+    return read_json(path, "model file", ModelError)
 
 
 def _weight(value: Any) -> float:
