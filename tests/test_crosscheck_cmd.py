@@ -276,14 +276,14 @@ def test_failures_and_leaf_roots_stop_the_check_with_one_line(capsys: pytest.Cap
         (["--output", "root-split", "--param", "max_depth=0"], "--output root-split with --algorithm thesis-tree: "
                                                                "thesis-tree never splits its root with --param max_depth=0 or without attributes; "
                                                                "give --param max_depth=1 or more"),
-        (["--output", "root-split"], "thesis-tree's root split has a law fixed by the parameters only with --param "
-                                     "size_share=0 (or --param max_depth=0): with --param size_share=0.05 a noisy size "
-                                     "of the data, drawn first, sets the depth, hence every query's epsilon and the "
-                                     "quality (--param quality=auto)"),
-        (["--output", "root-split", "--algorithm", "diffpid3"], "diffpid3's root split has a law fixed by the "
+        (["--output", "root-split"], "the law of thesis-tree's root split is fixed by the parameters only with --param "
+                                     "size_share=0: with --param size_share=0.05 a noisy size of the data, drawn "
+                                     "first, sets the depth, hence every query's epsilon and the quality "
+                                     "(--param quality=auto)"),
+        (["--output", "root-split", "--algorithm", "diffpid3"], "the law of diffpid3's root split is fixed by the "
                                                                 "parameters only with --param size_share=0"),
-        (["--output", "leaf-counts"], "thesis-tree's root counts has a law fixed by the parameters only with --param "
-                                      "size_share=0"),
+        (["--output", "leaf-counts"], "the law of thesis-tree's root counts is fixed by the parameters only with --param "
+                                      "size_share=0 (or --param max_depth=0)"),
         (["--output", "leaf-counts", "--param", "size_share=0"], "releases class counts at the leaves only, and its "
                                                                  "root is a leaf only at --param max_depth=0; give "
                                                                  "--param max_depth=0 or --param node_counts=every-node"),

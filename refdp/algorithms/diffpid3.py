@@ -354,8 +354,9 @@ def _public_plan(epsilon: Fraction, params: Mapping[str, Param], what: str) -> D
     share, _ = size_share(params)
     plan = fixed_plan(epsilon, share, int(params["max_depth"]))
     if plan is None:
+        depth_zero = " (or max_depth=0)" if what == "root counts" else ""
         raise InvalidParameterError(
-            f"diffpid3's {what} has a law fixed by the parameters only with size_share=0 (or max_depth=0): with "
+            f"the law of diffpid3's {what} is fixed by the parameters only with size_share=0{depth_zero}: with "
             f"size_share={params['size_share']} a noisy size of the data, drawn first, sets the depth, hence "
             "every query's epsilon"
         )

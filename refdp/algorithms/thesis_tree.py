@@ -169,7 +169,9 @@ def per_query_epsilon(
     full tree under the relation in force (:func:`plan_units`), which is
     2d + 1 under add-remove and 4d + 1 (2 for d = 0) under substitute; with
     ``node_counts="leaves"`` a split node costs its split only: d + 1 under
-    add-remove, d + 2 under substitute.
+    add-remove, 2d + 1 (2 for d = 0) under substitute, where a record moved
+    between two children costs a removal in one subtree and an addition in
+    the other.
     """
     if variant == "published":
         return epsilon / (2 * (depth + 1) - 1)
@@ -706,8 +708,9 @@ def _public_plan(
     plan = fixed_plan(epsilon, share, int(params["max_depth"]))
     if plan is None:
         auto = " and the quality (quality=auto)" if params["quality"] == "auto" else ""
+        depth_zero = " (or max_depth=0)" if what == "root counts" else ""
         raise InvalidParameterError(
-            f"thesis-tree's {what} has a law fixed by the parameters only with size_share=0 (or max_depth=0): "
+            f"the law of thesis-tree's {what} is fixed by the parameters only with size_share=0{depth_zero}: "
             f"with size_share={params['size_share']} a noisy size of the data, drawn first, sets the depth, "
             f"hence every query's epsilon{auto}"
         )

@@ -8,8 +8,10 @@ The program runs many times with fresh seeds on ``--data`` (a CSV file and
 ``--timeout`` seconds each; its outputs are tested against refdp's exact law
 for ``--algorithm``, ``--epsilon``, ``--param`` and ``--relation``
 (:mod:`refdp.audit.crosscheck_command`, which runs the check).  The number
-of runs is computed from the power unless ``--runs`` gives it.  Exit status:
-0 ACCEPT, 1 REJECT, 2 bad input.
+of runs is computed from the power unless ``--runs`` gives it.  The laws
+are refdp's for parameters that fix its plan (``--param size_share=0`` for
+the learners that would otherwise let a noisy size choose their depth).
+Exit status: 0 ACCEPT, 1 REJECT, 2 bad input.
 """
 
 from __future__ import annotations
