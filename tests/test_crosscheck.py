@@ -34,6 +34,7 @@ from refdp.audit.crosscheck import (
 )
 from refdp.errors import InvalidParameterError
 from refdp.mechanisms import discrete_laplace, exponential_probabilities, laplace_noise, sample_index
+from refdp.scoring import get_quality
 from refdp.stats import dkw_bound
 
 UTILITIES = [3.0, 1.0, 0.0, 2.0]
@@ -81,6 +82,22 @@ def test_split_choice_correct_fits_and_understated_sensitivity_is_rejected() -> 
     assert not good.rejected, good.summary()
     bad = crosscheck_split_choice(_draws(wrong, n, 4), TABLES, quality="gini", epsilon=2)
     assert bad.rejected and bad.claim == "crosscheck-split-choice", bad.summary()
+
+
+@pytest.mark.claim("crosscheck-split-choice", "exponential-mechanism-monotone")
+def test_split_choice_without_the_factor_two_rejects_a_learner_that_keeps_it() -> None:
+    monotone = split_choice_probabilities(TABLES, quality="gini", epsilon=2, monotone=True)
+    gini = get_quality("gini")
+    utilities = [float(gini(t)) for t in TABLES]
+    # exp(epsilon q / Delta q): the textbook formula at half the sensitivity
+    assert monotone == exponential_probabilities(utilities, epsilon=2, sensitivity=1)
+    kept = split_choice_probabilities(TABLES, quality="gini", epsilon=2)
+    assert _tv(monotone, kept) > 0.1, (monotone, kept)
+    n = tv_sample_size(monotone, 0.1)
+    good = crosscheck_split_choice(_draws(monotone, n, 5), TABLES, quality="gini", epsilon=2, monotone=True)
+    assert not good.rejected, good.summary()
+    bad = crosscheck_split_choice(_draws(kept, n, 6), TABLES, quality="gini", epsilon=2, monotone=True)
+    assert bad.rejected, bad.summary()
 
 
 def _permute_and_flip(utilities: Sequence[float], c: float, rng: random.Random) -> int:

@@ -1,23 +1,28 @@
-"""A plan chosen by a noisy size (claim noisy-size-plan): receipts, the depth rule, and an audit.
+"""A plan chosen by a noisy size (claim noisy-size-plan): receipts, the depth rule, and an exact check.
 
-Statistical test: alpha = 1e-6 (false alarm), fixed seed; the assertion
-message carries the audit's numbers.
+The sized forest's output has a closed-form law, checked on every
+neighbour (``exact-max-log-ratio``) and tied to the implementation by a
+total-variation test: false alarm 1e-6, runs sized to reject a planted
+wrong calibration with probability 1 - 1e-6, fixed seed in the message.
 """
 
 from __future__ import annotations
 
+import math
 import random
 from fractions import Fraction
-from typing import List, Tuple
+from typing import Dict, List, Tuple
 
 import pytest
 
-from refdp.algorithms import get_algorithm, train
+from refdp.algorithms import Param, get_algorithm, train
 from refdp.algorithms.kanon_rdt import Settings, receipt_delta
-from refdp.algorithms.noisy_depth import laplace_variance, mean_branching, passes, plan_depth
-from refdp.audit import monte_carlo_audit
+from refdp.algorithms.noisy_depth import choose_depth, laplace_variance, mean_branching, passes, plan_depth
+from refdp.audit import LOG_SLACK, Distribution, all_neighbours, max_log_ratio, mixture, push_forward
+from refdp.audit.crosscheck import crosscheck_finite, tv_sample_size
 from refdp.data import CategoricalAttribute, Dataset, Schema, load_builtin
 from refdp.engine import REFERENCE
+from refdp.mechanisms import discrete_laplace_cdf, discrete_laplace_pmf
 from refdp.privacy import Ledger, Relation
 from refdp.rng import RandomSource
 from refdp.tree import Leaf, TreeModel, depth, route
@@ -64,19 +69,31 @@ def test_size_share_zero_spends_nothing_and_keeps_the_full_depth() -> None:
 
 @pytest.mark.claim("noisy-size-plan")
 def test_the_depth_rule_never_deepens_a_tree_on_less_data() -> None:
-    leaves = mean_branching(load_builtin("vote").schema, 2)
-    assert leaves == 3
+    branching = mean_branching(load_builtin("vote").schema, 2)
+    assert branching == 3
+
+    def leaves(d: int) -> Fraction:
+        return branching**d
+
+    def variance(d: int, budget: Fraction) -> Fraction:
+        return laplace_variance(budget / (2 * d + 1))  # a leaf's count at a full tree's per-query epsilon
+
     for budget in (Fraction(1, 10), Fraction(1), Fraction(10)):
-        previous = 0
-        for noisy in range(-50, 5000, 37):
-            chosen = max(
-                (d for d in range(0, 6) if d == 0 or passes(noisy, leaves**d, 2, laplace_variance(budget) / 10, Fraction(5, 2))),
-                default=0,
-            )
-            assert chosen >= previous, (budget, noisy)
-            previous = chosen
+        chosen = [choose_depth(noisy, budget, Fraction(5, 2), 5, 2, leaves, variance) for noisy in range(-50, 50000, 37)]
+        assert chosen == sorted(chosen), budget
+        assert chosen[0] == 0 and chosen[-1] >= 1, (budget, chosen[-1])
     # no positive size, no split
     assert not passes(0, Fraction(1), 2, Fraction(0), Fraction(0))
+    assert choose_depth(0, Fraction(100), Fraction(0), 5, 2, leaves, variance) == 0
+    # plan_depth grows the depth the rule chooses for the N~ it draws
+    for seed in range(20):
+        ledger = Ledger(Relation.ADD_REMOVE)
+        plan = plan_depth(
+            40 * seed, Fraction(1), Fraction(1, 10), Fraction(5, 2), 5, 2, leaves=leaves, variance=variance,
+            engine=REFERENCE, rng=random.Random(seed), ledger=ledger,
+        )
+        assert plan.noisy_size is not None
+        assert plan.depth == choose_depth(plan.noisy_size, Fraction(9, 10), Fraction(5, 2), 5, 2, leaves, variance)
 
 
 @pytest.mark.claim("noisy-size-plan", "discrete-laplace-mechanism")
@@ -127,35 +144,104 @@ def test_kanon_rdt_without_a_noisy_size_runs_the_forest_alone() -> None:
     assert not [c for c in model.receipt.charges if c.mechanism == "reserved"]
 
 
-class SizedForest:
-    """private-rdt of one tree, at most one level, half the budget on the noisy size: picklable."""
+SIZED_EPSILON = Fraction(1)
+SIZED_PARAMS: Dict[str, Param] = {
+    "n_trees": 1, "max_depth": 1, "size_share": 0.5, "leaf_sigmas": 1.0, "voting": "sum-counts", "structure": "per-level",
+}
+SPLITS_FROM = 12
+"""N~ at which the sized forest grows its level: N~^2 >= s^2 V (L |C|)^2 = 1 x 8 x (2 x 2)^2 = 128 (11^2 < 128 <= 12^2).
 
-    def __init__(self) -> None:
-        self.params = get_algorithm("private-rdt").resolve(
-            {"n_trees": 1, "max_depth": 1, "size_share": 0.5, "leaf_sigmas": 1.0, "voting": "sum-counts"}
-        )
+V = 2 / (1/2)^2 = 8 for one leaf count at the half of epsilon 1 the tree gets, L = 2 leaves (a has 2 values)."""
+CLIP = (-2, 10)
 
-    def __call__(self, data: Dataset, rng: RandomSource) -> TreeModel:
-        return get_algorithm("private-rdt").fit(data, Fraction(1), self.params, rng, Relation.ADD_REMOVE)
+
+def _sized_forest(data: Dataset, rng: RandomSource) -> TreeModel:
+    """private-rdt of one tree, at most one level, half the budget on the noisy size."""
+    spec = get_algorithm("private-rdt")
+    return spec.fit(data, SIZED_EPSILON, spec.resolve(SIZED_PARAMS), rng, Relation.ADD_REMOVE)
 
 
 def depth_and_count(model: TreeModel) -> Tuple[int, int]:
     """Whether the tree split, and the released 'yes' count that a row with a = x reaches (clipped)."""
     tree = model.trees[0]
     leaf = tree if isinstance(tree, Leaf) else route(tree, [[0]], 0)
-    return depth(tree), max(-2, min(10, int(leaf.counts[1])))
+    return depth(tree), max(CLIP[0], min(CLIP[1], int(leaf.counts[1])))
 
 
-@pytest.mark.claim("noisy-size-plan", "private-rdt-budget", "empirical-epsilon-lower-bound")
-def test_audit_does_not_refute_the_sized_forest() -> None:
-    # N~ ~ 11 + DLap(2); one level passes when N~ >= sqrt(8) x 2 x 2 = 11.3: the neighbours straddle the rule
-    d = _dataset([("x", "yes")] * 4 + [("x", "no")] * 2 + [("y", "no")] * 5)
-    d_add = _dataset([("x", "yes")] * 5 + [("x", "no")] * 2 + [("y", "no")] * 5)
-    result = monte_carlo_audit(
-        SizedForest(), d, d_add, epsilon=1, trials=3000, selection_trials=600, seed=20260519,
-        reduce=depth_and_count,
+def _clipped_count(true: int, scale: Fraction) -> Distribution:
+    """max(-2, min(10, true + Z)), Z discrete Laplace of ``scale``."""
+    low, high = CLIP
+    masses = {low: discrete_laplace_cdf(low - true, scale), high: discrete_laplace_cdf(true - high, scale)}
+    masses.update({v: discrete_laplace_pmf(v - true, scale) for v in range(low + 1, high)})
+    return Distribution({v: math.log(p) for v, p in masses.items() if p > 0})
+
+
+def _sized_forest_law(data: Dataset, cell_epsilon: Fraction = SIZED_EPSILON / 2) -> Distribution:
+    """The exact law of :func:`depth_and_count` of the sized forest, from the claim's plan written out.
+
+    N~ = |D| + DLap(1 / (share epsilon)) with share epsilon = 1/2; the level
+    grows iff N~ >= 12; the one tree's leaf that a = x reaches (the root at
+    depth 0) releases its 'yes' count with discrete Laplace noise at
+    ``cell_epsilon`` (refdp's: the other half of epsilon, one tree).
+    """
+    size_scale = 1 / (SIZED_EPSILON / 2)
+    # P(N~ >= 12) = P(Z >= 12 - |D|) = P(Z <= |D| - 12)
+    grows = discrete_laplace_cdf(len(data) - SPLITS_FROM, size_scale)
+    yes = [data.labels[i] == 1 for i in range(len(data))]
+    at_x = [data.codes(0)[i] == 0 for i in range(len(data))]
+    whole = sum(yes)
+    reached = sum(1 for y, x in zip(yes, at_x) if y and x)
+    scale = 1 / cell_epsilon
+    return mixture([
+        (math.log(1 - grows), push_forward(_clipped_count(whole, scale), lambda v: (0, v))),
+        (math.log(grows), push_forward(_clipped_count(reached, scale), lambda v: (1, v))),
+    ])
+
+
+# N~ ~ 11 + DLap(2): the data and its neighbours straddle the rule (11 rows, and 10 or 12).
+SIZED_D = _dataset([("x", "yes")] * 4 + [("x", "no")] * 2 + [("y", "no")] * 5)
+
+
+@pytest.mark.claim("noisy-size-plan", "private-rdt-budget", "exact-max-log-ratio", "discrete-laplace-mechanism")
+def test_the_sized_forest_is_within_epsilon_on_every_neighbour() -> None:
+    law = _sized_forest_law(SIZED_D)
+    assert abs(law.log_mass()) < 1e-12
+    worst = max(max_log_ratio(law, _sized_forest_law(n)) for _, n in all_neighbours(SIZED_D, Relation.ADD_REMOVE))
+    assert worst <= float(SIZED_EPSILON) + LOG_SLACK, worst
+    # The noisy size's half and the count's half both show: more than either alone.
+    print(f"worst log-ratio {worst:.4f}")
+    assert worst > 0.6 * float(SIZED_EPSILON), worst
+    # With the count's noise at the whole epsilon (its half forgotten), some neighbour breaks epsilon.
+    careless = max(
+        max_log_ratio(_sized_forest_law(SIZED_D, SIZED_EPSILON), _sized_forest_law(n, SIZED_EPSILON))
+        for _, n in all_neighbours(SIZED_D, Relation.ADD_REMOVE)
     )
-    assert not result.refuted, result.summary()
+    print(f"with the count at the whole epsilon {careless:.4f}")
+    assert careless > float(SIZED_EPSILON) + 0.1, careless
+
+
+@pytest.mark.claim("noisy-size-plan", "private-rdt-budget", "crosscheck-finite-tv")
+def test_the_sized_forest_follows_its_exact_law() -> None:
+    """The implementation's outputs against the exact law by total variation (false alarm 1e-6).
+
+    The runs are sized to reject, with probability 1 - 1e-6, the law of a
+    count calibrated at the whole epsilon instead of its half.
+    """
+    law = _sized_forest_law(SIZED_D)
+    outcomes = sorted(law, key=repr)
+    exact = [law.probability(o) for o in outcomes]
+    planted = _sized_forest_law(SIZED_D, SIZED_EPSILON)
+    wrong = [planted.probability(o) for o in outcomes]
+    tv = 0.5 * math.fsum(abs(a - b) for a, b in zip(exact, wrong))
+    n = tv_sample_size(exact, tv, alpha=1e-6, beta=1e-6)
+    print(f"total variation to the planted law {tv:.4f}, {n} runs")
+    assert tv > 0.2 and n < 2000, (tv, n)
+    seed = 20260519
+    rng = random.Random(seed)
+    index = {o: k for k, o in enumerate(outcomes)}
+    samples = [index.get(depth_and_count(_sized_forest(SIZED_D, rng)), -1) for _ in range(n)]
+    fit = crosscheck_finite(samples, exact, alpha=1e-6)
+    assert not fit.rejected, (seed, n, fit.summary())
 
 
 @pytest.mark.claim(

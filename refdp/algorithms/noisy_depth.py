@@ -45,6 +45,7 @@ from refdp.rng import RandomSource
 __all__ = [
     "DepthPlan",
     "plan_depth",
+    "choose_depth",
     "fixed_plan",
     "tree_budget",
     "passes",
@@ -166,9 +167,24 @@ def plan_depth(
         size, epsilon=share * epsilon, rng=rng, ledger=ledger, label="noisy size N~ of the data (caps the depth)",
         claims=CLAIMS, sampler=engine.discrete_laplace,
     )
-    depth = 0
+    return DepthPlan(choose_depth(noisy, left, sigmas, max_depth, n_classes, leaves, variance), left, noisy)
+
+
+def choose_depth(
+    noisy_size: int,
+    budget: Fraction,
+    sigmas: Fraction,
+    max_depth: int,
+    n_classes: int,
+    leaves: Callable[[int], Fraction],
+    variance: Callable[[int, Fraction], Fraction],
+) -> int:
+    """d*: the deepest d in 1..``max_depth`` that :func:`passes` for the released N~, else 0.
+
+    A function of N~ and public values only; ``budget`` is what the tree
+    gets, ``leaves`` and ``variance`` as for :func:`plan_depth`.
+    """
     for d in range(max_depth, 0, -1):
-        if passes(noisy, leaves(d), n_classes, variance(d, left), sigmas):
-            depth = d
-            break
-    return DepthPlan(depth, left, noisy)
+        if passes(noisy_size, leaves(d), n_classes, variance(d, budget), sigmas):
+            return d
+    return 0

@@ -242,21 +242,28 @@ def split_choice_probabilities(
     epsilon: Number,
     relation: Union[Relation, str] = Relation.ADD_REMOVE,
     max_size: Optional[int] = None,
+    monotone: bool = False,
 ) -> List[float]:
-    """The exact law of the split chosen at a node: the exponential mechanism over the candidates.
+    """The exponential mechanism's law over a node's candidate splits: ``P[a] ~ exp(epsilon q(T_a) / (2 Delta q))``.
 
     ``tables[a]`` is the node's class-count table for candidate split ``a``
     (one row per child, one count per class); the utility is refdp's
     ``quality`` (``max``, ``gini``, ``gini-weighted``, ``info-gain``) with
     its proved sensitivity under ``relation`` (``max_size`` is the public
-    node-size bound information gain needs).
+    node-size bound information gain needs).  That is the textbook
+    calibration, not always refdp's: under add-remove refdp's learners drop
+    the factor 2 for the max operator and the Gini
+    (``refdp.scoring.monotone_under``; claim ``split-quality-monotone``);
+    ``monotone=True`` gives that law, ``exp(epsilon q(T_a) / Delta q)``.
+    The whole root split of a refdp learner, candidates and budget plan
+    included, is ``root_split_law`` in its module.
     """
     q = get_quality(quality)
     sensitivity = q.sensitivity(parse_relation(relation), max_size)
     if not tables:
         raise InvalidParameterError("tables: give one count table per candidate split")
     utilities = [float(q(table)) for table in tables]
-    return exponential_probabilities(utilities, epsilon=epsilon, sensitivity=sensitivity)
+    return exponential_probabilities(utilities, epsilon=epsilon, sensitivity=sensitivity, monotone=monotone)
 
 
 def crosscheck_split_choice(
@@ -268,13 +275,17 @@ def crosscheck_split_choice(
     relation: Union[Relation, str] = Relation.ADD_REMOVE,
     max_size: Optional[int] = None,
     alpha: float = DEFAULT_ALPHA,
+    monotone: bool = False,
 ) -> GoodnessOfFit:
     """Test a tree learner's split choices at a fixed node against :func:`split_choice_probabilities`.
 
     ``samples[i]`` is the candidate (an index into ``tables``) that run
-    ``i`` of the learner chose at the node.  Claim ``crosscheck-split-choice``.
+    ``i`` of the learner chose at the node; ``monotone`` as there.  Claim
+    ``crosscheck-split-choice``.
     """
-    probs = split_choice_probabilities(tables, quality=quality, epsilon=epsilon, relation=relation, max_size=max_size)
+    probs = split_choice_probabilities(
+        tables, quality=quality, epsilon=epsilon, relation=relation, max_size=max_size, monotone=monotone
+    )
     return crosscheck_finite(samples, probs, alpha=alpha, kind=f"split choice ({quality})",
                              claim="crosscheck-split-choice")
 
