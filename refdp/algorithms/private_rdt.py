@@ -112,10 +112,16 @@ def fit_private_rdt(
     multiway = frozenset(bins.thresholds) if bins is not None else frozenset()
     leaves_bound = worst_case_leaves(train.schema, max_depth, categorical, multiway)
     if leaves_bound > max_leaves:
+        binned_attributes = bins is not None and bool(bins.thresholds)
+        shape = f"{categorical} categorical splits"
+        shape += f" and {int(params['bins'])} bins per continuous attribute" if binned_attributes else ""
+        remedies = ["lower max_depth"]
+        remedies += ["use categorical=binary"] if categorical != "binary" else []
+        remedies += ["use fewer bins or continuous=threshold"] if binned_attributes else []
         raise InvalidParameterError(
-            f"a private-rdt tree of depth {max_depth} with {categorical} categorical splits can have "
-            f"{leaves_bound} leaves, more than max_leaves={max_leaves}; every leaf gets noise, so "
-            "lower max_depth, use categorical=binary, or raise max_leaves"
+            f"a private-rdt tree of depth {max_depth} with {shape} can have {leaves_bound} leaves, "
+            f"more than max_leaves={max_leaves}; every leaf gets noise, so {', '.join(remedies)}, "
+            "or raise max_leaves"
         )
     ledger = start_ledger(data, relation)
     branching = mean_branching(schema, int(params["bins"]) if binned else 2, binary=categorical == "binary")
