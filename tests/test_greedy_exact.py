@@ -23,6 +23,8 @@ from fractions import Fraction
 from typing import Callable, Dict, Hashable, List, Sequence, Tuple
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from refdp.algorithms import Param, get_algorithm
 from refdp.algorithms.diffpid3 import per_query_epsilon as diffpid3_epsilon
@@ -47,6 +49,7 @@ from refdp.data.grid import ThresholdGrid
 from refdp.mechanisms import discrete_laplace_cdf, discrete_laplace_pmf
 from refdp.privacy import Relation
 from refdp.scoring import MONOTONE_QUALITIES, get_quality
+from refdp.scoring.kernels import exact_score_function, exact_threshold_scores
 from refdp.stats import dkw_bound, dkw_power_sample_size, ks_statistic
 from refdp.tree import CategoricalSplit, Leaf, Node, ThresholdSplit, TreeModel, ValueSplit
 
@@ -421,6 +424,29 @@ def test_grid_tables_match_brute_force_counts() -> None:
         subset = data.subset(rows)
         for k, table in enumerate(tables, 1):
             assert table == _threshold_table(subset, float(grid.point(k))), (rows, k)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.integers(min_value=1, max_value=4).flatmap(
+        lambda n_classes: st.lists(
+            st.lists(st.integers(min_value=0, max_value=60), min_size=n_classes, max_size=n_classes),
+            min_size=1,
+            max_size=12,
+        )
+    ),
+    st.sampled_from(["max", "gini"]),
+)
+def test_threshold_scores_in_one_pass_equal_the_quality_of_each_threshold_table(
+    table: List[List[int]], quality: str
+) -> None:
+    # thesis-tree scores a grid's thresholds from cumulative counts; the utilities it feeds the
+    # exponential mechanism must be exactly the quality of each threshold's two-row table.
+    score = exact_score_function(quality)
+    expected = [score(t) for t in grid_threshold_tables(table)]
+    got = list(exact_threshold_scores(quality)(table))
+    assert got == expected
+    assert [type(v) for v in got] == [type(v) for v in expected]
 
 
 def test_threshold_intervals_match_brute_force_counts() -> None:

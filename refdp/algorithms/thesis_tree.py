@@ -79,7 +79,6 @@ from refdp.algorithms.greedy import (
     NodeCost,
     child_path,
     close_budget,
-    grid_threshold_tables,
     plan_levels,
     plan_units,
     sample_threshold,
@@ -87,7 +86,7 @@ from refdp.algorithms.greedy import (
 )
 from refdp.algorithms.noisy_depth import DepthPlan, fixed_plan, laplace_variance, plan_depth, size_parameters, size_share
 from refdp.engine import REFERENCE, Engine, NodeCounts, Rows, ThresholdCandidates, TrainingView, class_counts
-from refdp.scoring.kernels import exact_score_function, score_function
+from refdp.scoring.kernels import exact_score_function, exact_threshold_scores, score_function
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
 from refdp.algorithms.root_law import CountsLaw, SplitCandidate, SplitLaw
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset, Schema
@@ -287,6 +286,7 @@ class _Candidates:
         self.sensitivity = scoring.sensitivity(relation)
         self.monotone = monotone_under(quality, relation)
         self.score = exact_score_function(quality)
+        self.threshold_scores = exact_threshold_scores(quality)
         self.cells = cells
         self.grids: Dict[int, ThresholdGrid] = {
             a: ThresholdGrid.of(attribute, cells)
@@ -314,10 +314,10 @@ class _Candidates:
         for a in attributes:
             grid = self.grids.get(a)
             if grid is not None:
-                for k, table in enumerate(grid_threshold_tables(self.counts.grid_table(rows, a, grid)), 1):
-                    pairs.append((a, k))
-                    utilities.append(self.score(table))
-                    weights.append(1)
+                scores = self.threshold_scores(self.counts.grid_table(rows, a, grid))
+                pairs.extend((a, k) for k in range(1, len(scores) + 1))
+                utilities.extend(scores)
+                weights.extend([1] * len(scores))
         return pairs, utilities, weights
 
 

@@ -34,7 +34,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from refdp.errors import InvalidParameterError
 from refdp.mechanisms._params import (
@@ -239,6 +239,9 @@ def _ratios(values: Sequence[Real], name: str, floats: bool = False) -> List[Tup
     if all(type(value) is int for value in values):
         # Integer scores (the max operator), the common case: no bool among them, nothing to check.
         return [(value, 1) for value in values]  # type: ignore[misc]
+    if all(type(value) is Fraction or type(value) is int for value in values):
+        # Exact scores (the Gini index): every value has its numerator and denominator.
+        return [(value.numerator, value.denominator) for value in values]  # type: ignore[union-attr]
     out: List[Tuple[int, int]] = []
     for value in values:
         if isinstance(value, bool) or not isinstance(value, (int, Fraction, float)):
@@ -254,6 +257,16 @@ def _ratios(values: Sequence[Real], name: str, floats: bool = False) -> List[Tup
                 f"{name} must be {'finite' if floats else 'exact (ints or Fractions)'}, got {value!r}"
             )
     return out
+
+
+def _largest(ratios: Iterable[Tuple[int, int]]) -> Tuple[int, int]:
+    """The largest of (numerator, denominator > 0) pairs, the first of equal ones, compared by cross-multiplication."""
+    iterator = iter(ratios)
+    top_n, top_d = next(iterator)
+    for n, d in iterator:
+        if n * top_d > top_n * d:
+            top_n, top_d = n, d
+    return top_n, top_d
 
 
 def _plan_exact(
@@ -290,7 +303,7 @@ def _plan_exact(
     if all(d == 1 for _, d in u):
         top_n, top_d = max(n for (n, _), w in zip(u, scaled) if w > 0), 1
     else:
-        top_n, top_d = max(((n, d) for (n, d), w in zip(u, scaled) if w > 0), key=lambda r: Fraction(*r))
+        top_n, top_d = _largest((n, d) for (n, d), w in zip(u, scaled) if w > 0)
     c = eps / (2 * delta_u)
     # gamma_r = c (u_max - u_r) = c_n (top_n d_r - n_r top_d) / (c_d top_d d_r), unreduced.
     c_n, c_d = c.numerator, c.denominator
