@@ -351,9 +351,12 @@ def render_report(r: Dict[str, Any]) -> str:
             )
         lines.append(f"seed: {r['seed']} (not used); wall time {r['wall_time']:.3f} s")
         return "\n".join(lines)
+    # Outside the two-limit test the test runs' sides are fair coins, so a side holds about, not exactly, trials.
+    sides = "" if r["test"] == "clopper-pearson" else f", sides by fair coins: {r['n1']} + {r['n2']}"
     lines.append(
-        f"check: Monte-Carlo, {r['selection_trials']} selection + {r['trials']} test runs per side "
-        f"({r['runs']} runs, {r['seconds_per_run'] * 1000:.2f} ms each), alpha={r['alpha']:g}; {r['sizing']}"
+        f"check: Monte-Carlo ({r['test']} test), {r['selection_trials']} selection + {r['trials']} test runs "
+        f"per side{sides} ({r['runs']} runs, {r['seconds_per_run'] * 1000:.2f} ms each), alpha={r['alpha']:g}; "
+        f"{r['sizing']}"
     )
     lines.append(f"event: {r['event']}")
     lines.append(f"counts: {r['direction']}: k1={r['k1']}/{r['n1']}, k2={r['k2']}/{r['n2']}")
