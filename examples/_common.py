@@ -238,6 +238,8 @@ def holdout_row(
         receipt_delta=max(r.receipt_delta for r in results),
         level=worst_level(r.level for r in results),
         train_seconds=tuple(t for r in results for t in r.train_seconds),
+        f1s=tuple(f for r in results for f in r.f1s),
+        aucs=tuple(a for r in results for a in r.aucs),
     )
     return _result_row(dataset, setting, merged, paper, source)
 

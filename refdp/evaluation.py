@@ -22,7 +22,7 @@ from refdp.algorithms import Param, get_algorithm
 from refdp.algorithms.registry import Fit
 from refdp.data import Dataset
 from refdp.errors import InvalidParameterError
-from refdp.metrics import mean_confidence_interval
+from refdp.metrics import macro_auc, macro_f1, mean_confidence_interval
 from refdp.privacy import Number, Relation, as_budget
 from refdp.privacy.levels import PROVED, worst_level
 from refdp.rng import RandomSource, RngLike, as_rng
@@ -137,6 +137,10 @@ class CVResult:
     level: str
     """The worst soundness level of the models' receipts (see :mod:`refdp.privacy.levels`)."""
     train_seconds: Tuple[float, ...] = field(compare=False)
+    f1s: Tuple[float, ...] = ()
+    """Each run's :func:`~refdp.metrics.macro_f1`."""
+    aucs: Tuple[Optional[float], ...] = ()
+    """Each run's :func:`~refdp.metrics.macro_auc` (None where a test part has one class)."""
 
     @property
     def sound(self) -> bool:
@@ -150,6 +154,17 @@ class CVResult:
     @property
     def std(self) -> float:
         return mean_std(self.accuracies)[1]
+
+    @property
+    def f1_mean(self) -> Optional[float]:
+        """The mean macro F1 over the runs (None when not measured)."""
+        return mean_std(self.f1s)[0] if self.f1s else None
+
+    @property
+    def auc_mean(self) -> Optional[float]:
+        """The mean macro AUC over the runs where it is defined (None when it is nowhere)."""
+        defined = [a for a in self.aucs if a is not None]
+        return mean_std(defined)[0] if defined else None
 
     def confidence_interval(self, level: float = 0.95) -> Tuple[float, float]:
         """The Student t interval for the mean accuracy (needs at least two runs)."""
@@ -213,7 +228,7 @@ def train_test_evaluate(
     engine: str = "reference",
     progress: Optional[Progress] = None,
 ) -> CVResult:
-    """Train on ``train`` and measure accuracy on ``test``, ``repeats`` times.
+    """Train on ``train`` and measure accuracy (and macro F1 and AUC) on ``test``, ``repeats`` times.
 
     The protocol of papers that use a fixed split (Adult's ``adult.data`` and
     ``adult.test``): every repeat trains a new model with the full budget on
@@ -251,6 +266,8 @@ def _check_repeats(repeats: int) -> None:
 @dataclass(frozen=True)
 class _Run:
     accuracy: float
+    f1: float
+    auc: Optional[float]
     seconds: float
     epsilon: Fraction
     delta: Fraction
@@ -273,9 +290,15 @@ def _run(
         start = time.perf_counter()
         model = fit(train, epsilon, params, rng, relation)
         seconds = time.perf_counter() - start
-        actual = [test.schema.classes[c] for c in test.labels]
+        classes = test.schema.classes
+        actual = [classes[c] for c in test.labels]
+        predicted = model.predict(test)
         receipt = model.receipt
-        runs.append(_Run(accuracy(model.predict(test), actual), seconds, receipt.epsilon, receipt.delta, receipt.level))
+        runs.append(_Run(
+            accuracy(predicted, actual), macro_f1(predicted, actual, classes),
+            macro_auc(model.predict_proba(test), actual, classes),
+            seconds, receipt.epsilon, receipt.delta, receipt.level,
+        ))
         if progress is not None:
             progress(len(runs), total)
     return runs
@@ -302,4 +325,6 @@ def _result(
         receipt_delta=max(r.delta for r in runs),
         level=worst_level(r.level for r in runs),
         train_seconds=tuple(r.seconds for r in runs),
+        f1s=tuple(r.f1 for r in runs),
+        aucs=tuple(r.auc for r in runs),
     )

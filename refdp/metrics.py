@@ -18,7 +18,7 @@ of the runs rather than a guarantee about future data.
 from __future__ import annotations
 
 import math
-from typing import List, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 from refdp.errors import InvalidParameterError
 
@@ -28,6 +28,8 @@ __all__ = [
     "recall",
     "f1_score",
     "roc_auc",
+    "macro_f1",
+    "macro_auc",
     "regularized_incomplete_beta",
     "student_t_cdf",
     "student_t_quantile",
@@ -107,6 +109,38 @@ def roc_auc(scores: Sequence[float], actual: Sequence[str], positive: str) -> fl
         start = end + 1
     rank_sum = sum(r for r, a in zip(ranks, actual) if a == positive)
     return (rank_sum - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg)
+
+
+def macro_f1(predicted: Sequence[str], actual: Sequence[str], classes: Sequence[str]) -> float:
+    """The mean of :func:`f1_score` over the classes that occur in ``actual`` or ``predicted``.
+
+    Every class is the positive one in turn, so the value does not depend on
+    the order in which the classes are listed (nor on which one is called
+    positive, which :func:`f1_score` must be told).
+    """
+    _check_pair(predicted, actual, "macro_f1")
+    seen = set(actual) | set(predicted)
+    scores = [f1_score(predicted, actual, c) for c in classes if c in seen]
+    return math.fsum(scores) / len(scores)
+
+
+def macro_auc(
+    probabilities: Sequence[Sequence[float]], actual: Sequence[str], classes: Sequence[str]
+) -> Optional[float]:
+    """The mean one-vs-rest :func:`roc_auc` over the classes with rows in and out of the class.
+
+    ``probabilities[i][c]`` is the model's probability of ``classes[c]`` on
+    row i (``predict_proba``).  With two classes both one-vs-rest AUCs are
+    the AUC.  None when no class has both (a test set of one class).
+    """
+    _check_pair(probabilities, actual, "macro_auc")
+    present = set(actual)
+    scores = [
+        roc_auc([row[c] for row in probabilities], actual, name)
+        for c, name in enumerate(classes)
+        if name in present and len(present) > 1
+    ]
+    return math.fsum(scores) / len(scores) if scores else None
 
 
 def _beta_continued_fraction(a: float, b: float, x: float) -> float:

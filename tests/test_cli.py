@@ -80,6 +80,10 @@ def test_evaluate_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert result["receipt_epsilon"] == "1"
     assert 0.6 < result["accuracy_mean"] < 0.7  # the majority class share is 626/958
     assert result["sound"] is True
+    # Predicting one class: its F1 is 2 p / (1 + p) for its share p, the other class's is 0.
+    assert len(result["f1_macro"]) == len(result["auc_macro"]) == 10
+    assert 0.3 < result["f1_macro_mean"] < 0.45
+    assert result["auc_macro_mean"] == pytest.approx(0.5)  # one leaf: every row tied
 
 
 def test_algorithms_lists_claims(capsys: pytest.CaptureFixture[str]) -> None:

@@ -12,6 +12,8 @@ from refdp.errors import InvalidParameterError
 from refdp.metrics import (
     confusion,
     f1_score,
+    macro_auc,
+    macro_f1,
     mean_confidence_interval,
     precision,
     recall,
@@ -32,6 +34,26 @@ def test_binary_metrics_on_a_hand_computed_case() -> None:
     assert precision(["n"] * 6, actual, "y") == 0.0
     assert recall(predicted, ["n"] * 6, "y") == 0.0
     assert f1_score(["n"] * 6, actual, "y") == 0.0
+
+
+def test_macro_f1_and_auc_by_hand_and_independent_of_the_class_order() -> None:
+    predicted = ["y", "y", "n", "n", "y", "n"]
+    actual = ["y", "n", "y", "n", "y", "n"]
+    # F1 of y: 2*2 / (4 + 1 + 1) = 2/3; of n: the same counts mirrored.
+    assert macro_f1(predicted, actual, ["y", "n"]) == pytest.approx(2 / 3)
+    assert macro_f1(predicted, actual, ["n", "y"]) == macro_f1(predicted, actual, ["y", "n"])
+    # A class neither present nor predicted does not count; one predicted but absent counts as 0.
+    assert macro_f1(predicted, actual, ["y", "n", "maybe"]) == pytest.approx(2 / 3)
+    assert macro_f1(["maybe"] + predicted[1:], actual, ["y", "n", "maybe"]) == pytest.approx(
+        (f1_score(["maybe"] + predicted[1:], actual, "y") + f1_score(["maybe"] + predicted[1:], actual, "n")) / 3
+    )
+    p_y = [0.9, 0.6, 0.4, 0.2, 0.8, 0.6]
+    probabilities = [[p, 1 - p] for p in p_y]
+    expected = roc_auc(p_y, actual, "y")
+    assert macro_auc(probabilities, actual, ["y", "n"]) == pytest.approx(expected)
+    flipped = [[1 - p, p] for p in p_y]
+    assert macro_auc(flipped, actual, ["n", "y"]) == pytest.approx(expected)
+    assert macro_auc(probabilities, ["y"] * 6, ["y", "n"]) is None
 
 
 def test_f1_is_the_harmonic_mean_of_precision_and_recall() -> None:

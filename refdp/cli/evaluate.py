@@ -1,4 +1,4 @@
-"""``evaluate``: accuracy by repeated stratified k-fold cross-validation, or on a separate test set."""
+"""``evaluate``: accuracy, macro F1 and AUC by repeated stratified k-fold cross-validation, or on a separate test set."""
 
 from __future__ import annotations
 
@@ -87,6 +87,10 @@ def _run(args: argparse.Namespace) -> int:
                     "accuracy_mean": result.mean,
                     "accuracy_std": result.std,
                     "accuracies": list(result.accuracies),
+                    "f1_macro_mean": result.f1_mean,
+                    "f1_macro": list(result.f1s),
+                    "auc_macro_mean": result.auc_mean,
+                    "auc_macro": list(result.aucs),
                     "receipt_epsilon": str(result.receipt_epsilon),
                     "receipt_epsilon_float": float(result.receipt_epsilon),
                     "receipt_delta": str(result.receipt_delta),
@@ -104,6 +108,12 @@ def _run(args: argparse.Namespace) -> int:
             f"{result.mean:.4f} +- {result.std:.4f} over "
             + (f"the test set {args.test_data}" if args.test_data else _plural(result.folds, "fold"))
             + f" x {_plural(result.repeats, 'repeat')}"
+        )
+        auc = result.auc_mean
+        print(
+            f"macro F1 {result.f1_mean:.4f}, macro AUC "
+            + (f"{auc:.4f}" if auc is not None else "undefined (every test part has one class)")
+            + " (mean over runs; every class positive in turn, AUC from the predicted probabilities)"
         )
         print(
             f"receipt total per model: epsilon={float(result.receipt_epsilon):g} "
