@@ -19,7 +19,7 @@ import refdp.cli._progress as progress
 from refdp import __version__
 from refdp.algorithms import read_model, train
 from refdp.cli import main
-from refdp.data import BUILTIN_NAMES, Dataset, Schema, builtin_schema, load, read_csv
+from refdp.data import BUILTIN_NAMES, ContinuousAttribute, Dataset, Schema, builtin_schema, load, read_csv
 from refdp.files import write_text
 from refdp.tree import dumps_model
 
@@ -197,6 +197,16 @@ def test_a_model_trained_with_a_written_schema_is_marked_as_leaking(
     assert status == 0 and len(out.splitlines()) == 3, err
 
 
+def test_schema_of_a_csv_file_without_a_header_line_says_its_first_record_names_the_columns(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # UCI's adult.data has no header line; its first record would become the column names.
+    data = _write(tmp_path, "adult.csv", "39, State-gov, 77516, <=50K\n50, Private, 83311, >50K\n38, Private, 2156, <=50K\n")
+    status, out, err = run(capsys, "schema", "--data", data, "--out", str(tmp_path / "schema.json"))
+    assert status == 0, err
+    assert "column name(s) '39', '77516' of" in out and "add a header line" in out
+
+
 def test_schema_of_an_arff_file_leaks_only_the_numeric_bounds(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -288,6 +298,48 @@ def test_predict_proba_prints_csv_with_probabilities(
         cells = line.split(",")
         assert cells[0] == label and [float(c) for c in cells[1:]] == expected
         assert math.isclose(sum(expected), 1.0) and all(0 <= p <= 1 for p in expected)
+
+
+def test_values_beyond_the_public_bounds_are_clipped_to_predict_and_to_test(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A deployed model must predict any row; a clipped value takes the branch of the bound it passed.
+    credit = load("credit-g").subset(range(60))
+    model_path = str(tmp_path / "m.json")
+    status, _, err = run(capsys, "train", "--algorithm", "thesis-tree", "--data", "credit-g", "--epsilon", "10",
+                         "--seed", "4", "--out", model_path)
+    assert status == 0, err
+    model = read_model(model_path)
+    schema = credit.schema
+    columns = [list(credit.column(a)) for a in range(schema.n_attributes)]
+    beyond = [list(c) for c in columns]
+    for a, attribute in enumerate(schema.attributes):
+        if isinstance(attribute, ContinuousAttribute):
+            beyond[a][a % 7] = attribute.upper * 10 + 5
+            beyond[a][a % 7 + 20] = attribute.lower - 100
+            columns[a][a % 7], columns[a][a % 7 + 20] = attribute.upper, attribute.lower
+    clipped = Dataset.from_codes(schema, columns, credit.labels)
+    header = ",".join(schema.names + (schema.label,))
+
+    def cell(a: int, value: object) -> str:
+        attribute = schema.attributes[a]
+        return str(value) if isinstance(attribute, ContinuousAttribute) else attribute.values[int(value)]  # type: ignore[call-overload]
+
+    body = [",".join([cell(a, beyond[a][i]) for a in range(schema.n_attributes)] + [schema.classes[credit.labels[i]]])
+            for i in range(len(credit))]
+    path = _write(tmp_path, "beyond.csv", "\n".join([header] + body) + "\n")
+    status, out, err = run(capsys, "predict", "--model", model_path, "--data", path)
+    assert status == 0, err
+    assert out.splitlines() == model.predict(clipped)
+    assert "value(s) of" in err and "clipped" in err
+    schema_path = _write(tmp_path, "credit.json", json.dumps(schema.to_json()))
+    status, out, err = run(capsys, "evaluate", "--algorithm", "noisy-majority", "--data", path, "--schema", schema_path,
+                           "--test-data", path, "--epsilon", "1", "--seed", "1")
+    assert status == 2 and "outside the declared bounds" in err  # the training data must respect the bounds
+    status, out, err = run(capsys, "evaluate", "--algorithm", "noisy-majority", "--data", "credit-g",
+                           "--test-data", path, "--epsilon", "1", "--seed", "1")
+    assert status == 0 and "14 value(s) of" in err and "clipped" in err, err  # read with credit-g's schema
+    assert "over the test set" in out
 
 
 def test_the_example_of_docs_schema_md_reads_a_csv_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

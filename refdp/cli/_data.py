@@ -10,7 +10,11 @@
 an error for a continuous one), ``drop`` (the row is dropped; row-local, so
 compatible with add-remove DP) or ``error``.
 
-:func:`read_unlabelled` reads rows to predict, with or without a class column.
+:func:`read_unlabelled` reads rows to predict, with or without a class column;
+rows to predict or to test a model on (:func:`read_data` with ``clip``) may
+hold continuous values outside the schema's public bounds, which are clipped
+to them: a released tree's thresholds lie inside the bounds, so a clipped
+value takes the branch the value itself would.
 """
 
 from __future__ import annotations
@@ -20,10 +24,12 @@ import gzip
 import io
 import math
 import os
+import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Dict, Iterator, Optional, Sequence, TextIO, Tuple, cast
 
-from refdp.data import BUILTIN_NAMES, Dataset, Schema, load, read_arff, read_csv
+from refdp.data import BUILTIN_NAMES, ContinuousAttribute, Dataset, Schema, load, read_arff, read_csv
 from refdp.errors import DataError, InvalidParameterError
 
 __all__ = [
@@ -33,6 +39,7 @@ __all__ = [
     "read_data",
     "read_unlabelled",
     "text_lines",
+    "Clipped",
 ]
 
 MISSING: Dict[str, Tuple[str, str]] = {
@@ -93,6 +100,47 @@ def _kind(path: str) -> str:
     )
 
 
+_WIDEST = sys.float_info.max
+
+
+def _widened(schema: Schema) -> Schema:
+    """``schema`` with every continuous attribute's bounds at the largest finite floats."""
+    return replace(schema, attributes=tuple(
+        replace(a, lower=-_WIDEST, upper=_WIDEST) if isinstance(a, ContinuousAttribute) else a
+        for a in schema.attributes
+    ))
+
+
+def _clipped(data: Dataset, schema: Schema) -> Tuple[Dataset, int]:
+    """``data`` (read with :func:`_widened` bounds) in ``schema``, continuous values clipped to its bounds."""
+    columns = []
+    count = 0
+    for a, attribute in enumerate(schema.attributes):
+        column = data.column(a)
+        if isinstance(attribute, ContinuousAttribute):
+            low, high = attribute.lower, attribute.upper
+            count += sum(1 for v in column if not low <= v <= high)
+            column = [min(max(v, low), high) for v in column]
+        columns.append(column)
+    return Dataset.from_codes(schema, columns, data.labels), count
+
+
+class Clipped:
+    """Counts values clipped to the public bounds while reading rows to predict or test on."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def note(self, path: str) -> None:
+        """Say on stderr how many values of ``path`` were clipped, if any."""
+        if self.count:
+            print(
+                f"refdp: note: {self.count} value(s) of {path} lie outside the model's public bounds and were "
+                "clipped to them (a value beyond a bound takes the bound's branch)",
+                file=sys.stderr,
+            )
+
+
 def read_data(
     path: str,
     *,
@@ -101,10 +149,19 @@ def read_data(
     bounds: Optional[Dict[str, Tuple[float, float]]] = None,
     missing: Optional[str] = None,
     flag: str = "--data",
+    clip: Optional[Clipped] = None,
 ) -> Dataset:
-    """The data set ``path`` names, read as the flags say (see the module notes)."""
+    """The data set ``path`` names, read as the flags say (see the module notes).
+
+    With ``clip`` (rows to test a model on, read with its ``schema``),
+    continuous values outside the bounds are clipped and counted there.
+    """
     if path in BUILTIN_NAMES:
         return _builtin(path, (("--label", label), ("--schema", schema), ("--bounds", bounds), ("--missing", missing)))
+    if clip is not None and schema is not None:
+        data, clip.count = _clipped(read_data(path, label=label, schema=_widened(schema), missing=missing,
+                                              flag=flag), schema)
+        return data
     categorical, continuous = _policies(missing)
     if _kind(path) == "csv":
         if schema is None:
@@ -208,20 +265,27 @@ def _arff_with_class(lines: Iterator[str]) -> Iterator[str]:
         yield line
 
 
-def read_unlabelled(path: str, schema: Schema, missing: Optional[str] = None) -> Dataset:
+def read_unlabelled(path: str, schema: Schema, missing: Optional[str] = None, clip: Optional[Clipped] = None) -> Dataset:
     """The rows of ``path`` to predict with a model of ``schema``; a class column, if any, is ignored.
 
     A built-in data set is loaded as it is.  A file's rows are read with the
     model's attributes and a placeholder class, so the file needs no class
-    column (or may have one with any values, ``?`` included).
+    column (or may have one with any values, ``?`` included); continuous
+    values outside the bounds are clipped to them (counted in ``clip``).
     """
     if path in BUILTIN_NAMES:
         return _builtin(path, (("--missing", missing),))
     categorical, continuous = _policies(missing)
     reading = Schema(schema.attributes, _PLACEHOLDER_LABEL, (_PLACEHOLDER_CLASS,))
+    wide = _widened(reading)
     if _kind(path) == "csv":
         rows = _Lines(path, _csv_with_class(text_lines(path)))
-        return read_csv(cast(TextIO, rows), schema=reading, categorical_missing=categorical, continuous_missing=continuous)
-    rows = _Lines(path, _arff_with_class(text_lines(path)))
-    return read_arff(cast(TextIO, rows), schema=reading, categorical_missing=categorical, continuous_missing=continuous)
+        read = read_csv(cast(TextIO, rows), schema=wide, categorical_missing=categorical, continuous_missing=continuous)
+    else:
+        rows = _Lines(path, _arff_with_class(text_lines(path)))
+        read = read_arff(cast(TextIO, rows), schema=wide, categorical_missing=categorical, continuous_missing=continuous)
+    data, count = _clipped(read, reading)
+    if clip is not None:
+        clip.count = count
+    return data
 

@@ -88,6 +88,15 @@ def _csv_table(path: str) -> Tuple[List[str], List[Tuple[int, List[str]]]]:
 
 def _csv_schema(path: str, label: Optional[str]) -> Tuple[Schema, List[str]]:
     header, rows = _csv_table(path)
+    notes: List[str] = []
+    numeric = [name for name in header if _is_number(name)]
+    if numeric:
+        # UCI files such as adult.data have no header line: their first record would name the columns.
+        notes.append(
+            f"column name(s) {', '.join(repr(n) for n in numeric[:5])} of {path} are numbers: if the first "
+            "line is a record, not a header, add a header line naming the columns (else that record is left "
+            "out and names the columns)"
+        )
     label = label or header[-1]
     if label not in header:
         raise InvalidParameterError(f"--label {label!r} is not a column of {path}; its columns are {header}")
@@ -98,7 +107,6 @@ def _csv_schema(path: str, label: Optional[str]) -> Tuple[Schema, List[str]]:
     labels = [cells[position] for cells in kept]
     attributes: List[Attribute] = []
     leaks: List[str] = []
-    notes: List[str] = []
     for j, name in enumerate(header):
         if j == position:
             continue

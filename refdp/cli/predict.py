@@ -36,9 +36,11 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _output(model: TreeModel, args: argparse.Namespace) -> str:
-    from refdp.cli._data import read_unlabelled
+    from refdp.cli._data import Clipped, read_unlabelled
 
-    data = read_unlabelled(args.data, model.schema, args.missing)
+    clipped = Clipped()
+    data = read_unlabelled(args.data, model.schema, args.missing, clipped)
+    clipped.note(args.data)
     labels = model.predict(data)
     if not args.proba:
         return "".join(f"{label}\n" for label in labels)
