@@ -380,7 +380,12 @@ def render_report(r: Dict[str, Any]) -> str:
             f"{r['design_event_probability']:.4g}{observed}"
         )
     replay = r.get("replay", f"--seed {r['seed']}")
-    lines.append(f"seed: {r['seed']} (replay exactly with {replay}); wall time {r['wall_time']:.2f} s")
+    # wall_time is the test's runs; a search's pilot ran before them.
+    timing = (
+        f"wall time {r['pilot_seconds'] + r['wall_time']:.2f} s (search {r['pilot_seconds']:.2f} s, "
+        f"test {r['wall_time']:.2f} s)" if "pilot_seconds" in r else f"wall time {r['wall_time']:.2f} s"
+    )
+    lines.append(f"seed: {r['seed']} (replay exactly with {replay}); {timing}")
     return "\n".join(lines)
 
 
