@@ -52,7 +52,7 @@ from typing import Any, ClassVar, Dict, List, Mapping, Optional, Sequence, Type,
 
 from refdp.algorithms import AlgorithmSpec, Param, get_algorithm
 from refdp.algorithms.registry import Fit
-from refdp.data import Dataset, RawValue, Schema
+from refdp.data import Dataset, RawValue, Schema, clipped, widened
 from refdp.errors import InvalidParameterError, ModelError
 from refdp.evaluation import accuracy
 from refdp.privacy import Number, Receipt, Relation, as_epsilon, parse_relation
@@ -247,8 +247,9 @@ class TreeClassifier:
             return X
         schema = self.model_.schema
         rows = _row_list(X)
-        # Prediction reads the attributes only: the class column is a placeholder.
-        return Dataset.from_rows(schema, rows, [schema.classes[0]] * len(rows))
+        # Prediction reads the attributes only: the class column is a placeholder.  Values beyond the
+        # public bounds are clipped to them, which changes no prediction (refdp.data.clipping).
+        return clipped(Dataset.from_rows(widened(schema), rows, [schema.classes[0]] * len(rows)), schema)[0]
 
     def predict(self, X: Union[Dataset, Rows]) -> List[str]:
         """The predicted class of every row (a Dataset, or raw rows in the model's schema)."""

@@ -226,6 +226,16 @@ def test_fit_on_rows_and_labels_with_a_schema() -> None:
         on_rows.fit(rows[:2], ["good", "maybe"])
     with pytest.raises(DataError, match="values but the schema has 20 attributes"):
         on_rows.predict([rows[0][:3]])
+    # A row to predict may lie beyond the public bounds: it is predicted as at the bound it passed.
+    beyond, at_bound = [list(r) for r in rows[:40]], [list(r) for r in rows[:40]]
+    for a, attribute in enumerate(data.schema.attributes):
+        if isinstance(attribute, ContinuousAttribute):
+            for i in range(0, 40, 2):
+                beyond[i][a], at_bound[i][a] = attribute.upper + 1e6, attribute.upper
+                beyond[i + 1][a], at_bound[i + 1][a] = attribute.lower - 1e6, attribute.lower
+    assert on_rows.predict(beyond) == on_rows.predict(at_bound)
+    with pytest.raises(SchemaError, match="outside the declared bounds"):
+        on_rows.fit(beyond, labels[:40])  # training rows must respect them
 
 
 def test_fit_on_rows_without_a_schema_says_how_to_get_one_and_marks_leaks() -> None:

@@ -13,8 +13,8 @@ compatible with add-remove DP) or ``error``.
 :func:`read_unlabelled` reads rows to predict, with or without a class column;
 rows to predict or to test a model on (:func:`read_data` with ``clip``) may
 hold continuous values outside the schema's public bounds, which are clipped
-to them: a released tree's thresholds lie inside the bounds, so a clipped
-value takes the branch the value itself would.
+to them (:mod:`refdp.data.clipping`: a clipped value takes the branch the
+value itself would).
 """
 
 from __future__ import annotations
@@ -25,11 +25,10 @@ import io
 import math
 import os
 import sys
-from dataclasses import replace
 from pathlib import Path
 from typing import Dict, Iterator, Optional, Sequence, TextIO, Tuple, cast
 
-from refdp.data import BUILTIN_NAMES, ContinuousAttribute, Dataset, Schema, load, read_arff, read_csv
+from refdp.data import BUILTIN_NAMES, Dataset, Schema, clipped, load, read_arff, read_csv, widened
 from refdp.errors import DataError, InvalidParameterError
 
 __all__ = [
@@ -100,31 +99,6 @@ def _kind(path: str) -> str:
     )
 
 
-_WIDEST = sys.float_info.max
-
-
-def _widened(schema: Schema) -> Schema:
-    """``schema`` with every continuous attribute's bounds at the largest finite floats."""
-    return replace(schema, attributes=tuple(
-        replace(a, lower=-_WIDEST, upper=_WIDEST) if isinstance(a, ContinuousAttribute) else a
-        for a in schema.attributes
-    ))
-
-
-def _clipped(data: Dataset, schema: Schema) -> Tuple[Dataset, int]:
-    """``data`` (read with :func:`_widened` bounds) in ``schema``, continuous values clipped to its bounds."""
-    columns = []
-    count = 0
-    for a, attribute in enumerate(schema.attributes):
-        column = data.column(a)
-        if isinstance(attribute, ContinuousAttribute):
-            low, high = attribute.lower, attribute.upper
-            count += sum(1 for v in column if not low <= v <= high)
-            column = [min(max(v, low), high) for v in column]
-        columns.append(column)
-    return Dataset.from_codes(schema, columns, data.labels), count
-
-
 class Clipped:
     """Counts values clipped to the public bounds while reading rows to predict or test on."""
 
@@ -159,7 +133,7 @@ def read_data(
     if path in BUILTIN_NAMES:
         return _builtin(path, (("--label", label), ("--schema", schema), ("--bounds", bounds), ("--missing", missing)))
     if clip is not None and schema is not None:
-        data, clip.count = _clipped(read_data(path, label=label, schema=_widened(schema), missing=missing,
+        data, clip.count = clipped(read_data(path, label=label, schema=widened(schema), missing=missing,
                                               flag=flag), schema)
         return data
     categorical, continuous = _policies(missing)
@@ -277,14 +251,14 @@ def read_unlabelled(path: str, schema: Schema, missing: Optional[str] = None, cl
         return _builtin(path, (("--missing", missing),))
     categorical, continuous = _policies(missing)
     reading = Schema(schema.attributes, _PLACEHOLDER_LABEL, (_PLACEHOLDER_CLASS,))
-    wide = _widened(reading)
+    wide = widened(reading)
     if _kind(path) == "csv":
         rows = _Lines(path, _csv_with_class(text_lines(path)))
         read = read_csv(cast(TextIO, rows), schema=wide, categorical_missing=categorical, continuous_missing=continuous)
     else:
         rows = _Lines(path, _arff_with_class(text_lines(path)))
         read = read_arff(cast(TextIO, rows), schema=wide, categorical_missing=categorical, continuous_missing=continuous)
-    data, count = _clipped(read, reading)
+    data, count = clipped(read, reading)
     if clip is not None:
         clip.count = count
     return data

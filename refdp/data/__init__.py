@@ -10,6 +10,7 @@ and whose ``Schema.leaks`` say that it leaks.
 from __future__ import annotations
 
 from refdp.data.builtin import BUILTIN_NAMES, builtin_schema, describe_builtin, load_builtin
+from refdp.data.clipping import clipped, widened
 from refdp.data.dataset import ColumnView, Dataset, RawValue
 from refdp.data.generators import monk, tic_tac_toe
 from refdp.data.loading import load
@@ -26,6 +27,7 @@ __all__ = [
     "RawValue",
     "Schema",
     "builtin_schema",
+    "clipped",
     "describe_builtin",
     "leaky_infer_schema",
     "load",
@@ -35,4 +37,5 @@ __all__ = [
     "read_csv",
     "read_schema",
     "tic_tac_toe",
+    "widened",
 ]
