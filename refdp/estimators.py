@@ -248,7 +248,7 @@ class TreeClassifier:
         schema = self.model_.schema
         rows = _row_list(X)
         # Prediction reads the attributes only: the class column is a placeholder.  Values beyond the
-        # public bounds are clipped to them, which changes no prediction (refdp.data.clipping).
+        # public bounds are clipped to them, which changes no sound tree's prediction (refdp.data.clipping).
         return clipped(Dataset.from_rows(widened(schema), rows, [schema.classes[0]] * len(rows)), schema)[0]
 
     def predict(self, X: Union[Dataset, Rows]) -> List[str]:

@@ -14,7 +14,7 @@ compatible with add-remove DP) or ``error``.
 rows to predict or to test a model on (:func:`read_data` with ``clip``) may
 hold continuous values outside the schema's public bounds, which are clipped
 to them (:mod:`refdp.data.clipping`: a clipped value takes the branch the
-value itself would).
+value itself would in every sound variant's tree).
 """
 
 from __future__ import annotations

@@ -1,11 +1,14 @@
 """Rows to predict with values beyond a schema's public bounds: read them wide, then clip.
 
 A training row must lie within the public bounds (they enter the privacy
-argument).  A row to predict need not: a released tree's thresholds and bin
-edges lie strictly above the lower bound and at most at the upper one, so a
-value beyond a bound takes the branch the bound itself takes, and clipping
-it changes no prediction.  Prediction is post-processing; nothing here
-touches a model's privacy.
+argument).  A row to predict need not.  A threshold t with
+lower < t <= upper sends a value beyond a bound where it sends the bound, so
+clipping changes no prediction of a tree whose thresholds and bin edges are
+all such: every sound variant's (public grid points, equal-width bin edges,
+draws from (start, end]) and the non-private baseline's.  The published
+thesis-tree splits on data values, which may equal a bound; there a
+clipped value can take the other branch.  Prediction is post-processing;
+nothing here touches a model's privacy.
 """
 
 from __future__ import annotations
