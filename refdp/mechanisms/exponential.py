@@ -45,6 +45,7 @@ from refdp.mechanisms._params import (
     sensitivity_value,
 )
 from refdp.mechanisms.inversion import exp_neg_fixed, sample_by_inversion
+from refdp.mechanisms.ratios import Ratio, Ratios
 from refdp.privacy import Ledger, Number, as_epsilon, check_partition
 from refdp.rng import RandomSource
 
@@ -210,11 +211,18 @@ class _ExactPlan:
     """Validated inputs of the exact sampler: integer base weights and exact exponents."""
 
     scaled_weights: Tuple[int, ...]  # W_r = w_r * (common denominator)
-    gammas: Tuple[Tuple[int, int], ...]  # (numerator, denominator) of epsilon (u_max - u_r) / (2 Delta_u)
+    gammas: Tuple[Ratio, ...]  # (numerator, denominator), unreduced, of epsilon (u_max - u_r) / (2 Delta_u)
 
     def enclosures(self, bits: int) -> Tuple[List[int], List[int]]:
-        """Integer enclosures of W_r exp(-gamma_r) * 2**bits (one exp per distinct gamma)."""
-        cache: Dict[Tuple[int, int], Tuple[int, int]] = {}
+        """Integer enclosures of W_r exp(-gamma_r) * 2**bits (one exp per distinct value of gamma).
+
+        The gammas are unreduced pairs, so equal values may come as different
+        pairs: a pair not seen before is reduced (one gcd) to find the value's
+        enclosure.  :func:`exp_neg_fixed` is a function of the value x, not of
+        its pair, so this changes no integer, only how often it is computed.
+        """
+        by_pair: Dict[Ratio, Tuple[int, int]] = {}
+        by_value: Dict[Ratio, Tuple[int, int]] = {}
         lower: List[int] = []
         upper: List[int] = []
         for weight, gamma in zip(self.scaled_weights, self.gammas):
@@ -222,27 +230,36 @@ class _ExactPlan:
                 lower.append(0)
                 upper.append(0)
                 continue
-            ends = cache.get(gamma)
+            ends = by_pair.get(gamma)
             if ends is None:
-                ends = cache[gamma] = exp_neg_fixed(gamma[0], gamma[1], bits)
+                n, d = gamma
+                g = math.gcd(n, d)
+                value = (n // g, d // g)
+                ends = by_value.get(value)
+                if ends is None:
+                    ends = by_value[value] = exp_neg_fixed(value[0], value[1], bits)
+                by_pair[gamma] = ends
             lower.append(weight * ends[0])
             upper.append(weight * ends[1])
         return lower, upper
 
 
-def _ratios(values: Sequence[Real], name: str, floats: bool = False) -> List[Tuple[int, int]]:
+def _ratios(values: Sequence[Real], name: str, floats: bool = False) -> Sequence[Ratio]:
     """``values`` as (numerator, denominator > 0) pairs; finite floats by their exact value only when ``floats``.
 
     Pairs rather than Fractions: a node scores hundreds of candidates, and
-    the exponents below need no reduction to lowest terms.
+    the exponents below need no reduction to lowest terms.  :class:`Ratios`
+    are taken as they are (their pairs were checked when they were made).
     """
+    if isinstance(values, Ratios):
+        return values.pairs
     if all(type(value) is int for value in values):
         # Integer scores (the max operator), the common case: no bool among them, nothing to check.
         return [(value, 1) for value in values]  # type: ignore[misc]
     if all(type(value) is Fraction or type(value) is int for value in values):
         # Exact scores (the Gini index): every value has its numerator and denominator.
         return [(value.numerator, value.denominator) for value in values]  # type: ignore[union-attr]
-    out: List[Tuple[int, int]] = []
+    out: List[Ratio] = []
     for value in values:
         if isinstance(value, bool) or not isinstance(value, (int, Fraction, float)):
             raise InvalidParameterError(f"{name} must hold numbers, got {value!r}")
@@ -259,7 +276,7 @@ def _ratios(values: Sequence[Real], name: str, floats: bool = False) -> List[Tup
     return out
 
 
-def _largest(ratios: Iterable[Tuple[int, int]]) -> Tuple[int, int]:
+def _largest(ratios: Iterable[Ratio]) -> Ratio:
     """The largest of (numerator, denominator > 0) pairs, the first of equal ones, compared by cross-multiplication."""
     iterator = iter(ratios)
     top_n, top_d = next(iterator)
