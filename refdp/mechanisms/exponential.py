@@ -34,7 +34,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from itertools import compress, repeat
+from operator import itemgetter, mul
+from typing import Callable, Iterable, List, Optional, Sequence, Tuple, Union
 
 from refdp.errors import InvalidParameterError
 from refdp.mechanisms._params import (
@@ -214,33 +216,14 @@ class _ExactPlan:
     gammas: Tuple[Ratio, ...]  # (numerator, denominator), unreduced, of epsilon (u_max - u_r) / (2 Delta_u)
 
     def enclosures(self, bits: int) -> Tuple[List[int], List[int]]:
-        """Integer enclosures of W_r exp(-gamma_r) * 2**bits (one exp per distinct value of gamma).
-
-        The gammas are unreduced pairs, so equal values may come as different
-        pairs: a pair not seen before is reduced (one gcd) to find the value's
-        enclosure.  :func:`exp_neg_fixed` is a function of the value x, not of
-        its pair, so this changes no integer, only how often it is computed.
-        """
-        by_pair: Dict[Ratio, Tuple[int, int]] = {}
-        by_value: Dict[Ratio, Tuple[int, int]] = {}
-        lower: List[int] = []
-        upper: List[int] = []
-        for weight, gamma in zip(self.scaled_weights, self.gammas):
-            if weight == 0:
-                lower.append(0)
-                upper.append(0)
-                continue
-            ends = by_pair.get(gamma)
-            if ends is None:
-                n, d = gamma
-                g = math.gcd(n, d)
-                value = (n // g, d // g)
-                ends = by_value.get(value)
-                if ends is None:
-                    ends = by_value[value] = exp_neg_fixed(value[0], value[1], bits)
-                by_pair[gamma] = ends
-            lower.append(weight * ends[0])
-            upper.append(weight * ends[1])
+        """Integer enclosures of W_r exp(-gamma_r) * 2**bits (one exp per distinct gamma of positive weight)."""
+        ends_of = {
+            gamma: exp_neg_fixed(gamma[0], gamma[1], bits)
+            for gamma in dict.fromkeys(compress(self.gammas, self.scaled_weights))
+        }
+        ends = list(map(ends_of.get, self.gammas, repeat((0, 0))))
+        lower = list(map(mul, self.scaled_weights, map(itemgetter(0), ends)))
+        upper = list(map(mul, self.scaled_weights, map(itemgetter(1), ends)))
         return lower, upper
 
 
@@ -302,6 +285,7 @@ def _plan_exact(
     delta_u = exact_fraction(sensitivity, "sensitivity")
     if delta_u <= 0:
         raise InvalidParameterError(f"sensitivity must be > 0, got {delta_u}")
+    weights: Sequence[Ratio]
     if base_weights is None:
         weights = [(1, 1)] * len(u)
     else:
@@ -317,14 +301,15 @@ def _plan_exact(
             )
     denominator = math.lcm(*(d for _, d in weights))
     scaled = tuple(n * (denominator // d) for n, d in weights)
-    if all(d == 1 for _, d in u):
-        top_n, top_d = max(n for (n, _), w in zip(u, scaled) if w > 0), 1
-    else:
-        top_n, top_d = _largest((n, d) for (n, d), w in zip(u, scaled) if w > 0)
+    # Equal values share one exponent: each distinct pair is reduced (one gcd) and its gamma is
+    # computed from lowest terms, so that equal values give equal gammas however they were written.
+    lowest = {(n, d): (n // g, d // g) for n, d in dict.fromkeys(u) for g in (math.gcd(n, d),)}
+    top_n, top_d = lowest[_largest(dict.fromkeys(compress(u, scaled)))]
     c = eps / (2 * delta_u)
     # gamma_r = c (u_max - u_r) = c_n (top_n d_r - n_r top_d) / (c_d top_d d_r), unreduced.
     c_n, c_d = c.numerator, c.denominator
-    gammas = tuple((c_n * (top_n * d - n * top_d), c_d * top_d * d) for n, d in u)
+    gamma_of = {pair: (c_n * (top_n * d - n * top_d), c_d * top_d * d) for pair, (n, d) in lowest.items()}
+    gammas = tuple(map(gamma_of.__getitem__, u))
     return _ExactPlan(scaled, gammas)
 
 

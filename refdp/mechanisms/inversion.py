@@ -67,8 +67,10 @@ def exp_fixed(numerator: int, denominator: int, width: int) -> Tuple[int, int]:
     y_hi = y_lo + 1
     lo = term = one
     j = 1
+    # floor(floor(t y / 2**width) / j) = floor(t y / (j 2**width)), and likewise for ceilings: the
+    # division by j * 2**width is a shift and a small division, same integers.
     while True:
-        term = term * y_lo // (j * one)
+        term = (term * y_lo >> width) // j
         if term == 0:
             break
         lo += term
@@ -76,7 +78,7 @@ def exp_fixed(numerator: int, denominator: int, width: int) -> Tuple[int, int]:
     hi = term = one
     j = 1
     while True:
-        term = -(-term * y_hi // (j * one))
+        term = -((-(term * y_hi) >> width) // j)
         hi += term
         if term <= 1 and j >= 2:
             hi += term

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from itertools import chain
+from operator import itemgetter
 from typing import Iterator, List, Sequence, Tuple, Union, overload
 
 from refdp.errors import InvalidParameterError
@@ -37,7 +39,13 @@ class Ratios(Sequence[Exact]):
     pairs: Tuple[Ratio, ...]
 
     def __post_init__(self) -> None:
-        if not all(type(n) is int and type(d) is int and d > 0 for n, d in self.pairs):
+        # Checked at C speed (a node makes about 1,600 pairs): pairs of ints, every denominator > 0.
+        pairs = self.pairs
+        if (
+            set(map(len, pairs)) - {2}
+            or set(map(type, chain.from_iterable(pairs))) - {int}
+            or min(map(itemgetter(1), pairs), default=1) <= 0
+        ):
             raise InvalidParameterError("Ratios holds (numerator, denominator) pairs of ints with denominator > 0")
 
     def __len__(self) -> int:
