@@ -362,6 +362,49 @@ def test_exp_neg_fixed_encloses_e_to_the_minus_x(x: Fraction, bits: int) -> None
     assert decimal.Decimal(lo) <= scaled <= decimal.Decimal(hi)
 
 
+def _exp_fixed_by_the_formulas(numerator: int, denominator: int, width: int) -> Tuple[int, int]:
+    # The proof's terms, each series summed on its own: t_j = floor(t_{j-1} y_lo / (j 2^w)) until 0;
+    # upper terms rounded up until one is <= 1 (j >= 2), added twice; then s directed squarings.
+    s = 0
+    while Fraction(numerator, denominator) / 2**s > Fraction(1, 2):
+        s += 1
+    one = 1 << width
+    y_lo = (numerator * one) // (denominator * 2**s)
+    lo = term = one
+    j = 1
+    while term:
+        term = term * y_lo // (j * one)
+        lo += term
+        j += 1
+    hi = term = one
+    j = 1
+    while True:
+        term = -(-term * (y_lo + 1) // (j * one))
+        hi += term
+        if term <= 1 and j >= 2:
+            hi += term
+            break
+        j += 1
+    for _ in range(s):
+        lo, hi = lo * lo // one, -(-hi * hi // one)
+    return lo, hi
+
+
+@pytest.mark.claim("exact-inversion-sampler")
+@settings(max_examples=300, deadline=None)
+@given(
+    st.integers(min_value=0, max_value=10**30),
+    st.integers(min_value=1, max_value=10**30),
+    st.integers(min_value=1, max_value=300),
+)
+def test_exp_fixed_gives_the_integers_of_the_proofs_two_series(numerator: int, denominator: int, width: int) -> None:
+    # exp_fixed runs both series in one loop with shifts; its integers (what a model's replay rests
+    # on) must be those of the formulas, each series summed separately.
+    if numerator > 100 * denominator:
+        numerator %= 100 * denominator
+    assert exp_fixed(numerator, denominator, width) == _exp_fixed_by_the_formulas(numerator, denominator, width)
+
+
 @pytest.mark.claim("exact-inversion-sampler")
 def test_exp_fixed_ends_are_exact_at_zero_and_refuse_negative_x() -> None:
     assert exp_neg_fixed(0, 1, 64) == (1 << 64, 1 << 64)

@@ -236,10 +236,11 @@ def _ratios(values: Sequence[Real], name: str, floats: bool = False) -> Sequence
     """
     if isinstance(values, Ratios):
         return values.pairs
-    if all(type(value) is int for value in values):
-        # Integer scores (the max operator), the common case: no bool among them, nothing to check.
-        return [(value, 1) for value in values]  # type: ignore[misc]
-    if all(type(value) is Fraction or type(value) is int for value in values):
+    kinds = set(map(type, values))
+    if kinds <= {int}:
+        # Integer scores (the max operator) and base weights, the common case: no bool among them.
+        return list(zip(values, repeat(1)))  # type: ignore[arg-type]
+    if kinds <= {int, Fraction}:
         # Exact scores (the Gini index): every value has its numerator and denominator.
         return [(value.numerator, value.denominator) for value in values]  # type: ignore[union-attr]
     out: List[Ratio] = []
@@ -295,12 +296,16 @@ def _plan_exact(
                 f"base_weights has {len(weights)} entries but there are {len(u)} utilities; "
                 f"give one per candidate"
             )
-        if any(n < 0 for n, _ in weights) or not any(n > 0 for n, _ in weights):
+        if min(map(itemgetter(0), weights)) < 0 or max(map(itemgetter(0), weights)) <= 0:
             raise InvalidParameterError(
                 "base_weights must be >= 0 with at least one > 0 (a zero weight excludes a candidate)"
             )
-    denominator = math.lcm(*(d for _, d in weights))
-    scaled = tuple(n * (denominator // d) for n, d in weights)
+    denominators = set(map(itemgetter(1), weights))
+    if denominators == {1}:
+        scaled = tuple(map(itemgetter(0), weights))
+    else:
+        denominator = math.lcm(*denominators)
+        scaled = tuple(n * (denominator // d) for n, d in weights)
     # Equal values share one exponent: each distinct pair is reduced (one gcd) and its gamma is
     # computed from lowest terms, so that equal values give equal gammas however they were written.
     lowest = {(n, d): (n // g, d // g) for n, d in dict.fromkeys(u) for g in (math.gcd(n, d),)}
