@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from itertools import compress, repeat
 from operator import itemgetter, mul
-from typing import Callable, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union, cast
 
 from refdp.errors import InvalidParameterError
 from refdp.mechanisms._params import (
@@ -213,17 +213,16 @@ class _ExactPlan:
     """Validated inputs of the exact sampler: integer base weights and exact exponents."""
 
     scaled_weights: Tuple[int, ...]  # W_r = w_r * (common denominator)
-    gammas: Tuple[Ratio, ...]  # (numerator, denominator), unreduced, of epsilon (u_max - u_r) / (2 Delta_u)
+    gammas: Tuple[Ratio, ...]  # the distinct (numerator, denominator) of epsilon (u_max - u_r) / (2 Delta_u), W_r > 0
+    slots: Tuple[int, ...]  # candidate r's gamma: an index into gammas, or -1 for a utility only of weight 0
 
     def enclosures(self, bits: int) -> Tuple[List[int], List[int]]:
         """Integer enclosures of W_r exp(-gamma_r) * 2**bits (one exp per distinct gamma of positive weight)."""
-        ends_of = {
-            gamma: exp_neg_fixed(gamma[0], gamma[1], bits)
-            for gamma in dict.fromkeys(compress(self.gammas, self.scaled_weights))
-        }
-        ends = list(map(ends_of.get, self.gammas, repeat((0, 0))))
-        lower = list(map(mul, self.scaled_weights, map(itemgetter(0), ends)))
-        upper = list(map(mul, self.scaled_weights, map(itemgetter(1), ends)))
+        ends = [exp_neg_fixed(n, d, bits) for n, d in self.gammas]
+        ends.append((0, 0))  # slot -1
+        chosen = list(map(ends.__getitem__, self.slots))
+        lower = list(map(mul, self.scaled_weights, map(itemgetter(0), chosen)))
+        upper = list(map(mul, self.scaled_weights, map(itemgetter(1), chosen)))
         return lower, upper
 
 
@@ -286,36 +285,42 @@ def _plan_exact(
     delta_u = exact_fraction(sensitivity, "sensitivity")
     if delta_u <= 0:
         raise InvalidParameterError(f"sensitivity must be > 0, got {delta_u}")
-    weights: Sequence[Ratio]
+    scaled: Tuple[int, ...]
     if base_weights is None:
-        weights = [(1, 1)] * len(u)
+        scaled = (1,) * len(u)
+    elif set(map(type, base_weights)) <= {int}:
+        # Integer weights (thesis-tree's), the common case: no bool among them, nothing to scale.
+        scaled = tuple(cast(Sequence[int], base_weights))
     else:
         weights = _ratios(base_weights, "base_weights", floats)
-        if len(weights) != len(u):
-            raise InvalidParameterError(
-                f"base_weights has {len(weights)} entries but there are {len(u)} utilities; "
-                f"give one per candidate"
-            )
-        if min(map(itemgetter(0), weights)) < 0 or max(map(itemgetter(0), weights)) <= 0:
-            raise InvalidParameterError(
-                "base_weights must be >= 0 with at least one > 0 (a zero weight excludes a candidate)"
-            )
-    denominators = set(map(itemgetter(1), weights))
-    if denominators == {1}:
-        scaled = tuple(map(itemgetter(0), weights))
-    else:
-        denominator = math.lcm(*denominators)
+        denominator = math.lcm(*set(map(itemgetter(1), weights)))
         scaled = tuple(n * (denominator // d) for n, d in weights)
-    # Equal values share one exponent: each distinct pair is reduced (one gcd) and its gamma is
-    # computed from lowest terms, so that equal values give equal gammas however they were written.
-    lowest = {(n, d): (n // g, d // g) for n, d in dict.fromkeys(u) for g in (math.gcd(n, d),)}
-    top_n, top_d = lowest[_largest(dict.fromkeys(compress(u, scaled)))]
+    if len(scaled) != len(u):
+        raise InvalidParameterError(
+            f"base_weights has {len(scaled)} entries but there are {len(u)} utilities; give one per candidate"
+        )
+    if min(scaled) < 0 or max(scaled) <= 0:
+        raise InvalidParameterError(
+            "base_weights must be >= 0 with at least one > 0 (a zero weight excludes a candidate)"
+        )
+    positive = dict.fromkeys(u if min(scaled) > 0 else compress(u, scaled))
+    top_n, top_d = _largest(positive)
+    g = math.gcd(top_n, top_d)
+    top_n, top_d = top_n // g, top_d // g
     c = eps / (2 * delta_u)
-    # gamma_r = c (u_max - u_r) = c_n (top_n d_r - n_r top_d) / (c_d top_d d_r), unreduced.
     c_n, c_d = c.numerator, c.denominator
-    gamma_of = {pair: (c_n * (top_n * d - n * top_d), c_d * top_d * d) for pair, (n, d) in lowest.items()}
-    gammas = tuple(map(gamma_of.__getitem__, u))
-    return _ExactPlan(scaled, gammas)
+    # Equal values share one exponent: each distinct utility pair of positive weight is reduced (one
+    # gcd) and gamma_r = c (u_max - u_r) = c_n (top_n d_r - n_r top_d) / (c_d top_d d_r) is formed
+    # from lowest terms, so equal values give equal gammas however they were written.
+    slot_of_gamma: Dict[Ratio, int] = {}
+    slot_of: Dict[Ratio, int] = {}
+    for pair in positive:
+        n, d = pair
+        g = math.gcd(n, d)
+        n, d = n // g, d // g
+        slot_of[pair] = slot_of_gamma.setdefault((c_n * (top_n * d - n * top_d), c_d * top_d * d), len(slot_of_gamma))
+    slots = tuple(map(slot_of.get, u, repeat(-1)))
+    return _ExactPlan(scaled, tuple(slot_of_gamma), slots)
 
 
 def exponential_sample_exact(
