@@ -316,7 +316,7 @@ class _Candidates:
             grid = self.grids.get(a)
             if grid is not None:
                 scores = self.threshold_scores(self.counts.grid_table(rows, a, grid))
-                pairs.extend((a, k) for k in range(1, len(scores) + 1))
+                pairs.extend(zip(repeat(a), range(1, len(scores) + 1)))
                 utilities.extend(scores)
                 weights.extend([1] * len(scores))
         return pairs, Ratios(tuple(utilities)), weights
