@@ -39,6 +39,28 @@ def test_codes_count_the_grid_points_at_or_below_each_value(a: float, b: float, 
             assert (x < exact[k - 1]) == (grid.code(x) < k) == (x < grid.cuts[k - 1])
 
 
+@settings(max_examples=300, deadline=None)
+@given(
+    st.one_of(finite, st.floats(min_value=-1e300, max_value=1e300, allow_nan=False, allow_infinity=False)),
+    st.one_of(finite, st.floats(min_value=-1e-300, max_value=1e-300, allow_nan=False, allow_infinity=False)),
+    st.integers(2, 300),
+)
+def test_grid_points_and_cuts_are_the_canonical_threshold_and_ceil_float_of_each_point(
+    a: float, b: float, cells: int
+) -> None:
+    # The grid forms its points in integers; they must be exactly what the two functions give of the
+    # exact rational points, type and sign of zero included (a released threshold is one of them).
+    lower, upper = sorted((a, b))
+    if not lower < upper:
+        return
+    grid = ThresholdGrid.of(ContinuousAttribute("x", lower, upper), cells)
+    exact = [Fraction(lower) + k * (Fraction(upper) - Fraction(lower)) / cells for k in range(1, cells)]
+    assert [(type(p), repr(p)) for p in grid.points] == [
+        (type(canonical_threshold(t)), repr(canonical_threshold(t))) for t in exact
+    ]
+    assert [repr(c) for c in grid.cuts] == [repr(ceil_float(canonical_threshold(t))) for t in exact]
+
+
 def test_ceil_float_and_canonical_form() -> None:
     third = Fraction(1, 3)
     up = ceil_float(third)

@@ -49,7 +49,12 @@ from refdp.data.grid import ThresholdGrid
 from refdp.mechanisms import discrete_laplace_cdf, discrete_laplace_pmf
 from refdp.privacy import Relation
 from refdp.scoring import MONOTONE_QUALITIES, get_quality
-from refdp.scoring.kernels import exact_score_function, exact_threshold_scores
+from refdp.scoring.kernels import (
+    exact_ratio_function,
+    exact_score_function,
+    exact_threshold_ratios,
+    exact_threshold_scores,
+)
 from refdp.stats import dkw_bound, dkw_power_sample_size, ks_statistic
 from refdp.tree import CategoricalSplit, Leaf, Node, ThresholdSplit, TreeModel, ValueSplit
 
@@ -447,6 +452,39 @@ def test_threshold_scores_in_one_pass_equal_the_quality_of_each_threshold_table(
     got = list(exact_threshold_scores(quality)(table))
     assert got == expected
     assert [type(v) for v in got] == [type(v) for v in expected]
+
+
+def _gini_by_definition(table: List[List[int]]) -> Fraction:
+    return -sum((Fraction(sum(row)) - Fraction(sum(c * c for c in row), sum(row)) for row in table if sum(row)), Fraction(0))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.integers(min_value=1, max_value=4).flatmap(
+        lambda n_classes: st.lists(
+            st.one_of(
+                st.just([0] * n_classes),
+                st.lists(st.integers(min_value=0, max_value=60), min_size=n_classes, max_size=n_classes),
+            ),
+            min_size=1,
+            max_size=16,
+        )
+    ),
+    st.sampled_from(["max", "gini"]),
+)
+def test_threshold_ratios_are_the_quality_of_each_threshold_table(table: List[List[int]], quality: str) -> None:
+    # thesis-tree hands the sampler unreduced (numerator, denominator) pairs computed from running
+    # sums, an empty cell reusing the pair before it; their values must be the quality of each
+    # threshold's two-row table, here the Gini by its definition (tables with many empty cells).
+    tables = grid_threshold_tables(table)
+    got = exact_threshold_ratios(quality)(table)
+    assert len(got) == len(tables)
+    assert all(type(n) is int and type(d) is int and d > 0 for n, d in got)
+    by_definition = _gini_by_definition if quality == "gini" else exact_score_function("max")
+    assert [Fraction(n, d) for n, d in got] == [by_definition(t) for t in tables]
+    pair_of = exact_ratio_function(quality)
+    assert [Fraction(*pair_of(t)) for t in tables] == [by_definition(t) for t in tables]
+    assert [Fraction(*pair_of(table))] == [by_definition(table)]
 
 
 def test_threshold_intervals_match_brute_force_counts() -> None:

@@ -23,6 +23,7 @@ from refdp.mechanisms import (
     sample_index,
 )
 from refdp.mechanisms.inversion import exp_fixed, exp_neg_fixed, sample_by_inversion
+from refdp.mechanisms.ratios import Ratios
 from refdp.privacy import Ledger, Relation
 from refdp.stats import dkw_bound, dkw_power_sample_size, ks_statistic
 
@@ -361,6 +362,49 @@ def test_exp_neg_fixed_encloses_e_to_the_minus_x(x: Fraction, bits: int) -> None
     assert decimal.Decimal(lo) <= scaled <= decimal.Decimal(hi)
 
 
+def _exp_fixed_by_the_formulas(numerator: int, denominator: int, width: int) -> Tuple[int, int]:
+    # The proof's terms, each series summed on its own: t_j = floor(t_{j-1} y_lo / (j 2^w)) until 0;
+    # upper terms rounded up until one is <= 1 (j >= 2), added twice; then s directed squarings.
+    s = 0
+    while Fraction(numerator, denominator) / 2**s > Fraction(1, 2):
+        s += 1
+    one = 1 << width
+    y_lo = (numerator * one) // (denominator * 2**s)
+    lo = term = one
+    j = 1
+    while term:
+        term = term * y_lo // (j * one)
+        lo += term
+        j += 1
+    hi = term = one
+    j = 1
+    while True:
+        term = -(-term * (y_lo + 1) // (j * one))
+        hi += term
+        if term <= 1 and j >= 2:
+            hi += term
+            break
+        j += 1
+    for _ in range(s):
+        lo, hi = lo * lo // one, -(-hi * hi // one)
+    return lo, hi
+
+
+@pytest.mark.claim("exact-inversion-sampler")
+@settings(max_examples=300, deadline=None)
+@given(
+    st.integers(min_value=0, max_value=10**30),
+    st.integers(min_value=1, max_value=10**30),
+    st.integers(min_value=1, max_value=300),
+)
+def test_exp_fixed_gives_the_integers_of_the_proofs_two_series(numerator: int, denominator: int, width: int) -> None:
+    # exp_fixed runs both series in one loop with shifts; its integers (what a model's replay rests
+    # on) must be those of the formulas, each series summed separately.
+    if numerator > 100 * denominator:
+        numerator %= 100 * denominator
+    assert exp_fixed(numerator, denominator, width) == _exp_fixed_by_the_formulas(numerator, denominator, width)
+
+
 @pytest.mark.claim("exact-inversion-sampler")
 def test_exp_fixed_ends_are_exact_at_zero_and_refuse_negative_x() -> None:
     assert exp_neg_fixed(0, 1, 64) == (1 << 64, 1 << 64)
@@ -406,6 +450,50 @@ def test_exact_sampler_encloses_the_mechanisms_weights(
     rng = _Bits(7)
     exponential_sample_exact(utilities, epsilon=epsilon, sensitivity=sensitivity, rng=rng, base_weights=weights)
     assert len(rng.words) == 3
+
+
+@pytest.mark.claim("exponential-mechanism-exact-sampler", "exact-inversion-sampler")
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(min_value=-10**6, max_value=10**6),
+            st.integers(min_value=1, max_value=10**4),
+            st.integers(min_value=1, max_value=50),
+            st.integers(min_value=0, max_value=3),
+        ),
+        min_size=1,
+        max_size=12,
+    ).filter(lambda rows: any(w > 0 for *_, w in rows)),
+    st.sampled_from([(Fraction(1), Fraction(1)), (Fraction(3, 10), Fraction(2)), (Fraction(7), Fraction(1, 3))]),
+    st.integers(min_value=0, max_value=2**32),
+)
+def test_exact_sampler_takes_unreduced_pairs_as_their_values(
+    rows: List[Tuple[int, int, int, int]], calibration: Tuple[Fraction, Fraction], seed: int
+) -> None:
+    # thesis-tree gives the sampler its utilities as unreduced pairs (Ratios): they must be sampled
+    # as their values, with the very enclosures and draws of the same values given as Fractions.
+    epsilon, sensitivity = calibration
+    ratios = Ratios(tuple((n * k, d * k) for n, d, k, _ in rows))
+    fractions = [Fraction(n, d) for n, d, _, _ in rows]
+    weights = [w for *_, w in rows]
+    assert list(ratios) == fractions and [ratios[i] for i in range(len(rows))] == fractions
+    as_pairs = exponential_module._plan_exact(ratios, epsilon, sensitivity, weights)
+    as_fractions = exponential_module._plan_exact(fractions, epsilon, sensitivity, weights)
+    for bits in (64, 128):
+        assert as_pairs.enclosures(bits) == as_fractions.enclosures(bits)
+    first, second = random.Random(seed), random.Random(seed)
+    assert exponential_sample_exact(
+        ratios, epsilon=epsilon, sensitivity=sensitivity, rng=first, base_weights=weights
+    ) == exponential_sample_exact(fractions, epsilon=epsilon, sensitivity=sensitivity, rng=second, base_weights=weights)
+    assert first.getstate() == second.getstate()
+
+
+def test_ratios_refuse_what_is_not_a_pair_of_ints_with_a_positive_denominator() -> None:
+    for bad in (((1, 0),), ((1, -2),), ((1.0, 2),), ((True, 1),), ((1, 2, 3),)):
+        with pytest.raises(InvalidParameterError):
+            Ratios(bad)  # type: ignore[arg-type]
+    assert Ratios(((2, 4), (3, 1)))[:] == [Fraction(1, 2), 3] and len(Ratios(())) == 0
 
 
 def test_exact_sampler_refuses_floats_and_bad_weights() -> None:

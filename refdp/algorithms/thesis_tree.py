@@ -72,7 +72,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from itertools import repeat
 from operator import truediv
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from refdp.algorithms.greedy import (
     grid_parameter,
@@ -86,13 +86,14 @@ from refdp.algorithms.greedy import (
 )
 from refdp.algorithms.noisy_depth import DepthPlan, fixed_plan, laplace_variance, plan_depth, size_parameters, size_share
 from refdp.engine import REFERENCE, Engine, NodeCounts, Rows, ThresholdCandidates, TrainingView, class_counts
-from refdp.scoring.kernels import exact_score_function, exact_threshold_scores, score_function
+from refdp.scoring.kernels import exact_ratio_function, exact_threshold_ratios, score_function
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
 from refdp.algorithms.root_law import CountsLaw, SplitCandidate, SplitLaw
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset, Schema
 from refdp.data.grid import Threshold, ThresholdGrid, ceil_float
 from refdp.errors import InvalidParameterError
 from refdp.mechanisms import exponential_mechanism, laplace_mechanism
+from refdp.mechanisms.ratios import Ratio, Ratios
 from refdp.privacy import Ledger, Partition, Relation, as_fraction, cell
 from refdp.rng import RandomSource
 from refdp.scoring import get_quality, monotone_under
@@ -285,8 +286,8 @@ class _Candidates:
         self.claim = scoring.claim
         self.sensitivity = scoring.sensitivity(relation)
         self.monotone = monotone_under(quality, relation)
-        self.score = exact_score_function(quality)
-        self.threshold_scores = exact_threshold_scores(quality)
+        self.score = exact_ratio_function(quality)
+        self.threshold_scores = exact_threshold_ratios(quality)
         self.cells = cells
         self.grids: Dict[int, ThresholdGrid] = {
             a: ThresholdGrid.of(attribute, cells)
@@ -296,10 +297,10 @@ class _Candidates:
 
     def __call__(
         self, rows: Rows, attributes: Tuple[int, ...], total: Sequence[int]
-    ) -> Tuple[List[Tuple[int, int]], List[Union[int, Fraction]], List[int]]:
+    ) -> Tuple[List[Tuple[int, int]], Ratios, List[int]]:
         """(pairs, utilities, base weights) at the node holding ``rows`` (class counts ``total``)."""
         pairs: List[Tuple[int, int]] = []
-        utilities: List[Union[int, Fraction]] = []
+        utilities: List[Ratio] = []
         weights: List[int] = []
         # A categorical pair weighs as much as a whole continuous range: (cells - 1) grid points of weight 1.
         pair_weight = self.cells - 1
@@ -315,10 +316,10 @@ class _Candidates:
             grid = self.grids.get(a)
             if grid is not None:
                 scores = self.threshold_scores(self.counts.grid_table(rows, a, grid))
-                pairs.extend((a, k) for k in range(1, len(scores) + 1))
+                pairs.extend(zip(repeat(a), range(1, len(scores) + 1)))
                 utilities.extend(scores)
                 weights.extend([1] * len(scores))
-        return pairs, utilities, weights
+        return pairs, Ratios(tuple(utilities)), weights
 
 
 class _SoundBuilder:

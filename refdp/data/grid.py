@@ -63,6 +63,17 @@ def format_threshold(t: Threshold) -> str:
     return repr(t) if isinstance(t, float) else str(t)
 
 
+def _point_and_cut(numerator: int, denominator: int) -> Tuple[Threshold, float]:
+    """(:func:`canonical_threshold`, :func:`ceil_float`) of t = numerator / denominator (denominator > 0, unreduced)."""
+    # int / int is correctly rounded, so f is float(Fraction(numerator, denominator)).
+    f = numerator / denominator
+    f_numerator, f_denominator = f.as_integer_ratio()
+    excess = f_numerator * denominator - numerator * f_denominator  # the sign of f - t
+    if excess == 0:
+        return f + 0.0, f + 0.0
+    return Fraction(numerator, denominator), f if excess > 0 else math.nextafter(f, math.inf)
+
+
 @dataclass(frozen=True)
 class ThresholdGrid:
     """The interior points of ``cells`` equal-width cells of the public range ``[lower, upper]``."""
@@ -81,9 +92,14 @@ class ThresholdGrid:
         if not self.lower < self.upper:
             raise InvalidParameterError(f"a threshold grid needs lower < upper, got [{self.lower}, {self.upper}]")
         step = (self.upper - self.lower) / self.cells
-        points = tuple(canonical_threshold(self.lower + k * step) for k in range(1, self.cells))
-        object.__setattr__(self, "points", points)
-        object.__setattr__(self, "cuts", tuple(ceil_float(p) for p in points))
+        # g_k = (base + k increment) / denominator in integers: a Fraction per point only where no
+        # float equals it; the same points and cuts as canonical_threshold and ceil_float give.
+        denominator = self.lower.denominator * step.denominator
+        base = self.lower.numerator * step.denominator
+        increment = step.numerator * self.lower.denominator
+        pairs = [_point_and_cut(base + k * increment, denominator) for k in range(1, self.cells)]
+        object.__setattr__(self, "points", tuple(point for point, _ in pairs))
+        object.__setattr__(self, "cuts", tuple(cut for _, cut in pairs))
 
     @staticmethod
     def of(attribute: ContinuousAttribute, cells: int) -> "ThresholdGrid":

@@ -114,6 +114,11 @@ def _split(rows: Rows, picked: bytes, kind: str, cut: int) -> Tuple[Rows, Rows]:
     return list(compress(rows, picked.translate(yes))), list(compress(rows, picked.translate(no)))
 
 
+def _rows(flat: List[int], k: int) -> List[List[int]]:
+    """``flat`` cut into consecutive rows of ``k``: ``[flat[0:k], flat[k:2k], ...]``."""
+    return list(map(list, zip(*[iter(flat)] * k)))
+
+
 def _column_sum(columns: Sequence[Sequence[int]]) -> List[int]:
     total: Iterable[int] = columns[0]
     for column in columns[1:]:
@@ -312,7 +317,7 @@ class ArrayCounts:
     def value_table(self, rows: Rows, attribute: int, n_values: int) -> Table:
         k = self.n_classes
         flat = self._flat(rows, ("keys", attribute), self.store.keys(attribute), n_values * k)
-        return [flat[v * k : v * k + k] for v in range(n_values)]
+        return _rows(flat, k)
 
     def grid_table(self, rows: Rows, attribute: int, grid: ThresholdGrid) -> Table:
         k = self.n_classes
@@ -321,7 +326,7 @@ class ArrayCounts:
             known = self._grids[id(grid)] = (grid, self.store.grid_number(grid))
         name = ("grid", attribute, known[1])
         flat = self._flat(rows, name, self.store.grid_keys(attribute, grid), grid.cells * k)
-        return [flat[b * k : b * k + k] for b in range(grid.cells)]
+        return _rows(flat, k)
 
     def thresholds(self, rows: Rows, attribute: int, lower: float, upper: float) -> ThresholdCandidates:
         k = self.n_classes

@@ -34,7 +34,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from itertools import compress, repeat
+from operator import itemgetter, mul
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union, cast
 
 from refdp.errors import InvalidParameterError
 from refdp.mechanisms._params import (
@@ -45,6 +47,7 @@ from refdp.mechanisms._params import (
     sensitivity_value,
 )
 from refdp.mechanisms.inversion import exp_neg_fixed, sample_by_inversion
+from refdp.mechanisms.ratios import Ratio, Ratios
 from refdp.privacy import Ledger, Number, as_epsilon, check_partition
 from refdp.rng import RandomSource
 
@@ -210,39 +213,36 @@ class _ExactPlan:
     """Validated inputs of the exact sampler: integer base weights and exact exponents."""
 
     scaled_weights: Tuple[int, ...]  # W_r = w_r * (common denominator)
-    gammas: Tuple[Tuple[int, int], ...]  # (numerator, denominator) of epsilon (u_max - u_r) / (2 Delta_u)
+    gammas: Tuple[Ratio, ...]  # the distinct (numerator, denominator) of epsilon (u_max - u_r) / (2 Delta_u), W_r > 0
+    slots: Tuple[int, ...]  # candidate r's gamma: an index into gammas, or -1 for a utility only of weight 0
 
     def enclosures(self, bits: int) -> Tuple[List[int], List[int]]:
-        """Integer enclosures of W_r exp(-gamma_r) * 2**bits (one exp per distinct gamma)."""
-        cache: Dict[Tuple[int, int], Tuple[int, int]] = {}
-        lower: List[int] = []
-        upper: List[int] = []
-        for weight, gamma in zip(self.scaled_weights, self.gammas):
-            if weight == 0:
-                lower.append(0)
-                upper.append(0)
-                continue
-            ends = cache.get(gamma)
-            if ends is None:
-                ends = cache[gamma] = exp_neg_fixed(gamma[0], gamma[1], bits)
-            lower.append(weight * ends[0])
-            upper.append(weight * ends[1])
+        """Integer enclosures of W_r exp(-gamma_r) * 2**bits (one exp per distinct gamma of positive weight)."""
+        ends = [exp_neg_fixed(n, d, bits) for n, d in self.gammas]
+        ends.append((0, 0))  # slot -1
+        chosen = list(map(ends.__getitem__, self.slots))
+        lower = list(map(mul, self.scaled_weights, map(itemgetter(0), chosen)))
+        upper = list(map(mul, self.scaled_weights, map(itemgetter(1), chosen)))
         return lower, upper
 
 
-def _ratios(values: Sequence[Real], name: str, floats: bool = False) -> List[Tuple[int, int]]:
+def _ratios(values: Sequence[Real], name: str, floats: bool = False) -> Sequence[Ratio]:
     """``values`` as (numerator, denominator > 0) pairs; finite floats by their exact value only when ``floats``.
 
     Pairs rather than Fractions: a node scores hundreds of candidates, and
-    the exponents below need no reduction to lowest terms.
+    the exponents below need no reduction to lowest terms.  :class:`Ratios`
+    are taken as they are (their pairs were checked when they were made).
     """
-    if all(type(value) is int for value in values):
-        # Integer scores (the max operator), the common case: no bool among them, nothing to check.
-        return [(value, 1) for value in values]  # type: ignore[misc]
-    if all(type(value) is Fraction or type(value) is int for value in values):
+    if isinstance(values, Ratios):
+        return values.pairs
+    kinds = set(map(type, values))
+    if kinds <= {int}:
+        # Integer scores (the max operator) and base weights, the common case: no bool among them.
+        return list(zip(values, repeat(1)))  # type: ignore[arg-type]
+    if kinds <= {int, Fraction}:
         # Exact scores (the Gini index): every value has its numerator and denominator.
         return [(value.numerator, value.denominator) for value in values]  # type: ignore[union-attr]
-    out: List[Tuple[int, int]] = []
+    out: List[Ratio] = []
     for value in values:
         if isinstance(value, bool) or not isinstance(value, (int, Fraction, float)):
             raise InvalidParameterError(f"{name} must hold numbers, got {value!r}")
@@ -259,7 +259,7 @@ def _ratios(values: Sequence[Real], name: str, floats: bool = False) -> List[Tup
     return out
 
 
-def _largest(ratios: Iterable[Tuple[int, int]]) -> Tuple[int, int]:
+def _largest(ratios: Iterable[Ratio]) -> Ratio:
     """The largest of (numerator, denominator > 0) pairs, the first of equal ones, compared by cross-multiplication."""
     iterator = iter(ratios)
     top_n, top_d = next(iterator)
@@ -285,30 +285,42 @@ def _plan_exact(
     delta_u = exact_fraction(sensitivity, "sensitivity")
     if delta_u <= 0:
         raise InvalidParameterError(f"sensitivity must be > 0, got {delta_u}")
+    scaled: Tuple[int, ...]
     if base_weights is None:
-        weights = [(1, 1)] * len(u)
+        scaled = (1,) * len(u)
+    elif set(map(type, base_weights)) <= {int}:
+        # Integer weights (thesis-tree's), the common case: no bool among them, nothing to scale.
+        scaled = tuple(cast(Sequence[int], base_weights))
     else:
         weights = _ratios(base_weights, "base_weights", floats)
-        if len(weights) != len(u):
-            raise InvalidParameterError(
-                f"base_weights has {len(weights)} entries but there are {len(u)} utilities; "
-                f"give one per candidate"
-            )
-        if any(n < 0 for n, _ in weights) or not any(n > 0 for n, _ in weights):
-            raise InvalidParameterError(
-                "base_weights must be >= 0 with at least one > 0 (a zero weight excludes a candidate)"
-            )
-    denominator = math.lcm(*(d for _, d in weights))
-    scaled = tuple(n * (denominator // d) for n, d in weights)
-    if all(d == 1 for _, d in u):
-        top_n, top_d = max(n for (n, _), w in zip(u, scaled) if w > 0), 1
-    else:
-        top_n, top_d = _largest((n, d) for (n, d), w in zip(u, scaled) if w > 0)
+        denominator = math.lcm(*set(map(itemgetter(1), weights)))
+        scaled = tuple(n * (denominator // d) for n, d in weights)
+    if len(scaled) != len(u):
+        raise InvalidParameterError(
+            f"base_weights has {len(scaled)} entries but there are {len(u)} utilities; give one per candidate"
+        )
+    if min(scaled) < 0 or max(scaled) <= 0:
+        raise InvalidParameterError(
+            "base_weights must be >= 0 with at least one > 0 (a zero weight excludes a candidate)"
+        )
+    positive = dict.fromkeys(u if min(scaled) > 0 else compress(u, scaled))
+    top_n, top_d = _largest(positive)
+    g = math.gcd(top_n, top_d)
+    top_n, top_d = top_n // g, top_d // g
     c = eps / (2 * delta_u)
-    # gamma_r = c (u_max - u_r) = c_n (top_n d_r - n_r top_d) / (c_d top_d d_r), unreduced.
     c_n, c_d = c.numerator, c.denominator
-    gammas = tuple((c_n * (top_n * d - n * top_d), c_d * top_d * d) for n, d in u)
-    return _ExactPlan(scaled, gammas)
+    # Equal values share one exponent: each distinct utility pair of positive weight is reduced (one
+    # gcd) and gamma_r = c (u_max - u_r) = c_n (top_n d_r - n_r top_d) / (c_d top_d d_r) is formed
+    # from lowest terms, so equal values give equal gammas however they were written.
+    slot_of_gamma: Dict[Ratio, int] = {}
+    slot_of: Dict[Ratio, int] = {}
+    for pair in positive:
+        n, d = pair
+        g = math.gcd(n, d)
+        n, d = n // g, d // g
+        slot_of[pair] = slot_of_gamma.setdefault((c_n * (top_n * d - n * top_d), c_d * top_d * d), len(slot_of_gamma))
+    slots = tuple(map(slot_of.get, u, repeat(-1)))
+    return _ExactPlan(scaled, tuple(slot_of_gamma), slots)
 
 
 def exponential_sample_exact(

@@ -62,24 +62,21 @@ def exp_fixed(numerator: int, denominator: int, width: int) -> Tuple[int, int]:
     s = 0
     while 2 * numerator > denominator << s:
         s += 1
-    one = 1 << width
     y_lo = (numerator << width) // (denominator << s)
     y_hi = y_lo + 1
-    lo = term = one
+    # Both series in one loop.  floor(floor(t y / 2**width) / j) = floor(t y / (j 2**width)), and
+    # likewise for ceilings: the division by j * 2**width is a shift and a small division.  The
+    # lower terms stay at or below the upper ones and y_lo < 2**width, so when the upper series
+    # stops (a term <= 1) every further lower term is 0: the lower end is complete too.
+    lo = hi = t_lo = t_hi = 1 << width
     j = 1
     while True:
-        term = term * y_lo // (j * one)
-        if term == 0:
-            break
-        lo += term
-        j += 1
-    hi = term = one
-    j = 1
-    while True:
-        term = -(-term * y_hi // (j * one))
-        hi += term
-        if term <= 1 and j >= 2:
-            hi += term
+        t_lo = (t_lo * y_lo >> width) // j
+        t_hi = -((-(t_hi * y_hi) >> width) // j)
+        lo += t_lo
+        hi += t_hi
+        if t_hi <= 1 and j >= 2:
+            hi += t_hi
             break
         j += 1
     for _ in range(s):

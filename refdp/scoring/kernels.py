@@ -5,7 +5,10 @@ learners call them directly on the tables their counting engine built (a
 node of a large data set scores hundreds of candidates).  Two forms:
 
 * exact (:func:`exact_score_function`): the max operator as an int and the
-  unnormalised Gini as a Fraction, for the exact exponential mechanism;
+  unnormalised Gini as a Fraction, for the exact exponential mechanism; or
+  the same values as unreduced (numerator, denominator) pairs
+  (:func:`exact_ratio_function`, :func:`exact_threshold_ratios`), which
+  skip a gcd per candidate (:class:`refdp.mechanisms.ratios.Ratios`);
 * float (:func:`score_function`): all three qualities in floating point,
   in a fixed order of operations that an engine may reproduce column-wise
   (``refdp.fast.counts``) -- the float sampler, the non-private baseline
@@ -23,12 +26,17 @@ from operator import sub
 from typing import Callable, Dict, List, Sequence, Tuple, Union
 
 from refdp.errors import InvalidParameterError
+from refdp.mechanisms.ratios import Ratio
 
 __all__ = [
+    "ExactRatio",
     "ExactScore",
+    "ExactThresholdRatios",
     "ExactThresholdScores",
     "FloatScore",
+    "exact_ratio_function",
     "exact_score_function",
+    "exact_threshold_ratios",
     "exact_threshold_scores",
     "score_function",
     "xlogx",
@@ -43,16 +51,22 @@ FloatScore = Callable[[Sequence[Sequence[int]]], float]
 ExactThresholdScores = Callable[[Sequence[Sequence[int]]], Sequence[Union[int, Fraction]]]
 """The exact quality of every threshold split of a table of ordered cells (see :func:`exact_threshold_scores`)."""
 
+ExactRatio = Callable[[Sequence[Sequence[int]]], Ratio]
+"""A quality function with an exact value, as a :data:`Ratio`."""
+
+ExactThresholdRatios = Callable[[Sequence[Sequence[int]]], List[Ratio]]
+""":data:`ExactThresholdScores` as :data:`Ratio` pairs (see :func:`exact_threshold_ratios`)."""
+
 
 def max_operator_exact(table: Sequence[Sequence[int]]) -> int:
     """``sum_j max_c tau_{j,c}``."""
     return sum(max(row) for row in table)
 
 
-def gini_unnormalised_exact(table: Sequence[Sequence[int]]) -> Fraction:
-    """``-sum_j (tau_j - sum_c tau_{j,c}^2 / tau_j)`` over non-empty cells, exactly."""
+def gini_unnormalised_ratio(table: Sequence[Sequence[int]]) -> Ratio:
+    """:func:`gini_unnormalised_exact` as an unreduced (numerator, denominator > 0) pair."""
     # = sum_j S_j / n_j - n, with S_j the sum of squared counts of cell j; the sum of fractions is
-    # accumulated over one growing denominator and reduced once.
+    # accumulated over one growing denominator.
     numerator, denominator, size = 0, 1, 0
     for row in table:
         n = sum(row)
@@ -60,7 +74,17 @@ def gini_unnormalised_exact(table: Sequence[Sequence[int]]) -> Fraction:
             size += n
             numerator = numerator * n + sum(c * c for c in row) * denominator
             denominator *= n
-    return Fraction(numerator - size * denominator, denominator)
+    return numerator - size * denominator, denominator
+
+
+def gini_unnormalised_exact(table: Sequence[Sequence[int]]) -> Fraction:
+    """``-sum_j (tau_j - sum_c tau_{j,c}^2 / tau_j)`` over non-empty cells, exactly."""
+    return Fraction(*gini_unnormalised_ratio(table))
+
+
+def max_operator_ratio(table: Sequence[Sequence[int]]) -> Ratio:
+    """:func:`max_operator_exact` as the pair (value, 1)."""
+    return max_operator_exact(table), 1
 
 
 def _cumulative_below(table: Sequence[Sequence[int]]) -> Tuple[List[int], List[Tuple[int, ...]]]:
@@ -75,26 +99,49 @@ def max_operator_thresholds(table: Sequence[Sequence[int]]) -> List[int]:
     return [max(below) + max(map(sub, total, below)) for below in belows]
 
 
-def gini_thresholds(table: Sequence[Sequence[int]]) -> List[Fraction]:
-    """:func:`gini_unnormalised_exact` of every threshold's table ``[first k rows, the rest]``, k = 1 .. len - 1."""
-    total, belows = _cumulative_below(table)
+def max_operator_threshold_ratios(table: Sequence[Sequence[int]]) -> List[Ratio]:
+    """:func:`max_operator_thresholds` as pairs (value, 1)."""
+    return [(score, 1) for score in max_operator_thresholds(table)]
+
+
+def gini_threshold_ratios(table: Sequence[Sequence[int]]) -> List[Ratio]:
+    """:func:`gini_unnormalised_ratio` of every threshold's table ``[first k rows, the rest]``, k = 1 .. len - 1."""
+    total = [sum(column) for column in zip(*table)]
     size = sum(total)
     squares = sum(t * t for t in total)
-    scores: List[Fraction] = []
-    for below in belows:
-        n_below = sum(below)
-        n_above = size - n_below
-        s_below = sum(c * c for c in below)
-        # sum_c (t_c - b_c)^2 = sum t^2 - 2 sum t b + sum b^2
-        s_above = squares - 2 * sum(t * b for t, b in zip(total, below)) + s_below
-        if n_below and n_above:
-            numerator, denominator = s_below * n_above + s_above * n_below, n_below * n_above
-        elif n_below or n_above:
-            numerator, denominator = (s_below, n_below) if n_below else (s_above, n_above)
-        else:
-            numerator, denominator = 0, 1
-        scores.append(Fraction(numerator - size * denominator, denominator))
+    below = [0] * len(total)
+    # Running sums over the rows below the threshold: n_below, s_below = sum_c b_c^2 and
+    # dot = sum_c t_c b_c, so that sum_c (t_c - b_c)^2 = squares - 2 dot + s_below.
+    n_below = s_below = dot = 0
+    pair = (0, 1)
+    scores: List[Ratio] = []
+    for k, row in enumerate(table[:-1]):
+        n_row = sum(row)
+        # An empty cell moves no count: its threshold splits the node as the one before it.
+        if n_row or not k:
+            for c, x in enumerate(row):
+                if x:
+                    b = below[c]
+                    s_below += (2 * b + x) * x
+                    dot += total[c] * x
+                    below[c] = b + x
+            n_below += n_row
+            n_above = size - n_below
+            s_above = squares - 2 * dot + s_below
+            if n_below and n_above:
+                numerator, denominator = s_below * n_above + s_above * n_below, n_below * n_above
+            elif n_below or n_above:
+                numerator, denominator = (s_below, n_below) if n_below else (s_above, n_above)
+            else:
+                numerator, denominator = 0, 1
+            pair = (numerator - size * denominator, denominator)
+        scores.append(pair)
     return scores
+
+
+def gini_thresholds(table: Sequence[Sequence[int]]) -> List[Fraction]:
+    """:func:`gini_unnormalised_exact` of every threshold's table ``[first k rows, the rest]``, k = 1 .. len - 1."""
+    return [Fraction(n, d) for n, d in gini_threshold_ratios(table)]
 
 
 def _max_operator(table: Sequence[Sequence[int]]) -> float:
@@ -152,6 +199,26 @@ def exact_threshold_scores(quality: str) -> ExactThresholdScores:
     """
     exact_score_function(quality)
     return _EXACT_THRESHOLDS[quality]
+
+
+_EXACT_RATIOS: Dict[str, ExactRatio] = {"max": max_operator_ratio, "gini": gini_unnormalised_ratio}
+
+_EXACT_THRESHOLD_RATIOS: Dict[str, ExactThresholdRatios] = {
+    "max": max_operator_threshold_ratios,
+    "gini": gini_threshold_ratios,
+}
+
+
+def exact_ratio_function(quality: str) -> ExactRatio:
+    """:func:`exact_score_function` as an unreduced (numerator, denominator) pair of the same value."""
+    exact_score_function(quality)
+    return _EXACT_RATIOS[quality]
+
+
+def exact_threshold_ratios(quality: str) -> ExactThresholdRatios:
+    """:func:`exact_threshold_scores` as unreduced (numerator, denominator) pairs of the same values."""
+    exact_score_function(quality)
+    return _EXACT_THRESHOLD_RATIOS[quality]
 
 
 def exact_score_function(quality: str) -> ExactScore:
