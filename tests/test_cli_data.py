@@ -19,7 +19,7 @@ import refdp.cli._progress as progress
 from refdp import __version__
 from refdp.algorithms import read_model, train
 from refdp.cli import main
-from refdp.data import BUILTIN_NAMES, ContinuousAttribute, Dataset, Schema, builtin_schema, load, read_csv
+from refdp.data import BUILTIN_NAMES, CategoricalAttribute, ContinuousAttribute, Dataset, Schema, builtin_schema, load, read_csv
 from refdp.files import write_text
 from refdp.tree import dumps_model
 
@@ -205,6 +205,12 @@ def test_schema_of_a_csv_file_without_a_header_line_says_its_first_record_names_
     status, out, err = run(capsys, "schema", "--data", data, "--out", str(tmp_path / "schema.json"))
     assert status == 0, err
     assert "column name(s) '39', '77516' of" in out and "add a header line" in out
+    schema = _write(tmp_path, "public.json", json.dumps(Schema(
+        (ContinuousAttribute("age", 0, 120), CategoricalAttribute("workclass", ("State-gov", "Private")),
+         ContinuousAttribute("fnlwgt", 0, 1e7)), "income", ("<=50K", ">50K")).to_json()))
+    status, _, err = run(capsys, "train", "--algorithm", "noisy-majority", "--data", data, "--schema", schema,
+                         "--epsilon", "1", "--out", str(tmp_path / "m.json"))
+    assert status == 2 and "its first line looks like a record: add a header line" in err, err
 
 
 def test_schema_of_an_arff_file_leaks_only_the_numeric_bounds(

@@ -334,6 +334,13 @@ def read_csv(
     )
 
 
+def _is_finite_number(text: str) -> bool:
+    try:
+        return math.isfinite(float(text))
+    except ValueError:
+        return False
+
+
 def _header_positions(
     names: List[str], schema: Schema, label: str, source: str
 ) -> Tuple[List[int], int]:
@@ -344,9 +351,11 @@ def _header_positions(
         where[column] = position
     absent = [n for n in schema.names + (label,) if n not in where]
     if absent:
+        numeric = any(_is_finite_number(n) for n in names)
         raise SchemaError(
             f"{source}: the header lacks the column(s) {absent} that the schema needs; the header "
             f"is {names}" + ("" if label in where else "; pass label= to name the class column")
+            + ("; its first line looks like a record: add a header line naming the columns" if numeric else "")
         )
     return [where[n] for n in schema.names], where[label]
 
