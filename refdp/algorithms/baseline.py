@@ -86,10 +86,11 @@ class _Builder:
             below = intervals.below_sizes()
             first, last = bisect_right(below, 0), bisect_left(below, len(rows))
             if first < last:
-                scores = intervals.scores(self.quality)
-                i = max(range(first, last), key=scores.__getitem__)  # the first of the best
-                if scores[i] > best[0]:
-                    best = (scores[i], a, _midpoint(intervals.interval(i)))
+                scores = intervals.scores(self.quality)[first:last]
+                # The first of the best: max keeps the first of equal floats, index finds it.
+                top = max(scores)
+                if top > best[0]:
+                    best = (top, a, _midpoint(intervals.interval(first + scores.index(top))))
         return best
 
     def build(self, rows: Rows, attributes: Tuple[int, ...], depth: int, parent: Sequence[int]) -> Node:

@@ -307,7 +307,8 @@ class ArrayCounts:
             counted = self._tables.get((id(parent), name))
             # The largest child costs its parent's table less its smaller siblings' (counted directly).
             if counted is not None and counted[0] is parent and max(children, key=len) is rows:
-                others = [self._flat(child, name, column, size) for child in children if child is not rows]
+                # An empty sibling has nothing to subtract.
+                others = [self._flat(child, name, column, size) for child in children if child and child is not rows]
                 return list(map(sub, counted[1], _column_sum(others))) if others else list(counted[1])
         return _tally(self._gather(column, rows), size)
 
