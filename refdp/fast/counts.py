@@ -36,8 +36,8 @@ import math
 from collections import Counter
 from bisect import bisect_left
 from functools import lru_cache
-from itertools import accumulate, compress, repeat
-from operator import add, floordiv, itemgetter, mod, mul, neg, not_, sub, truediv
+from itertools import accumulate, chain, compress, islice, repeat
+from operator import add, eq, floordiv, itemgetter, mod, mul, ne, neg, not_, sub, truediv
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, TypeVar, cast
 
 from refdp.engine import Interval, RowMasks, Rows, Table, ThresholdCandidates
@@ -210,18 +210,19 @@ def _two_class_scores(
     # in a comprehension faster than chains of maps.  The operations and their order are those
     # of the general case above; a0, a1 are the counts at or above.
     t0, t1 = totals
+    n = t0 + t1
     rows = zip(below[0], below[1])
     if quality == "gini":
+        # s, u: the sizes below and at or above (ints, each computed once).
         return [
             -(
-                ((b0 + b1) - (b0 * b0 + b1 * b1) / (b0 + b1) if b0 + b1 else 0.0)
-                + ((a0 + a1) - (a0 * a0 + a1 * a1) / (a0 + a1) if a0 + a1 else 0.0)
+                (s - (b0 * b0 + b1 * b1) / s if (s := b0 + b1) else 0.0)
+                + (u - (a0 * a0 + a1 * a1) / u if (u := n - s) else 0.0)
             )
             for b0, b1 in rows
             for a0, a1 in ((t0 - b0, t1 - b1),)
         ]
     x = xlogx()
-    n = t0 + t1
     return [
         (x[b0] + x[b1] - x[b0 + b1]) + (x[t0 - b0] + x[t1 - b1] - x[n - b0 - b1]) for b0, b1 in rows
     ]
@@ -335,6 +336,8 @@ class ArrayCounts:
         distinct = self.store.distinct(attribute)
         size = len(distinct) * k
         values: List[float]
+        # upto[c][j]: the node's rows of class c with a value up to values[j].
+        upto: List[List[int]]
         if len(rows) * _DENSE_RATIO >= size:
             # Many keys may occur: count into the whole key space, in key order (a Counter keeps
             # the order its keys were first inserted in), then keep the values present, rather
@@ -345,14 +348,24 @@ class ArrayCounts:
             columns = [flat[c::k] for c in range(k)]
             present = _column_sum(columns)
             values = list(compress(distinct, present))
-            per_class = [list(compress(column, present)) for column in columns]
+            upto = [list(accumulate(compress(column, present))) for column in columns]
         else:
-            found: Dict[int, int] = Counter(picked)
-            ranks = list(dict.fromkeys(map(floordiv, sorted(found), repeat(k))))
-            values = list(map(distinct.__getitem__, ranks))
-            base = list(map(mul, ranks, repeat(k)))
-            per_class = [list(map(found.get, map(add, base, repeat(c)), repeat(0))) for c in range(k)]
-        totals = [sum(counts) for counts in per_class]
+            # Few rows: sort their keys (rank * k + label), so that a value's rows are
+            # consecutive, and read the running class counts at the last row of each value.
+            ordered = sorted(picked)
+            ranks = list(map(floordiv, ordered, repeat(k)))
+            last_of_value = list(map(ne, ranks, chain(islice(ranks, 1, None), (-1,))))
+            values = list(map(distinct.__getitem__, compress(ranks, last_of_value)))
+            if k == 2:
+                ones = list(compress(accumulate(map(mod, ordered, repeat(2))), last_of_value))
+                upto = [list(map(sub, compress(range(1, len(ordered) + 1), last_of_value), ones)), ones]
+            else:
+                labels = list(map(mod, ordered, repeat(k)))
+                upto = [
+                    list(compress(islice(accumulate(map(eq, labels, repeat(c)), initial=0), 1, None), last_of_value))
+                    for c in range(k)
+                ]
+        totals = [counts[-1] if counts else 0 for counts in upto]
         # The cut points are lower, values, upper.  The first interval (lower, values[0]) exists
         # if the smallest value is above lower, the last (values[-1], upper) if the largest is
         # below upper; the inner ones always (distinct values increase).
@@ -360,7 +373,7 @@ class ArrayCounts:
         last = not values or upper > values[-1]
         starts = ([lower] if first else []) + values
         ends = values[0 if first else 1 :] + ([upper] if last else [])
-        below = [list(accumulate(counts, initial=0) if first else accumulate(counts)) for counts in per_class]
+        below = [[0] + counts if first else counts for counts in upto]
         if not last:
             starts.pop()
             for b in below:
