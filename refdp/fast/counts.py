@@ -12,10 +12,11 @@ Most kernels are chains of standard-library calls that iterate in C
   of a split gets its parent's table less its siblings' (integers, so the
   same counts), which makes a level of the tree cost the rows outside its
   largest nodes rather than all rows;
-* interval counts of a continuous attribute: one Counter over the node's
-  ``rank * |C| + label`` keys, read in key order (a large node counts into
-  the whole key space, a small one sorts the keys it found; never the
-  rows), cumulative sums per class;
+* interval counts of a continuous attribute: a large node counts its
+  ``rank * |C| + label`` keys into the whole key space with one Counter
+  (the root reads the data set's histogram), read in key order, with
+  cumulative sums per class; a small one sorts its keys and reads running
+  class counts at the last key of each value;
 * partitions: ``compress`` with the selector of a comparison, or one pass
   that appends each row to its side; children keep the parent's row order;
 * masks (:class:`refdp.engine.RowMasks`): a random tree routes all
@@ -332,19 +333,23 @@ class ArrayCounts:
 
     def thresholds(self, rows: Rows, attribute: int, lower: float, upper: float) -> ThresholdCandidates:
         k = self.n_classes
-        picked = self._gather(self.store.keys(attribute), rows)
+        keys = self.store.keys(attribute)
         distinct = self.store.distinct(attribute)
         size = len(distinct) * k
         values: List[float]
         # upto[c][j]: the node's rows of class c with a value up to values[j].
         upto: List[List[int]]
         if len(rows) * _DENSE_RATIO >= size:
-            # Many keys may occur: count into the whole key space, in key order (a Counter keeps
-            # the order its keys were first inserted in), then keep the values present, rather
-            # than sort the keys found.
-            table = Counter(self._zeros(attribute, size))
-            table.update(picked)
-            flat = list(table.values())
+            # Many keys may occur: count into the whole key space, in key order (the root's is
+            # the data set's histogram, counted once; a Counter keeps the order its keys were
+            # first inserted in), then keep the values present, rather than sort the keys found.
+            flat: Sequence[int]
+            if self._roots.get(id(rows)) is rows:
+                flat = self.store.histogram(("keys", attribute), keys, size)
+            else:
+                table = Counter(self._zeros(attribute, size))
+                table.update(self._gather(keys, rows))
+                flat = list(table.values())
             columns = [flat[c::k] for c in range(k)]
             present = _column_sum(columns)
             values = list(compress(distinct, present))
@@ -352,7 +357,7 @@ class ArrayCounts:
         else:
             # Few rows: sort their keys (rank * k + label), so that a value's rows are
             # consecutive, and read the running class counts at the last row of each value.
-            ordered = sorted(picked)
+            ordered = sorted(self._gather(keys, rows))
             ranks = list(map(floordiv, ordered, repeat(k)))
             last_of_value = list(map(ne, ranks, chain(islice(ranks, 1, None), (-1,))))
             values = list(map(distinct.__getitem__, compress(ranks, last_of_value)))
