@@ -55,6 +55,11 @@ T = TypeVar("T")
 _COUNT_LIMIT = 64
 # A node with at least 1/_DENSE_RATIO as many rows as keys counts into the whole key space, unsorted.
 _DENSE_RATIO = 8
+# Up to this many keys, a continuous attribute's dense interval counts come from a table of the node
+# (derived from its parent's where it can be); a larger table would cost more than the node's rows.
+_TABLE_KEYS = 1024
+# Counting a table costs about as much as counting this many more rows.
+_TABLE_COST = 64
 # Up to this many children, one translate-and-compress pass per child beats a loop over the rows.
 _SELECT_LIMIT = 6
 
@@ -307,12 +312,29 @@ class ArrayCounts:
         if family is not None and family[0] is rows:
             _, parent, children = family
             counted = self._tables.get((id(parent), name))
-            # The largest child costs its parent's table less its smaller siblings' (counted directly).
-            if counted is not None and counted[0] is parent and max(children, key=len) is rows:
+            # The largest child costs its parent's table less its smaller siblings' (counted directly),
+            # when that is cheaper.
+            if (
+                counted is not None
+                and counted[0] is parent
+                and max(children, key=len) is rows
+                and self._cheaper(rows, name, children)
+            ):
                 # An empty sibling has nothing to subtract.
                 others = [self._flat(child, name, column, size) for child in children if child and child is not rows]
                 return list(map(sub, counted[1], _column_sum(others))) if others else list(counted[1])
         return _tally(self._gather(column, rows), size)
+
+    def _cheaper(self, rows: Rows, name: Tuple[object, ...], children: Sequence[Rows]) -> bool:
+        # Whether the siblings of ``rows`` not counted yet cost less to count than ``rows`` (a
+        # multiway split's many small children may never need their tables otherwise).
+        todo = 0
+        for child in children:
+            if child and child is not rows:
+                known = self._tables.get((id(child), name))
+                if known is None or known[0] is not child:
+                    todo += len(child) + _TABLE_COST
+        return todo < len(rows)
 
     def class_counts(self, rows: Rows) -> List[int]:
         return list(self._flat(rows, ("labels",), self.store.labels(), self.n_classes))
@@ -344,7 +366,9 @@ class ArrayCounts:
             # the data set's histogram, counted once; a Counter keeps the order its keys were
             # first inserted in), then keep the values present, rather than sort the keys found.
             flat: Sequence[int]
-            if self._roots.get(id(rows)) is rows:
+            if size <= _TABLE_KEYS:
+                flat = self._flat(rows, ("keys", attribute), keys, size)
+            elif self._roots.get(id(rows)) is rows:
                 flat = self.store.histogram(("keys", attribute), keys, size)
             else:
                 table = Counter(self._zeros(attribute, size))
