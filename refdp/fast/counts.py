@@ -229,9 +229,7 @@ def _two_class_scores(
             for a0, a1 in ((t0 - b0, t1 - b1),)
         ]
     x = xlogx()
-    return [
-        (x[b0] + x[b1] - x[b0 + b1]) + (x[t0 - b0] + x[t1 - b1] - x[n - b0 - b1]) for b0, b1 in rows
-    ]
+    return [(x[b0] + x[b1] - x[(s := b0 + b1)]) + (x[t0 - b0] + x[t1 - b1] - x[n - s]) for b0, b1 in rows]
 
 
 def _impurity(sizes: List[int], squares: List[int]) -> Iterable[float]:
