@@ -94,9 +94,9 @@ class _Builder:
         return best
 
     def build(self, rows: Rows, attributes: Tuple[int, ...], depth: int, parent: Sequence[int]) -> Node:
-        counts = self.counts.class_counts(rows)
         if not rows:
             return Leaf(tuple(parent))
+        counts = self.counts.class_counts(rows)
         if depth == 0 or not attributes or len(rows) <= self.min_samples or sum(1 for c in counts if c) <= 1:
             return Leaf(tuple(counts))
         score, a, cut = self._best(rows, attributes)
