@@ -87,21 +87,54 @@ def test_tables_of_every_node_agree_down_a_tree(data: st.DataObject) -> None:
             rows, arows, depth = stack.pop(data.draw(st.integers(0, len(stack) - 1)))
             if data.draw(st.booleans()):
                 assert _tables(reference, rows, schema, grids) == _tables(array, arows, schema, grids)
-            if depth == 0 or not schema.n_attributes:
-                continue
-            a = data.draw(st.integers(0, schema.n_attributes - 1))
-            attribute = schema.attributes[a]
-            if isinstance(attribute, CategoricalAttribute):
-                if data.draw(st.booleans()):
-                    pairs = zip(reference.split_values(rows, a, attribute.n_values),
-                                array.split_values(arows, a, attribute.n_values))
-                else:
-                    v = data.draw(st.integers(0, attribute.n_values - 1))
-                    pairs = zip(reference.split_value(rows, a, v), array.split_value(arows, a, v))
-            else:
-                t = data.draw(st.floats(attribute.lower, attribute.upper, allow_nan=False))
-                pairs = zip(reference.split_threshold(rows, a, t), array.split_threshold(arows, a, t))
-            stack.extend((r, ar, depth - 1) for r, ar in pairs)
+            if depth and schema.n_attributes:
+                stack.extend((r, ar, depth - 1) for r, ar in _split(data, schema, reference, array, rows, arows))
+
+
+def _split(
+    data: st.DataObject, schema: Schema, reference: ReferenceCounts, array: ArrayCounts, rows: List[int],
+    arows: List[int]
+) -> List[Tuple[List[int], List[int]]]:
+    """The children of a node by a drawn split, as (reference rows, array rows) pairs."""
+    a = data.draw(st.integers(0, schema.n_attributes - 1))
+    attribute = schema.attributes[a]
+    if isinstance(attribute, CategoricalAttribute):
+        if data.draw(st.booleans()):
+            return list(zip(reference.split_values(rows, a, attribute.n_values),
+                            array.split_values(arows, a, attribute.n_values)))
+        v = data.draw(st.integers(0, attribute.n_values - 1))
+        return list(zip(reference.split_value(rows, a, v), array.split_value(arows, a, v)))
+    t = data.draw(st.floats(attribute.lower, attribute.upper, allow_nan=False))
+    return list(zip(reference.split_threshold(rows, a, t), array.split_threshold(arows, a, t)))
+
+
+def _intervals(counts: Union[ReferenceCounts, ArrayCounts], rows: List[int], schema: Schema) -> List[object]:
+    out: List[object] = []
+    for a, attribute in enumerate(schema.attributes):
+        if isinstance(attribute, ContinuousAttribute):
+            found = counts.thresholds(rows, a, attribute.lower, attribute.upper)
+            out.append((
+                [found.interval(i) for i in range(len(found))], found.lengths(), found.below_sizes(),
+                [[repr(x) for x in found.scores(quality)] for quality in ("max", "gini", "info-gain")],
+            ))
+    return out
+
+
+@SETTINGS
+@given(st.data())
+def test_interval_counts_of_every_node_agree_down_a_tree(data: st.DataObject) -> None:
+    # Below the root, a node with few rows for its attribute's keys sorts them; a larger one counts
+    # them into a table (the largest child maybe as its parent's less its siblings'); any class count.
+    schema = data.draw(schemas(max_attributes=3, max_values=4, max_classes=4))
+    dataset: Dataset = data.draw(datasets(schema, 0, 40))
+    for _ in range(2):
+        reference, array = ReferenceCounts(dataset), ArrayCounts(dataset)
+        stack = [(reference.root(), array.root(), 3)]
+        while stack:
+            rows, arows, depth = stack.pop(data.draw(st.integers(0, len(stack) - 1)))
+            assert _intervals(reference, rows, schema) == _intervals(array, arows, schema)
+            if depth and schema.n_attributes:
+                stack.extend((r, ar, depth - 1) for r, ar in _split(data, schema, reference, array, rows, arows))
 
 
 @st.composite

@@ -86,16 +86,17 @@ class _Builder:
             below = intervals.below_sizes()
             first, last = bisect_right(below, 0), bisect_left(below, len(rows))
             if first < last:
-                scores = intervals.scores(self.quality)
-                i = max(range(first, last), key=scores.__getitem__)  # the first of the best
-                if scores[i] > best[0]:
-                    best = (scores[i], a, _midpoint(intervals.interval(i)))
+                scores = intervals.scores(self.quality)[first:last]
+                # The first of the best: max keeps the first of equal floats, index finds it.
+                top = max(scores)
+                if top > best[0]:
+                    best = (top, a, _midpoint(intervals.interval(first + scores.index(top))))
         return best
 
     def build(self, rows: Rows, attributes: Tuple[int, ...], depth: int, parent: Sequence[int]) -> Node:
-        counts = self.counts.class_counts(rows)
         if not rows:
             return Leaf(tuple(parent))
+        counts = self.counts.class_counts(rows)
         if depth == 0 or not attributes or len(rows) <= self.min_samples or sum(1 for c in counts if c) <= 1:
             return Leaf(tuple(counts))
         score, a, cut = self._best(rows, attributes)

@@ -12,10 +12,11 @@ Most kernels are chains of standard-library calls that iterate in C
   of a split gets its parent's table less its siblings' (integers, so the
   same counts), which makes a level of the tree cost the rows outside its
   largest nodes rather than all rows;
-* interval counts of a continuous attribute: one Counter over the node's
-  ``rank * |C| + label`` keys, read in key order (a large node counts into
-  the whole key space, a small one sorts the keys it found; never the
-  rows), cumulative sums per class;
+* interval counts of a continuous attribute: a large node counts its
+  ``rank * |C| + label`` keys into the whole key space with one Counter
+  (the root reads the data set's histogram), read in key order, with
+  cumulative sums per class; a small one sorts its keys and reads running
+  class counts at the last key of each value;
 * partitions: ``compress`` with the selector of a comparison, or one pass
   that appends each row to its side; children keep the parent's row order;
 * masks (:class:`refdp.engine.RowMasks`): a random tree routes all
@@ -36,8 +37,8 @@ import math
 from collections import Counter
 from bisect import bisect_left
 from functools import lru_cache
-from itertools import accumulate, compress, repeat
-from operator import add, floordiv, itemgetter, mod, mul, neg, not_, sub, truediv
+from itertools import accumulate, chain, compress, islice, repeat
+from operator import add, eq, floordiv, itemgetter, mod, mul, ne, neg, not_, sub, truediv
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, TypeVar, cast
 
 from refdp.engine import Interval, RowMasks, Rows, Table, ThresholdCandidates
@@ -54,6 +55,11 @@ T = TypeVar("T")
 _COUNT_LIMIT = 64
 # A node with at least 1/_DENSE_RATIO as many rows as keys counts into the whole key space, unsorted.
 _DENSE_RATIO = 8
+# Up to this many keys, a continuous attribute's dense interval counts come from a table of the node
+# (derived from its parent's where it can be); a larger table would cost more than the node's rows.
+_TABLE_KEYS = 1024
+# Counting a table costs about as much as counting this many more rows.
+_TABLE_COST = 64
 # Up to this many children, one translate-and-compress pass per child beats a loop over the rows.
 _SELECT_LIMIT = 6
 
@@ -210,21 +216,20 @@ def _two_class_scores(
     # in a comprehension faster than chains of maps.  The operations and their order are those
     # of the general case above; a0, a1 are the counts at or above.
     t0, t1 = totals
+    n = t0 + t1
     rows = zip(below[0], below[1])
     if quality == "gini":
+        # s, u: the sizes below and at or above (ints, each computed once).
         return [
             -(
-                ((b0 + b1) - (b0 * b0 + b1 * b1) / (b0 + b1) if b0 + b1 else 0.0)
-                + ((a0 + a1) - (a0 * a0 + a1 * a1) / (a0 + a1) if a0 + a1 else 0.0)
+                (s - (b0 * b0 + b1 * b1) / s if (s := b0 + b1) else 0.0)
+                + (u - (a0 * a0 + a1 * a1) / u if (u := n - s) else 0.0)
             )
             for b0, b1 in rows
             for a0, a1 in ((t0 - b0, t1 - b1),)
         ]
     x = xlogx()
-    n = t0 + t1
-    return [
-        (x[b0] + x[b1] - x[b0 + b1]) + (x[t0 - b0] + x[t1 - b1] - x[n - b0 - b1]) for b0, b1 in rows
-    ]
+    return [(x[b0] + x[b1] - x[(s := b0 + b1)]) + (x[t0 - b0] + x[t1 - b1] - x[n - s]) for b0, b1 in rows]
 
 
 def _impurity(sizes: List[int], squares: List[int]) -> Iterable[float]:
@@ -305,11 +310,29 @@ class ArrayCounts:
         if family is not None and family[0] is rows:
             _, parent, children = family
             counted = self._tables.get((id(parent), name))
-            # The largest child costs its parent's table less its smaller siblings' (counted directly).
-            if counted is not None and counted[0] is parent and max(children, key=len) is rows:
-                others = [self._flat(child, name, column, size) for child in children if child is not rows]
+            # The largest child costs its parent's table less its smaller siblings' (counted directly),
+            # when that is cheaper.
+            if (
+                counted is not None
+                and counted[0] is parent
+                and max(children, key=len) is rows
+                and self._cheaper(rows, name, children)
+            ):
+                # An empty sibling has nothing to subtract.
+                others = [self._flat(child, name, column, size) for child in children if child and child is not rows]
                 return list(map(sub, counted[1], _column_sum(others))) if others else list(counted[1])
         return _tally(self._gather(column, rows), size)
+
+    def _cheaper(self, rows: Rows, name: Tuple[object, ...], children: Sequence[Rows]) -> bool:
+        # Whether the siblings of ``rows`` not counted yet cost less to count than ``rows`` (a
+        # multiway split's many small children may never need their tables otherwise).
+        todo = 0
+        for child in children:
+            if child and child is not rows:
+                known = self._tables.get((id(child), name))
+                if known is None or known[0] is not child:
+                    todo += len(child) + _TABLE_COST
+        return todo < len(rows)
 
     def class_counts(self, rows: Rows) -> List[int]:
         return list(self._flat(rows, ("labels",), self.store.labels(), self.n_classes))
@@ -330,28 +353,46 @@ class ArrayCounts:
 
     def thresholds(self, rows: Rows, attribute: int, lower: float, upper: float) -> ThresholdCandidates:
         k = self.n_classes
-        picked = self._gather(self.store.keys(attribute), rows)
+        keys = self.store.keys(attribute)
         distinct = self.store.distinct(attribute)
         size = len(distinct) * k
         values: List[float]
+        # upto[c][j]: the node's rows of class c with a value up to values[j].
+        upto: List[List[int]]
         if len(rows) * _DENSE_RATIO >= size:
-            # Many keys may occur: count into the whole key space, in key order (a Counter keeps
-            # the order its keys were first inserted in), then keep the values present, rather
-            # than sort the keys found.
-            table = Counter(self._zeros(attribute, size))
-            table.update(picked)
-            flat = list(table.values())
+            # Many keys may occur: count into the whole key space, in key order (the root's is
+            # the data set's histogram, counted once; a Counter keeps the order its keys were
+            # first inserted in), then keep the values present, rather than sort the keys found.
+            flat: Sequence[int]
+            if size <= _TABLE_KEYS:
+                flat = self._flat(rows, ("keys", attribute), keys, size)
+            elif self._roots.get(id(rows)) is rows:
+                flat = self.store.histogram(("keys", attribute), keys, size)
+            else:
+                table = Counter(self._zeros(attribute, size))
+                table.update(self._gather(keys, rows))
+                flat = list(table.values())
             columns = [flat[c::k] for c in range(k)]
             present = _column_sum(columns)
             values = list(compress(distinct, present))
-            per_class = [list(compress(column, present)) for column in columns]
+            upto = [list(accumulate(compress(column, present))) for column in columns]
         else:
-            found: Dict[int, int] = Counter(picked)
-            ranks = list(dict.fromkeys(map(floordiv, sorted(found), repeat(k))))
-            values = list(map(distinct.__getitem__, ranks))
-            base = list(map(mul, ranks, repeat(k)))
-            per_class = [list(map(found.get, map(add, base, repeat(c)), repeat(0))) for c in range(k)]
-        totals = [sum(counts) for counts in per_class]
+            # Few rows: sort their keys (rank * k + label), so that a value's rows are
+            # consecutive, and read the running class counts at the last row of each value.
+            ordered = sorted(self._gather(keys, rows))
+            ranks = list(map(floordiv, ordered, repeat(k)))
+            last_of_value = list(map(ne, ranks, chain(islice(ranks, 1, None), (-1,))))
+            values = list(map(distinct.__getitem__, compress(ranks, last_of_value)))
+            if k == 2:
+                ones = list(compress(accumulate(map(mod, ordered, repeat(2))), last_of_value))
+                upto = [list(map(sub, compress(range(1, len(ordered) + 1), last_of_value), ones)), ones]
+            else:
+                labels = list(map(mod, ordered, repeat(k)))
+                upto = [
+                    list(compress(islice(accumulate(map(eq, labels, repeat(c)), initial=0), 1, None), last_of_value))
+                    for c in range(k)
+                ]
+        totals = [counts[-1] if counts else 0 for counts in upto]
         # The cut points are lower, values, upper.  The first interval (lower, values[0]) exists
         # if the smallest value is above lower, the last (values[-1], upper) if the largest is
         # below upper; the inner ones always (distinct values increase).
@@ -359,7 +400,7 @@ class ArrayCounts:
         last = not values or upper > values[-1]
         starts = ([lower] if first else []) + values
         ends = values[0 if first else 1 :] + ([upper] if last else [])
-        below = [list(accumulate(counts, initial=0) if first else accumulate(counts)) for counts in per_class]
+        below = [[0] + counts if first else counts for counts in upto]
         if not last:
             starts.pop()
             for b in below:
