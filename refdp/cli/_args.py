@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import math
+import os
 import shlex
 from typing import TYPE_CHECKING, Dict, Optional, Sequence, Tuple
 
@@ -18,9 +20,11 @@ __all__ = [
     "add_data_arguments",
     "add_missing_argument",
     "add_param_argument",
+    "add_program_run_arguments",
     "add_seed_argument",
     "add_training_arguments",
     "check_positive",
+    "check_program_run_arguments",
     "command_words",
     "load_data",
     "parse_params",
@@ -108,6 +112,28 @@ def check_positive(value: Optional[int], flag: str) -> None:
     """Refuse a count below 1 (None means the flag was not given)."""
     if value is not None and value < 1:
         raise InvalidParameterError(f"{flag} must be >= 1, got {value}")
+
+
+def add_program_run_arguments(p: argparse.ArgumentParser, *, max_failure_rate: float, failure_note: str = "") -> None:
+    """``--jobs``, ``--timeout``, ``--max-failure-rate`` and ``--alpha`` of the commands that run a ``--cmd`` program."""
+    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="runs at a time (default: the cores)")
+    p.add_argument("--timeout", type=float, default=60.0, help="seconds per run before it counts as failed (default 60)")
+    p.add_argument(
+        "--max-failure-rate", type=float, default=max_failure_rate,
+        help=f"stop when more runs fail (default {max_failure_rate:g}{failure_note})",
+    )
+    p.add_argument("--alpha", type=float, default=1e-6, help="false-alarm probability (default 1e-6)")
+
+
+def check_program_run_arguments(args: argparse.Namespace) -> None:
+    """Refuse what :func:`add_program_run_arguments` adds when it is out of range."""
+    check_positive(args.jobs, "--jobs")
+    if not (args.timeout > 0 and math.isfinite(args.timeout)):
+        raise InvalidParameterError(f"--timeout must be a positive number of seconds, got {args.timeout}")
+    if not 0 <= args.max_failure_rate <= 1:
+        raise InvalidParameterError(f"--max-failure-rate must be in [0, 1], got {args.max_failure_rate}")
+    if not 0 < args.alpha < 1:
+        raise InvalidParameterError(f"--alpha must be in (0, 1), got {args.alpha}")
 
 
 def command_words(cmd: str) -> Tuple[str, ...]:

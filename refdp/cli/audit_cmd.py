@@ -26,13 +26,19 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
-import os
 import secrets
 from pathlib import Path
 from typing import TYPE_CHECKING, List, Optional, Tuple
 
-from refdp.cli._args import RELATIONS, add_data_arguments, check_positive, command_words, load_data
+from refdp.cli._args import (
+    RELATIONS,
+    add_data_arguments,
+    add_program_run_arguments,
+    check_positive,
+    check_program_run_arguments,
+    command_words,
+    load_data,
+)
 from refdp.cli._command import Command
 from refdp.cli.audit import render_report
 from refdp.errors import InvalidParameterError
@@ -57,23 +63,15 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--output-kind", default="label", help="label (default), json-field:PATH or tree-structure"
     )
-    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="runs at a time (default: the cores)")
-    p.add_argument("--timeout", type=float, default=60.0, help="seconds per run before it counts as failed (default 60)")
-    p.add_argument("--max-failure-rate", type=float, default=0.1, help="stop when more runs fail (default 0.1)")
-    p.add_argument("--alpha", type=float, default=1e-6, help="false-alarm probability (default 1e-6)")
+    add_program_run_arguments(p, max_failure_rate=0.1)
     p.add_argument("--seed", type=int, default=None, help="seed (default: drawn, and printed for replay)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
 def _check_args(args: argparse.Namespace) -> None:
-    for flag, value in (("--trials", args.trials), ("--rows", args.rows), ("--jobs", args.jobs)):
+    for flag, value in (("--trials", args.trials), ("--rows", args.rows)):
         check_positive(value, flag)
-    if not (args.timeout > 0 and math.isfinite(args.timeout)):
-        raise InvalidParameterError(f"--timeout must be a positive number of seconds, got {args.timeout}")
-    if not 0 <= args.max_failure_rate <= 1:
-        raise InvalidParameterError(f"--max-failure-rate must be in [0, 1], got {args.max_failure_rate}")
-    if not 0 < args.alpha < 1:
-        raise InvalidParameterError(f"--alpha must be in (0, 1), got {args.alpha}")
+    check_program_run_arguments(args)
 
 
 def _output_kind(text: str) -> str:

@@ -18,15 +18,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
-import os
 import secrets
 from typing import Any, Dict, List
 
 from refdp.cli._args import (
     add_data_arguments,
     add_param_argument,
+    add_program_run_arguments,
     check_positive,
+    check_program_run_arguments,
     command_words,
     load_data,
     parse_params,
@@ -49,13 +49,7 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--relation", default="add-remove", help="add-remove (default) or substitute")
     p.add_argument("--output", required=True, help=f"what the program writes: {', '.join(OUTPUTS)}")
     p.add_argument("--runs", type=int, default=None, help="runs of the program (default: computed for the power)")
-    p.add_argument("--alpha", type=float, default=1e-6, help="false-alarm probability (default 1e-6)")
-    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="runs at a time (default: the cores)")
-    p.add_argument("--timeout", type=float, default=60.0, help="seconds per run before it counts as failed (default 60)")
-    p.add_argument(
-        "--max-failure-rate", type=float, default=0.01,
-        help="stop when more runs fail (default 0.01: failed runs are left out of the sample)",
-    )
+    add_program_run_arguments(p, max_failure_rate=0.01, failure_note=": failed runs are left out of the sample")
     p.add_argument("--seed", type=int, default=None, help="seed of the runs' seeds (default: drawn, and printed)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
@@ -63,16 +57,10 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
 def _check_args(args: argparse.Namespace) -> None:
     from refdp.audit.crosscheck_command import OUTPUTS
 
-    for flag, value in (("--runs", args.runs), ("--jobs", args.jobs)):
-        check_positive(value, flag)
+    check_positive(args.runs, "--runs")
+    check_program_run_arguments(args)
     if args.output not in OUTPUTS:
         raise InvalidParameterError(f"--output {args.output!r}: use one of {', '.join(OUTPUTS)}")
-    if not (args.timeout > 0 and math.isfinite(args.timeout)):
-        raise InvalidParameterError(f"--timeout must be a positive number of seconds, got {args.timeout}")
-    if not 0 <= args.max_failure_rate <= 1:
-        raise InvalidParameterError(f"--max-failure-rate must be in [0, 1], got {args.max_failure_rate}")
-    if not 0 < args.alpha < 1:
-        raise InvalidParameterError(f"--alpha must be in (0, 1), got {args.alpha}")
 
 
 def _top(table: List[Dict[str, Any]], k: int) -> str:
