@@ -72,7 +72,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from itertools import repeat
 from operator import truediv
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 from refdp.algorithms.greedy import (
     grid_parameter,
@@ -265,6 +265,17 @@ def _planned_total(epsilon: Fraction, depth: int, relation: Relation) -> Fractio
     )
 
 
+def _value_vs_rest(
+    counts: NodeCounts, schema: Schema, rows: Rows, attributes: Tuple[int, ...], total: Sequence[int]
+) -> Iterator[Tuple[int, int, List[Sequence[int]]]]:
+    """(a, v, [class counts of value v, of the rest]) for every value of each categorical attribute a of ``attributes``."""
+    for a in attributes:
+        attribute = schema.attributes[a]
+        if isinstance(attribute, CategoricalAttribute):
+            for v, row in enumerate(counts.value_table(rows, a, attribute.n_values)):
+                yield a, v, [row, [t - r for t, r in zip(total, row)]]
+
+
 class _Candidates:
     """The sound variant's candidate splits at a node, with their utilities, base weights and calibration.
 
@@ -304,14 +315,10 @@ class _Candidates:
         weights: List[int] = []
         # A categorical pair weighs as much as a whole continuous range: (cells - 1) grid points of weight 1.
         pair_weight = self.cells - 1
-        for a in attributes:
-            attribute = self.schema.attributes[a]
-            if isinstance(attribute, CategoricalAttribute):
-                table = self.counts.value_table(rows, a, attribute.n_values)
-                for v, row in enumerate(table):
-                    pairs.append((a, v))
-                    utilities.append(self.score([row, [t - r for t, r in zip(total, row)]]))
-                    weights.append(pair_weight)
+        for a, v, table in _value_vs_rest(self.counts, self.schema, rows, attributes, total):
+            pairs.append((a, v))
+            utilities.append(self.score(table))
+            weights.append(pair_weight)
         for a in attributes:
             grid = self.grids.get(a)
             if grid is not None:
@@ -403,14 +410,10 @@ class _SoundBuilder:
         utilities: List[float] = []
         weights: List[float] = []
         score = score_function(self.quality)
-        for a in attributes:
-            attribute = self.schema.attributes[a]
-            if isinstance(attribute, CategoricalAttribute):
-                table = self.counts.value_table(rows, a, attribute.n_values)
-                for v, row in enumerate(table):
-                    pairs.append((a, v))
-                    utilities.append(score([row, [t - r for t, r in zip(total, row)]]))
-                    weights.append(1.0)
+        for a, v, table in _value_vs_rest(self.counts, self.schema, rows, attributes, total):
+            pairs.append((a, v))
+            utilities.append(score(table))
+            weights.append(1.0)
         for a in attributes:
             attribute = self.schema.attributes[a]
             if isinstance(attribute, ContinuousAttribute):
