@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from fractions import Fraction
-from typing import List, Optional, Tuple, Union
+from typing import Callable, List, Optional, Tuple, Union
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -80,13 +80,25 @@ def test_tables_of_every_node_agree_down_a_tree(data: st.DataObject) -> None:
     dataset: Dataset = data.draw(datasets(schema, 0, 40))
     grids = [ThresholdGrid.of(a, data.draw(st.integers(2, 9))) if isinstance(a, ContinuousAttribute) else
              ThresholdGrid.of(ContinuousAttribute("x", 0.0, 1.0), 2) for a in schema.attributes]
+
+    def visit(reference: ReferenceCounts, array: ArrayCounts, rows: List[int], arows: List[int]) -> None:
+        if data.draw(st.booleans()):
+            assert _tables(reference, rows, schema, grids) == _tables(array, arows, schema, grids)
+
+    _walk_down(data, schema, dataset, visit)
+
+
+def _walk_down(
+    data: st.DataObject, schema: Schema, dataset: Dataset,
+    visit: Callable[[ReferenceCounts, ArrayCounts, List[int], List[int]], None],
+) -> None:
+    """Two fits, each visiting the nodes of a drawn tree of depth 3 in a drawn order, both engines side by side."""
     for _ in range(2):
         reference, array = ReferenceCounts(dataset), ArrayCounts(dataset)
         stack = [(reference.root(), array.root(), 3)]
         while stack:
             rows, arows, depth = stack.pop(data.draw(st.integers(0, len(stack) - 1)))
-            if data.draw(st.booleans()):
-                assert _tables(reference, rows, schema, grids) == _tables(array, arows, schema, grids)
+            visit(reference, array, rows, arows)
             if depth and schema.n_attributes:
                 stack.extend((r, ar, depth - 1) for r, ar in _split(data, schema, reference, array, rows, arows))
 
@@ -127,14 +139,11 @@ def test_interval_counts_of_every_node_agree_down_a_tree(data: st.DataObject) ->
     # them into a table (the largest child maybe as its parent's less its siblings'); any class count.
     schema = data.draw(schemas(max_attributes=3, max_values=4, max_classes=4))
     dataset: Dataset = data.draw(datasets(schema, 0, 40))
-    for _ in range(2):
-        reference, array = ReferenceCounts(dataset), ArrayCounts(dataset)
-        stack = [(reference.root(), array.root(), 3)]
-        while stack:
-            rows, arows, depth = stack.pop(data.draw(st.integers(0, len(stack) - 1)))
-            assert _intervals(reference, rows, schema) == _intervals(array, arows, schema)
-            if depth and schema.n_attributes:
-                stack.extend((r, ar, depth - 1) for r, ar in _split(data, schema, reference, array, rows, arows))
+
+    def visit(reference: ReferenceCounts, array: ArrayCounts, rows: List[int], arows: List[int]) -> None:
+        assert _intervals(reference, rows, schema) == _intervals(array, arows, schema)
+
+    _walk_down(data, schema, dataset, visit)
 
 
 @st.composite
