@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import math
 import sys
 from typing import List, Optional, Sequence, Tuple
 
@@ -22,7 +21,7 @@ from refdp.data import (
     leaky_infer_schema,
     read_arff,
 )
-from refdp.data.readers import parse_arff_attribute
+from refdp.data.readers import is_number, parse_arff_attribute
 from refdp.errors import DataError, InvalidParameterError, SchemaError
 
 __all__ = ["schema_of", "summary"]
@@ -33,13 +32,6 @@ _WIDEST = (-sys.float_info.max, sys.float_info.max)
 
 
 # --- one column at a time, through leaky_infer_schema ------------------------------------------
-
-
-def _is_number(cell: str) -> bool:
-    try:
-        return math.isfinite(float(cell))
-    except ValueError:
-        return False
 
 
 def _column(
@@ -89,7 +81,7 @@ def _csv_table(path: str) -> Tuple[List[str], List[Tuple[int, List[str]]]]:
 def _csv_schema(path: str, label: Optional[str]) -> Tuple[Schema, List[str]]:
     header, rows = _csv_table(path)
     notes: List[str] = []
-    numeric = [name for name in header if _is_number(name)]
+    numeric = [name for name in header if is_number(name)]
     if numeric:
         # UCI files such as adult.data have no header line: their first record would name the columns.
         notes.append(
@@ -111,7 +103,7 @@ def _csv_schema(path: str, label: Optional[str]) -> Tuple[Schema, List[str]]:
         if j == position:
             continue
         present = [cells for cells in kept if cells[j] != _MARKER]
-        continuous = bool(present) and all(_is_number(cells[j]) for cells in present)
+        continuous = bool(present) and all(is_number(cells[j]) for cells in present)
         if continuous and len(present) < len(kept):
             notes.append(f"{name!r} is continuous with missing values: train with --missing drop")
         rows_used = present if continuous else kept

@@ -80,7 +80,8 @@ from refdp.errors import DataError, InvalidParameterError, SchemaError
 from refdp.files import read_json
 
 __all__ = [
-    "ArffAttribute", "Source", "leaky_infer_schema", "parse_arff_attribute", "read_arff", "read_csv", "read_schema",
+    "ArffAttribute", "Source", "is_number", "leaky_infer_schema", "parse_arff_attribute", "read_arff", "read_csv",
+    "read_schema",
 ]
 
 Source = Union[str, "os.PathLike[str]", TextIO]
@@ -334,7 +335,8 @@ def read_csv(
     )
 
 
-def _is_finite_number(text: str) -> bool:
+def is_number(text: str) -> bool:
+    """Whether ``text`` reads as a finite number (as a continuous value or, by mistake, a column name)."""
     try:
         return math.isfinite(float(text))
     except ValueError:
@@ -351,7 +353,7 @@ def _header_positions(
         where[column] = position
     absent = [n for n in schema.names + (label,) if n not in where]
     if absent:
-        numeric = any(_is_finite_number(n) for n in names)
+        numeric = any(is_number(n) for n in names)
         raise SchemaError(
             f"{source}: the header lacks the column(s) {absent} that the schema needs; the header "
             f"is {names}" + ("" if label in where else "; pass label= to name the class column")
