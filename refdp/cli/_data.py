@@ -11,7 +11,7 @@ an error for a continuous one), ``drop`` (the row is dropped; row-local, so
 compatible with add-remove DP) or ``error``.
 
 :func:`read_unlabelled` reads rows to predict, with or without a class column;
-rows to predict or to test a model on (:func:`read_data` with ``clip``) may
+rows to predict or to test a model on (:func:`read_test_data`) may
 hold continuous values outside the schema's public bounds, which are clipped
 to them (:mod:`refdp.data.clipping`: a clipped value takes the branch the
 value itself would in every sound variant's tree).
@@ -38,7 +38,8 @@ __all__ = [
     "read_data",
     "read_unlabelled",
     "text_lines",
-    "Clipped",
+    "note_clipped",
+    "read_test_data",
 ]
 
 MISSING: Dict[str, Tuple[str, str]] = {
@@ -99,20 +100,14 @@ def _kind(path: str) -> str:
     )
 
 
-class Clipped:
-    """Counts values clipped to the public bounds while reading rows to predict or test on."""
-
-    def __init__(self) -> None:
-        self.count = 0
-
-    def note(self, path: str) -> None:
-        """Say on stderr how many values of ``path`` were clipped, if any."""
-        if self.count:
-            print(
-                f"refdp: note: {self.count} value(s) of {path} lie outside the model's public bounds and were "
-                "clipped to them (a value beyond a bound takes the bound's branch)",
-                file=sys.stderr,
-            )
+def note_clipped(path: str, count: int) -> None:
+    """Say on stderr how many values of ``path`` were clipped to the public bounds, if any."""
+    if count:
+        print(
+            f"refdp: note: {count} value(s) of {path} lie outside the model's public bounds and were "
+            "clipped to them (a value beyond a bound takes the bound's branch)",
+            file=sys.stderr,
+        )
 
 
 def read_data(
@@ -123,19 +118,10 @@ def read_data(
     bounds: Optional[Dict[str, Tuple[float, float]]] = None,
     missing: Optional[str] = None,
     flag: str = "--data",
-    clip: Optional[Clipped] = None,
 ) -> Dataset:
-    """The data set ``path`` names, read as the flags say (see the module notes).
-
-    With ``clip`` (rows to test a model on, read with its ``schema``),
-    continuous values outside the bounds are clipped and counted there.
-    """
+    """The data set ``path`` names, read as the flags say (see the module notes)."""
     if path in BUILTIN_NAMES:
         return _builtin(path, (("--label", label), ("--schema", schema), ("--bounds", bounds), ("--missing", missing)))
-    if clip is not None and schema is not None:
-        data, clip.count = clipped(read_data(path, label=label, schema=widened(schema), missing=missing,
-                                              flag=flag), schema)
-        return data
     categorical, continuous = _policies(missing)
     if _kind(path) == "csv":
         if schema is None:
@@ -239,16 +225,24 @@ def _arff_with_class(lines: Iterator[str]) -> Iterator[str]:
         yield line
 
 
-def read_unlabelled(path: str, schema: Schema, missing: Optional[str] = None, clip: Optional[Clipped] = None) -> Dataset:
-    """The rows of ``path`` to predict with a model of ``schema``; a class column, if any, is ignored.
+def read_test_data(
+    path: str, schema: Schema, *, label: Optional[str] = None, missing: Optional[str] = None, flag: str = "--test-data"
+) -> Tuple[Dataset, int]:
+    """The labelled file ``path`` to test a model of ``schema`` on, values beyond the bounds clipped; and how many."""
+    return clipped(read_data(path, label=label, schema=widened(schema), missing=missing, flag=flag), schema)
+
+
+def read_unlabelled(path: str, schema: Schema, missing: Optional[str] = None) -> Tuple[Dataset, int]:
+    """The rows of ``path`` to predict with a model of ``schema``, and how many values were clipped.
 
     A built-in data set is loaded as it is.  A file's rows are read with the
     model's attributes and a placeholder class, so the file needs no class
     column (or may have one with any values, ``?`` included); continuous
-    values outside the bounds are clipped to them (counted in ``clip``).
+    values outside the bounds are clipped to them.  A class column, if any,
+    is ignored.
     """
     if path in BUILTIN_NAMES:
-        return _builtin(path, (("--missing", missing),))
+        return _builtin(path, (("--missing", missing),)), 0
     categorical, continuous = _policies(missing)
     reading = Schema(schema.attributes, _PLACEHOLDER_LABEL, (_PLACEHOLDER_CLASS,))
     wide = widened(reading)
@@ -258,8 +252,5 @@ def read_unlabelled(path: str, schema: Schema, missing: Optional[str] = None, cl
     else:
         rows = _Lines(path, _arff_with_class(text_lines(path)))
         read = read_arff(cast(TextIO, rows), schema=wide, categorical_missing=categorical, continuous_missing=continuous)
-    data, count = clipped(read, reading)
-    if clip is not None:
-        clip.count = count
-    return data
+    return clipped(read, reading)
 

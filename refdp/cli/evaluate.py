@@ -39,7 +39,7 @@ def _plural(count: int, noun: str) -> str:
 
 
 def _evaluate(args: argparse.Namespace) -> CVResult:
-    from refdp.cli._data import Clipped, read_data
+    from refdp.cli._data import note_clipped, read_data, read_test_data
     from refdp.data import BUILTIN_NAMES
     from refdp.evaluation import cross_validate, train_test_evaluate
 
@@ -53,13 +53,11 @@ def _evaluate(args: argparse.Namespace) -> CVResult:
     line = Line(f"evaluate {args.algorithm}", "models")
     try:
         if args.test_data:
-            clipped = Clipped()
-            test = (
-                read_data(args.test_data) if args.test_data in BUILTIN_NAMES
-                else read_data(args.test_data, label=args.label, schema=data.schema, missing=args.missing,
-                               flag="--test-data", clip=clipped)
+            test, clipped = (
+                (read_data(args.test_data), 0) if args.test_data in BUILTIN_NAMES
+                else read_test_data(args.test_data, data.schema, label=args.label, missing=args.missing)
             )
-            clipped.note(args.test_data)
+            note_clipped(args.test_data, clipped)
             return train_test_evaluate(
                 args.algorithm, data, test, epsilon, repeats=args.repeats, params=params, seed=args.seed,
                 relation=relation, engine=args.engine, progress=line,

@@ -36,11 +36,10 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _output(model: TreeModel, args: argparse.Namespace) -> str:
-    from refdp.cli._data import Clipped, read_unlabelled
+    from refdp.cli._data import note_clipped, read_unlabelled
 
-    clipped = Clipped()
-    data = read_unlabelled(args.data, model.schema, args.missing, clipped)
-    clipped.note(args.data)
+    data, clipped = read_unlabelled(args.data, model.schema, args.missing)
+    note_clipped(args.data, clipped)
     labels = model.predict(data)
     if not args.proba:
         return "".join(f"{label}\n" for label in labels)
