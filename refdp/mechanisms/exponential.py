@@ -235,12 +235,8 @@ def _ratios(values: Sequence[Real], name: str, floats: bool = False) -> Sequence
     """
     if isinstance(values, Ratios):
         return values.pairs
-    kinds = set(map(type, values))
-    if kinds <= {int}:
-        # Integer scores (the max operator) and base weights, the common case: no bool among them.
-        return list(zip(values, repeat(1)))  # type: ignore[arg-type]
-    if kinds <= {int, Fraction}:
-        # Exact scores (the Gini index): every value has its numerator and denominator.
+    if set(map(type, values)) <= {int, Fraction}:
+        # Exact scores (the max operator's ints, the Gini's Fractions), the common case: no bool among them.
         return [(value.numerator, value.denominator) for value in values]  # type: ignore[union-attr]
     out: List[Ratio] = []
     for value in values:
