@@ -52,7 +52,7 @@ from refdp.audit import (
     mixture,
 )
 from refdp.claims import proofs_dir, read_claims
-from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset, Schema
+from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset, Schema, load
 from refdp.data.grid import ThresholdGrid
 import refdp.algorithms.adaboost as adaboost_module
 from refdp.errors import InvalidParameterError
@@ -543,7 +543,7 @@ def test_estimator_wraps_the_algorithm() -> None:
     [
         ({"n_estimators": 0}, "n_estimators"),
         ({"max_depth": 0}, "max_depth"),
-        ({"n_features": 0}, "n_features"),
+        ({"n_features": -1}, "n_features"),
         ({"theta": 0.5}, "theta"),
         ({"grid": 1}, "grid"),
         ({"variant": "other"}, "variant"),
@@ -589,3 +589,15 @@ def test_a_sound_fit_that_keeps_no_round_releases_the_dropped_leaves_totals(monk
     model = train("dp-adaboost", _mixed(12), 1, {"n_estimators": 2, "size_share": 0}, rng=0)
     assert len(model.trees) == 1 and isinstance(model.trees[0], Leaf) and model.receipt.epsilon == 1
     assert all(c >= 0 for c in model.trees[0].counts)
+
+
+def test_n_features_0_draws_every_attribute() -> None:
+    # The default k = 0 is every attribute: the same model as k = |A| (or more, which is clipped to |A|).
+    data = load("vote")
+    default = train("dp-adaboost", data, 1, {}, rng=6)
+    assert default.params["n_features"] == 0
+    for k in (data.schema.n_attributes, 100):
+        explicit = train("dp-adaboost", data, 1, {"n_features": k}, rng=6)
+        assert explicit.trees == default.trees and explicit.weights == default.weights
+    subspace = train("dp-adaboost", data, 1, {"n_features": 5}, rng=6)
+    assert subspace.trees != default.trees

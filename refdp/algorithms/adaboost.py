@@ -2,7 +2,10 @@
 
 AdaBoost of CART stumps (depth d = 1 by default) with total budget eps_p
 and T rounds.  Round t builds a tree on a bootstrap sample, choosing at every
-node among k attributes drawn at random (random subspace): continuous split
+node among k attributes drawn at random (random subspace; the paper's
+experiments use k = 5, refdp's default ``n_features=0`` draws every
+attribute, which cross-validation on training data preferred, see
+docs/results.md): continuous split
 points by the exponential mechanism, categorical attributes by a binary
 partition (value vs rest: ``a = v`` against ``a != v``, for each value v of
 the public domain, instead of the paper's every subset).  Its leaves release
@@ -755,7 +758,8 @@ def fit_adaboost(
     """Train CART-DPsAdaBoost with total budget ``epsilon`` (eps_p)."""
     _check(params, data.schema.n_attributes)
     resolved = dict(params)
-    resolved["n_features"] = min(int(params["n_features"]), data.schema.n_attributes)
+    k = int(params["n_features"])
+    resolved["n_features"] = data.schema.n_attributes if k == 0 else min(k, data.schema.n_attributes)
     ledger = start_ledger(data, relation)
     view = _distinct_rows(TrainingView.of(data))
     if str(params["variant"]) == "published":
@@ -800,7 +804,11 @@ SPEC = register(
             Parameter("variant", str, "sound", "which variant to run", ("sound", "published")),
             Parameter("n_estimators", int, 5, "T, the number of boosting rounds (trees; at most, see size_share)", minimum=1),
             Parameter("max_depth", int, 1, "d, the depth of each tree (1: a stump)", minimum=1),
-            Parameter("n_features", int, 5, "k, the attributes drawn at each node (random subspace)", minimum=1),
+            Parameter(
+                "n_features", int, 0,
+                "k, the attributes drawn at each node (random subspace); 0: every attribute (the paper used 5)",
+                minimum=0,
+            ),
             Parameter("theta", float, 1.5, "weight cap theta, in units of the initial weight", minimum=1.0),
             GRID_PARAMETER,
             *size_parameters(0.05, 6.0),
