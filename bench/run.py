@@ -25,7 +25,7 @@ Peak traced memory of one fit (tracemalloc), predict time (median of 3, not
 interleaved) and accuracy on adult-test are measured outside the rounds, and
 so is a refdp fit on a new data set: every timed fit trains on the same
 Dataset object, from which the array engine keeps what it derived from the
-rows (encoded columns, the root's histograms, row masks; see
+rows (encoded columns, binned columns, the root's histograms, row masks; see
 ``refdp.fast.columns``), so the first fit on a new data set costs more.
 
 scikit-learn and diffprivlib get the same encoding: categorical attributes as

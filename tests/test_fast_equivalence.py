@@ -253,3 +253,24 @@ def test_wide_domains_and_many_classes_take_the_array_fallbacks() -> None:
     ]
     for name, params in cases:
         assert_same(name, data, 3, params, 1)
+
+
+def test_the_array_engine_keeps_binned_columns_with_the_data_set_and_gives_the_same_models() -> None:
+    from refdp.engine import REFERENCE
+    from refdp.fast import ARRAY
+
+    calls: List[int] = []
+
+    def make(data: Dataset) -> int:
+        calls.append(len(data))
+        return len(calls)
+
+    data = load("vote")
+    assert ARRAY.derived(data, "test.key", make) == ARRAY.derived(data, "test.key", make) == 1
+    assert REFERENCE.derived(data, "test.key", make) == 2 and REFERENCE.derived(data, "test.key", make) == 3
+    credit = load("credit-g")
+    for name, params in (("private-rdt", {}), ("dpdf", {"n_trees": 3}), ("kanon-rdt", {})):
+        reference = _outcome(name, credit, 2, params, 4, Relation.ADD_REMOVE, "reference")
+        first = _outcome(name, credit, 2, params, 4, Relation.ADD_REMOVE, "array")  # bins the columns
+        again = _outcome(name, credit, 2, params, 4, Relation.ADD_REMOVE, "array")  # reuses them
+        assert reference == first == again, name

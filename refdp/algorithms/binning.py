@@ -59,6 +59,11 @@ class PublicBins:
         return PublicBins(schema, thresholds, tuple(_conditions(schema, a, thresholds.get(a))
                                                    for a in range(schema.n_attributes)))
 
+    @property
+    def key(self) -> str:
+        """What :meth:`binned` computes, as a :meth:`refdp.data.Dataset.derived` key."""
+        return f"refdp.algorithms.binning.PublicBins.binned {self.thresholds!r}"
+
     def binned(self, data: Dataset) -> Dataset:
         """``data`` with each continuous column replaced by its bin codes (a categorical column whose
         values are the bins' conditions); the same rows in the same order."""

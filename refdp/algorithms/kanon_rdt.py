@@ -491,7 +491,7 @@ def fit_kanon_rdt(
         plan = plans[-1] if fills(noisy, plans[-1], schema.n_classes, branching, min_fill) else plans[0]
     settings, depth, guarantee = plan.settings, plan.depth, plan.guarantee
     n_trees, k, beta = settings.n_trees, settings.k, settings.beta
-    train = bins.binned(data) if bins is not None else data
+    train = engine.derived(data, bins.key, bins.binned) if bins is not None else data
     columns, labels, rows = base_columns(train)
     n_classes = schema.n_classes
     zeros: Tuple[Count, ...] = (0,) * n_classes

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable, List, Optional, Sequence, Tuple, Union
+from typing import Callable, List, Optional, Sequence, Tuple, TypeVar, Union
 
 from refdp.data import Dataset
 from refdp.engine.counts import NodeCounts, ReferenceCounts
@@ -36,6 +36,8 @@ from refdp.privacy import Ledger, Number
 from refdp.rng import RandomSource
 
 __all__ = ["BernoulliSampler", "Engine", "REFERENCE", "reference_bernoulli"]
+
+_T = TypeVar("_T")
 
 BernoulliSampler = Callable[[Fraction, RandomSource], Callable[[], bool]]
 """``sampler(p, rng)`` returns a function that draws Bernoulli(p) once per call."""
@@ -60,6 +62,13 @@ class Engine:
     probabilities: FloatProbabilities = float_probabilities
     draw: IndexDraw = sample_index
     bernoulli: BernoulliSampler = reference_bernoulli
+    keeps_derived: bool = False
+    """Whether data derived from a data set's rows (binned columns) is kept with the data set for the next fit."""
+
+    def derived(self, data: Dataset, key: str, make: Callable[[Dataset], _T]) -> _T:
+        """``make(data)``: computed on every call, or once per data set when :attr:`keeps_derived`
+        (:meth:`refdp.data.Dataset.derived`, ``key`` naming what ``make`` computes)."""
+        return data.derived(key, make) if self.keeps_derived else make(data)
 
     def exponential(
         self,
