@@ -5,13 +5,14 @@ Privacy", NeurIPS 2020: Algorithm 1 samples Bernoulli(exp(-gamma)) and
 Algorithm 2 the discrete Laplace distribution Lap_Z(t/s).  No floating-point
 number is created anywhere on the sampling path; every random draw is one
 ``rng.randrange(d)`` with ``d`` the denominator of a probability in lowest
-terms (:func:`bernoulli`) or the uniform ``U`` of Algorithm 2.  A faster
-implementation that wants bit-identical output must make the same calls in
-the same order.
+terms (:func:`bernoulli`), its m-th power (:func:`bernoulli_positions`) or
+the uniform ``U`` of Algorithm 2.  A faster implementation that wants
+bit-identical output must make the same calls in the same order.
 
-:func:`bernoulli_positions` draws a whole sequence of Bernoulli trials
-through the gaps between successes (claim ``exact-bernoulli-positions``):
-one ``rng.randrange(b**m)`` covers up to m trials.
+:func:`bernoulli_positions` draws a sequence of Bernoulli(a/b) trials as
+the gaps between successes (claim ``exact-bernoulli-positions``): one
+``rng.randrange(b**m)`` covers up to m trials, where one draw per trial
+dominated the time of kanon-rdt's row sampling.
 
 The rationals of the algorithms are kept as integer numerators and
 denominators reduced with :func:`math.gcd` rather than as
