@@ -33,6 +33,7 @@ STATUS: Dict[str, str] = {
     "dpea-structure-leak": "published-but-unsound",
     "dpea-subtree-quality-sensitivity": "proved",
     "empirical-epsilon-lower-bound": "proved",
+    "exact-bernoulli-positions": "proved",
     "exact-inversion-sampler": "proved",
     "exact-max-log-ratio": "proved",
     "exponential-mechanism-exact-sampler": "proved",

@@ -22,13 +22,15 @@ from fractions import Fraction
 from typing import Any, Callable, Dict, Hashable, Iterator, List, Optional, Sequence, Tuple
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import refdp.mechanisms.exact as exact_module
 from refdp.errors import InvalidParameterError
 from refdp.mechanisms import (
     bernoulli,
     bernoulli_exp,
-    bernoulli_draws,
+    bernoulli_positions,
     discrete_laplace,
     discrete_laplace_cdf,
     discrete_laplace_pmf,
@@ -440,11 +442,190 @@ def test_discrete_laplace_fits_dkw_slow(scale: Fraction, factor: Fraction) -> No
     _check_discrete_laplace(scale, factor, seed=4000 + scale.denominator % 1000)
 
 
+# --- the successes of n Bernoulli trials (gap sampler), exactly ------------------------
+
+
+def _product_law(p: Fraction, n: int) -> Dict[Hashable, Fraction]:
+    """P[the kept positions are S] = p^|S| (1 - p)^(n - |S|) for every subset S of range(n)."""
+    law: Dict[Hashable, Fraction] = {}
+    for mask in range(1 << n):
+        kept = tuple(i for i in range(n) if mask >> i & 1)
+        law[kept] = p ** len(kept) * (1 - p) ** (n - len(kept))
+    return law
+
+
+class _EveryValue(_Scripted):
+    """A source whose ``randrange(k)`` branches over every value 0..k-1, each with weight 1/k."""
+
+    def __init__(self, path: _Path) -> None:
+        super().__init__(())
+        self.path, self.calls = path, 0
+
+    def randrange(self, start: int, stop: Optional[int] = None, step: int = 1) -> Any:
+        assert stop is None and step == 1 and start >= 1
+        self.calls += 1
+        return self.path.choose([(v, Fraction(1, start)) for v in range(start)])
+
+
+class _Uniform:
+    """A uniform draw from [lo, hi) that the sampler may only compare with ``<``: each comparison branches.
+
+    The gap sampler only bisects its draw against thresholds, so the
+    comparisons' outcomes, narrowed interval by interval, carry its whole law
+    (a huge ``b**m`` is enumerated in about m branches, not b**m).
+    """
+
+    def __init__(self, hi: int, path: _Path) -> None:
+        self.lo, self.hi, self.path = 0, hi, path
+
+    def __lt__(self, t: int) -> bool:
+        assert isinstance(t, int)
+        if t <= self.lo or t >= self.hi:
+            return t > self.lo
+        below = Fraction(t - self.lo, self.hi - self.lo)
+        if self.path.choose(_two_way(below)):
+            self.hi = t
+            return True
+        self.lo = t
+        return False
+
+    def __index__(self) -> int:
+        raise AssertionError("the gap sampler used its draw as a number, not only in comparisons")
+
+
+class _ComparingUniform(_Scripted):
+    def __init__(self, path: _Path) -> None:
+        super().__init__(())
+        self.path, self.calls = path, 0
+
+    def randrange(self, start: int, stop: Optional[int] = None, step: int = 1) -> Any:
+        assert stop is None and step == 1 and start >= 1
+        self.calls += 1
+        return _Uniform(start, self.path)
+
+
+def _positions_law(
+    p: Fraction, n: int, chunk: Optional[int], source: Callable[[_Path], Any]
+) -> Tuple[Dict[Hashable, Fraction], int]:
+    """The exact law of the kept positions over every path of the draws, and the draws when none is kept."""
+    draws_if_none = [0]
+
+    def run(path: _Path) -> Hashable:
+        rng = source(path)
+        kept = tuple(bernoulli_positions(p, n, rng, chunk=chunk))
+        if not kept:
+            draws_if_none[0] = rng.calls
+        return kept
+
+    outcomes, unexplored = _explore(run, cutoff=Fraction(0))
+    assert unexplored == 0  # every draw moves past at least one trial: at most n draws a path
+    return outcomes, draws_if_none[0]
+
+
+@pytest.mark.smoke
+@pytest.mark.claim("exact-bernoulli-positions")
+@pytest.mark.parametrize(
+    "p, n, chunk",
+    [
+        (Fraction(1, 3), 4, 1), (Fraction(1, 3), 4, 2), (Fraction(1, 3), 3, 3), (Fraction(2, 5), 3, 1),
+        (Fraction(2, 5), 3, 2), (Fraction(2, 3), 4, 1), (Fraction(1, 20), 3, 1), (Fraction(1, 2), 4, 3),
+    ],
+)
+def test_bernoulli_positions_is_exact_over_every_value_of_the_draws(p: Fraction, n: int, chunk: int) -> None:
+    # Every value of b**m: small m only (the automatic m's b**m is enumerated by comparisons below).
+    law, draws_if_none = _positions_law(p, n, chunk, _EveryValue)
+    assert law == _product_law(p, n), f"p={p} n={n} chunk={chunk}"
+    assert draws_if_none == -(-n // chunk)  # n failures: a draw and its continuations, chunk trials each
+
+
+@pytest.mark.claim("exact-bernoulli-positions")
+@pytest.mark.parametrize("p", [Fraction(1, 20), Fraction(2, 5), Fraction(999, 1000), Fraction(1, 10**6)])
+@pytest.mark.parametrize("n, chunk", [(5, 1), (5, 2), (6, 4), (6, None)])
+def test_bernoulli_positions_is_exact_by_enumerating_comparisons(p: Fraction, n: int, chunk: Optional[int]) -> None:
+    law, draws_if_none = _positions_law(p, n, chunk, _ComparingUniform)
+    assert law == _product_law(p, n), f"p={p} n={n} chunk={chunk}"
+    if chunk is not None:
+        assert draws_if_none == -(-n // chunk)  # n failures: a draw and its continuations, chunk trials each
+
+
+@pytest.mark.claim("exact-bernoulli-positions")
+def test_bernoulli_positions_draws_nothing_at_zero_and_one() -> None:
+    assert bernoulli_positions(Fraction(0), 7, _Scripted([])) == []
+    assert bernoulli_positions(Fraction(1), 7, _Scripted([])) == list(range(7))
+    assert bernoulli_positions(Fraction(1, 3), 0, _Scripted([])) == []
+
+
+@pytest.mark.parametrize(
+    "p, n, chunk",
+    [(Fraction(4, 3), 3, None), (0.5, 3, None), (Fraction(1, 2), -1, None), (Fraction(1, 2), True, None),
+     (Fraction(1, 2), 3, 0), (Fraction(1, 2), 3, True)],
+)
+def test_bernoulli_positions_rejects_bad_arguments(p: object, n: object, chunk: object) -> None:
+    with pytest.raises(InvalidParameterError):
+        bernoulli_positions(p, n, _Scripted([]), chunk=chunk)  # type: ignore[arg-type]
+
+
+@pytest.mark.claim("exact-bernoulli-positions")
+@given(
+    numerator=st.integers(1, 60), extra=st.integers(1, 60), scale=st.sampled_from([1, 7, 10**40]),
+    n=st.integers(0, 300), chunk=st.one_of(st.none(), st.integers(1, 6)), seed=st.integers(0, 2**32),
+)
+def test_bernoulli_positions_are_ascending_in_range_and_replay(
+    numerator: int, extra: int, scale: int, n: int, chunk: Optional[int], seed: int
+) -> None:
+    p = Fraction(numerator * scale, (numerator + extra) * scale + 1) if scale > 1 else Fraction(numerator, numerator + extra)
+    first = bernoulli_positions(p, n, random.Random(seed), chunk=chunk)
+    assert all(0 <= a < b < n for a, b in zip(first, first[1:])) and all(0 <= i < n for i in first)
+    assert first == bernoulli_positions(p, n, random.Random(seed), chunk=chunk), f"seed={seed}"
+
+
+def _rational_positions(p: Fraction, n: int, m: int, rng: random.Random) -> List[int]:
+    # The gap sampler written with Fractions: G = the largest g <= m with V / b^m < (1 - p)^g.
+    span, kept, position = p.denominator**m, [], 0
+    while position < n:
+        u = Fraction(rng.randrange(span), span)
+        gap = max(g for g in range(m + 1) if u < (1 - p) ** g)
+        position += gap
+        if gap < m:
+            if position < n:
+                kept.append(position)
+            position += 1
+    return kept
+
+
+@pytest.mark.claim("exact-bernoulli-positions")
+@pytest.mark.parametrize("seed", range(20))
+def test_bernoulli_positions_replays_the_rational_gaps(seed: int) -> None:
+    draw = random.Random(seed)
+    p = Fraction(draw.randrange(1, 50), 50)
+    n, chunk = draw.randrange(0, 400), draw.choice([None, 1, 3, 17])
+    m = exact_module._chunk(p.numerator, p.denominator) if chunk is None else chunk
+    a, b = random.Random(seed + 1000), random.Random(seed + 1000)
+    assert bernoulli_positions(p, n, a, chunk=chunk) == _rational_positions(p, n, m, b), f"seed={seed} p={p}"
+    assert a.random() == b.random(), f"seed={seed}: the samplers used the source differently"
+
+
+@pytest.mark.claim("exact-bernoulli-positions")
+@pytest.mark.parametrize("p, chunk", [(Fraction(1, 3), 2), (Fraction(1, 20), None)])
+def test_bernoulli_positions_fit_clopper_pearson(p: Fraction, chunk: Optional[int]) -> None:
+    # The last of 7 trials, reached through earlier gaps and (chunk 2) continuations.
+    seed = 5000 + p.denominator
+    wrong = p * WRONG
+
+    def last(q: Fraction) -> Callable[[random.Random], bool]:
+        return lambda rng: 6 in bernoulli_positions(q, 7, rng, chunk=chunk)
+
+    n, k, (lo, hi) = _check_proportion(last(p), float(p), float(wrong), seed)
+    assert lo <= p <= hi, f"seed={seed} n={n} k={k}: {float(p)} not in [{lo}, {hi}]"
+    n, k, (lo, hi) = _check_proportion(last(wrong), float(p), float(wrong), seed + 1)
+    assert not lo <= p <= hi, f"wrong sampler not rejected: seed={seed + 1} n={n} k={k} [{lo}, {hi}]"
+
+
 # --- no floating point, replay ------------------------------------------------------
 
 
 _EXACT_PATH = (
-    "bernoulli", "bernoulli_draws", "_probability", "_bernoulli_exp_unit", "_bernoulli_exp", "bernoulli_exp",
+    "bernoulli", "bernoulli_positions", "_chunk", "_probability", "_bernoulli_exp_unit", "_bernoulli_exp", "bernoulli_exp",
     "discrete_laplace",
 )
 
@@ -522,12 +703,5 @@ def test_integer_samplers_replay_the_rational_algorithms(seed: int) -> None:
     a, b = random.Random(seed + 1000), random.Random(seed + 1000)
     assert [discrete_laplace(scale, a) for _ in range(30)] == [_rational_discrete_laplace(scale, b) for _ in range(30)]
     assert [bernoulli_exp(gamma, a) for _ in range(30)] == [_rational_bernoulli_exp(gamma, b) for _ in range(30)]
-    draws = bernoulli_draws(p, a)
-    assert [draws() for _ in range(30)] == [_rational_bernoulli(p, b) for _ in range(30)]
     assert [bernoulli(p, a) for _ in range(30)] == [_rational_bernoulli(p, b) for _ in range(30)]
     assert a.random() == b.random(), f"seed={seed}: the samplers used the source differently"
-
-
-def test_bernoulli_draws_checks_p_once() -> None:
-    with pytest.raises(InvalidParameterError):
-        bernoulli_draws(Fraction(3, 2), random.Random(0))

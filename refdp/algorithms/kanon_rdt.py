@@ -2,9 +2,10 @@
 
 Algorithm 3 of the paper.  For each of the N_t trees: draw a structure from
 the public schema (:mod:`refdp.algorithms.rdt`), keep every training row
-independently with probability beta (a fresh sample per tree, exact
-Bernoulli(beta) sampler), count the kept rows in every (leaf, label) cell,
-and set every count n_i(leaf(y)) below k to 0.  No noise is added.
+independently with probability beta (a fresh sample per tree, drawn exactly
+as the gaps between kept rows, claim ``exact-bernoulli-positions``), count
+the kept rows in every (leaf, label) cell, and set every count n_i(leaf(y))
+below k to 0.  No noise is added.
 Prediction adds the released counts of the reached leaves over all trees
 (``voting="sum-counts"``, the paper's) or combines their log-odds
 (``"log-odds"``, the default; see :mod:`refdp.algorithms.private_rdt`);
@@ -85,7 +86,7 @@ from refdp.algorithms.noisy_depth import mean_branching
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
 from refdp.data import Dataset
 from refdp.errors import InvalidParameterError, PrivacyError
-from refdp.mechanisms import discrete_laplace_mechanism
+from refdp.mechanisms import bernoulli_positions, discrete_laplace_mechanism
 from refdp.privacy import Relation, as_fraction
 from refdp.privacy.lqs import (
     MAX_EPSILON,
@@ -447,10 +448,10 @@ def fit_kanon_rdt(
     before anything is read, and the receipt states the larger delta
     (claim ``noisy-size-plan``).
 
-    ``engine`` supplies the Bernoulli draws (the array engine checks beta
-    once, then makes the same draws); the rows are drawn and routed one by
-    one on both engines, because a node of the lazily drawn structure is
-    drawn between two rows' samples.
+    ``engine`` supplies the noisy size's sampler; the sample is drawn
+    (:func:`~refdp.mechanisms.exact.bernoulli_positions`) and its rows are
+    routed one by one on both engines, the lazily drawn structure's nodes
+    drawn when a kept row first reaches them.
     """
     schema = data.schema
     variant = str(params["variant"])
@@ -506,14 +507,13 @@ def fit_kanon_rdt(
             note="Fan et al. structure from the public schema; nodes drawn when first reached",
         )
         counts: Dict[int, List[int]] = {}
-        keep = engine.bernoulli(beta, rng)
-        for row in rows:
-            if keep():
-                leaf = builder.leaf_index(columns, row)
-                tally = counts.get(leaf)
-                if tally is None:
-                    tally = counts[leaf] = [0] * n_classes
-                tally[labels[row]] += 1
+        for position in bernoulli_positions(beta, len(rows), rng):
+            row = rows[position]
+            leaf = builder.leaf_index(columns, row)
+            tally = counts.get(leaf)
+            if tally is None:
+                tally = counts[leaf] = [0] * n_classes
+            tally[labels[row]] += 1
         released = {leaf: _suppress(c, k, leaf_total) for leaf, c in counts.items()}
         ledger.charge(
             label=f"tree {t}: Bernoulli({beta}) sample, counts below {k} set to 0 "

@@ -25,11 +25,10 @@ from refdp.engine.counts import (
     threshold_intervals,
     value_table,
 )
-from refdp.engine.engine import REFERENCE, BernoulliSampler, Engine, reference_bernoulli
+from refdp.engine.engine import REFERENCE, Engine
 
 __all__ = [
     "REFERENCE",
-    "BernoulliSampler",
     "Engine",
     "Interval",
     "NodeCounts",
@@ -41,7 +40,6 @@ __all__ = [
     "ThresholdCandidates",
     "TrainingView",
     "class_counts",
-    "reference_bernoulli",
     "threshold_intervals",
     "value_table",
 ]

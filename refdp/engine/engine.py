@@ -2,19 +2,17 @@
 
 :class:`Engine` bundles a :class:`~refdp.engine.counts.NodeCounts` factory
 with the arithmetic a faster implementation may replace: the discrete
-Laplace sampler, the float exponential mechanism's probabilities and index
-draw, and the Bernoulli sampler of row sampling.  Its methods call the
-mechanisms of :mod:`refdp.mechanisms`, which validate their inputs and
-record every ledger charge themselves, with the engine's arithmetic plugged
-in: privacy-relevant code (a charge, a calibration) exists once, in
-:mod:`refdp.mechanisms`, and every engine must give the same draws and the
-same floats as :data:`REFERENCE`.
+Laplace sampler and the float exponential mechanism's probabilities and
+index draw.  Its methods call the mechanisms of :mod:`refdp.mechanisms`,
+which validate their inputs and record every ledger charge themselves, with
+the engine's arithmetic plugged in: privacy-relevant code (a charge, a
+calibration) exists once, in :mod:`refdp.mechanisms`, and every engine must
+give the same draws and the same floats as :data:`REFERENCE`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Callable, List, Optional, Sequence, Tuple, TypeVar, Union
 
 from refdp.data import Dataset
@@ -30,22 +28,13 @@ from refdp.mechanisms import (
     sample_index,
 )
 from refdp.mechanisms.counts import DiscreteLaplaceSampler
-from refdp.mechanisms.exact import bernoulli_draws
 from refdp.mechanisms.exponential import FloatProbabilities, IndexDraw, Real, float_probabilities
 from refdp.privacy import Ledger, Number
 from refdp.rng import RandomSource
 
-__all__ = ["BernoulliSampler", "Engine", "REFERENCE", "reference_bernoulli"]
+__all__ = ["Engine", "REFERENCE"]
 
 _T = TypeVar("_T")
-
-BernoulliSampler = Callable[[Fraction, RandomSource], Callable[[], bool]]
-"""``sampler(p, rng)`` returns a function that draws Bernoulli(p) once per call."""
-
-
-def reference_bernoulli(p: Fraction, rng: RandomSource) -> Callable[[], bool]:
-    """Bernoulli(p) draws, each :func:`refdp.mechanisms.bernoulli`'s (:func:`refdp.mechanisms.exact.bernoulli_draws`)."""
-    return bernoulli_draws(p, rng)
 
 
 @dataclass(frozen=True)
@@ -61,7 +50,6 @@ class Engine:
     discrete_laplace: DiscreteLaplaceSampler = discrete_laplace
     probabilities: FloatProbabilities = float_probabilities
     draw: IndexDraw = sample_index
-    bernoulli: BernoulliSampler = reference_bernoulli
     keeps_derived: bool = False
     """Whether data derived from a data set's rows (binned columns) is kept with the data set for the next fit."""
 

@@ -1,7 +1,8 @@
 """Noise mechanisms: exact samplers, the Laplace and exponential mechanisms, noisy counts.
 
-* :mod:`refdp.mechanisms.exact`: Bernoulli(p), Bernoulli(exp(-gamma)) and the
-  discrete Laplace, in integer arithmetic (Canonne, Kamath and Steinke 2020);
+* :mod:`refdp.mechanisms.exact`: Bernoulli(p), the successes of n Bernoulli(p)
+  trials, Bernoulli(exp(-gamma)) and the discrete Laplace, in integer
+  arithmetic (Canonne, Kamath and Steinke 2020);
 * :mod:`refdp.mechanisms.laplace`: continuous Laplace noise (inverse CDF);
 * :mod:`refdp.mechanisms.exponential`: the exponential mechanism, its exact
   probabilities and two samplers;
@@ -22,8 +23,8 @@ from refdp.mechanisms.counts import (
 )
 from refdp.mechanisms.exact import (
     bernoulli,
-    bernoulli_draws,
     bernoulli_exp,
+    bernoulli_positions,
     discrete_laplace,
     discrete_laplace_cdf,
     discrete_laplace_pmf,
@@ -43,8 +44,8 @@ __all__ = [
     "NoiseKind",
     "SensitivityLike",
     "bernoulli",
-    "bernoulli_draws",
     "bernoulli_exp",
+    "bernoulli_positions",
     "discrete_laplace",
     "discrete_laplace_cdf",
     "discrete_laplace_mechanism",

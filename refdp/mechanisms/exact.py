@@ -5,9 +5,14 @@ Privacy", NeurIPS 2020: Algorithm 1 samples Bernoulli(exp(-gamma)) and
 Algorithm 2 the discrete Laplace distribution Lap_Z(t/s).  No floating-point
 number is created anywhere on the sampling path; every random draw is one
 ``rng.randrange(d)`` with ``d`` the denominator of a probability in lowest
-terms (:func:`bernoulli`) or the uniform ``U`` of Algorithm 2.  A faster
-implementation that wants bit-identical output must make the same calls in
-the same order.
+terms (:func:`bernoulli`), its m-th power (:func:`bernoulli_positions`) or
+the uniform ``U`` of Algorithm 2.  A faster implementation that wants
+bit-identical output must make the same calls in the same order.
+
+:func:`bernoulli_positions` draws a sequence of Bernoulli(a/b) trials as
+the gaps between successes (claim ``exact-bernoulli-positions``): one
+``rng.randrange(b**m)`` covers up to m trials, where one draw per trial
+dominated the time of kanon-rdt's row sampling.
 
 The rationals of the algorithms are kept as integer numerators and
 denominators reduced with :func:`math.gcd` rather than as
@@ -24,9 +29,10 @@ for sampling.
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
 from fractions import Fraction
 from math import gcd
-from typing import Callable, Union
+from typing import Callable, List, Optional, Union
 
 from refdp.errors import InvalidParameterError
 from refdp.mechanisms._params import Exact, exact_fraction
@@ -35,8 +41,8 @@ from refdp.rng import RandomSource
 __all__ = [
     "Exact",
     "bernoulli",
-    "bernoulli_draws",
     "bernoulli_exp",
+    "bernoulli_positions",
     "discrete_laplace",
     "discrete_laplace_pmf",
     "discrete_laplace_cdf",
@@ -62,14 +68,67 @@ def bernoulli(p: Exact, rng: RandomSource) -> bool:
     return rng.randrange(p.denominator) < p.numerator
 
 
-def bernoulli_draws(p: Exact, rng: RandomSource) -> Callable[[], bool]:
-    """A function drawing Bernoulli(``p``) once per call, each draw the one :func:`bernoulli` makes.
+# A gap sampler's m trades the size of b**m against how often all m trials fail and another draw
+# follows; the law is the same for every m.  m is the smallest with (1 - p)**m <= 2**-10 whose
+# b**m has at most 1024 bits: larger draws were not faster on adult's beta = 1/20.
+_CHUNK_BITS = 1024
+_CONTINUATION_BITS = 10
 
-    ``p`` is checked once, not once per draw (row sampling draws one per row).
+
+def _chunk(numerator: int, denominator: int) -> int:
+    # Integer arithmetic only, so that every platform picks the same m and replays the same draws.
+    limit = max(1, _CHUNK_BITS // denominator.bit_length())
+    fail, m, fail_m, all_m = denominator - numerator, 1, denominator - numerator, denominator
+    while m < limit and fail_m << _CONTINUATION_BITS > all_m:
+        m, fail_m, all_m = m + 1, fail_m * fail, all_m * denominator
+    return m
+
+
+def bernoulli_positions(p: Exact, n: int, rng: RandomSource, *, chunk: Optional[int] = None) -> List[int]:
+    """The ascending positions of the successes among ``n`` independent Bernoulli(``p``) trials, exactly.
+
+    With p = a/b in lowest terms and c = b - a, the gap G before the next
+    success (the number of failures) has P[G >= g] = (c/b)^g.  One draw
+    V = ``rng.randrange(b**m)`` gives G = max{g <= m : V < c^g b^(m-g)}
+    (a bisection over the m thresholds); G = m means m failures and, the
+    trials being memoryless, a fresh gap follows.  No draw is made past
+    trial ``n``, and none when p is 0 (no success) or 1 (all).
+    Claim ``exact-bernoulli-positions``.
+
+    ``chunk`` is m, the trials one draw covers (every m >= 1 gives the same
+    law); None picks the smallest m with (c/b)^m <= 2^-10 whose b**m has at
+    most 1024 bits (at least 1).
     """
     p = _probability(p)
-    numerator, denominator, randrange = p.numerator, p.denominator, rng.randrange
-    return lambda: randrange(denominator) < numerator
+    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+        raise InvalidParameterError(f"the number of trials must be an int >= 0, got {n!r}")
+    if chunk is not None and (isinstance(chunk, bool) or not isinstance(chunk, int) or chunk < 1):
+        raise InvalidParameterError(f"chunk must be an int >= 1, got {chunk!r}")
+    if p == 0:
+        return []
+    if p == 1:
+        return list(range(n))
+    numerator, denominator = p.numerator, p.denominator
+    m = _chunk(numerator, denominator) if chunk is None else chunk
+    span, fail = denominator**m, denominator - numerator
+    # thresholds[i] = c^(m-i) b^i, ascending; V < c^g b^(m-g) for g = 0..G, so G = m - bisect_right(thresholds, V).
+    thresholds: List[int] = []
+    threshold = span
+    for _ in range(m):
+        threshold = threshold // denominator * fail
+        thresholds.append(threshold)
+    thresholds.reverse()
+    randrange = rng.randrange
+    positions: List[int] = []
+    position = 0
+    while position < n:
+        gap = m - bisect_right(thresholds, randrange(span))
+        position += gap
+        if gap < m:
+            if position < n:
+                positions.append(position)
+            position += 1
+    return positions
 
 
 def _bernoulli_exp_unit(numerator: int, denominator: int, randrange: Randrange) -> bool:
