@@ -116,7 +116,10 @@ __all__ = [
     "SPEC",
 ]
 
-SOUND_CLAIMS = ("lqs-sampling-suppression", "lqs-delta-certified", "kanon-rdt-privacy", "sequential-composition")
+SOUND_CLAIMS = (
+    "lqs-sampling-suppression", "lqs-delta-certified", "kanon-rdt-privacy", "exact-bernoulli-positions",
+    "sequential-composition",
+)
 SIZE_CLAIMS = ("noisy-size-plan", "discrete-laplace-mechanism", "sequential-composition")
 CLAIMS = SOUND_CLAIMS + SIZE_CLAIMS[:2] + ("leaf-total-suppression-not-private",)
 
@@ -556,15 +559,16 @@ SPEC = register(
             Variant(
                 "sound", True, "suppression per (leaf, label) cell, as in the paper",
                 claims=(
-                    "discrete-laplace-mechanism", "kanon-rdt-privacy", "lqs-delta-certified",
-                    "lqs-sampling-suppression", "noisy-size-plan", "sequential-composition",
+                    "discrete-laplace-mechanism", "exact-bernoulli-positions", "kanon-rdt-privacy",
+                    "lqs-delta-certified", "lqs-sampling-suppression", "noisy-size-plan", "sequential-composition",
                 ),
             ),
             Variant(
                 "leaf-total", False, "suppression on the leaf total only (planted fault: delta >= beta)",
                 claims=(
-                    "discrete-laplace-mechanism", "kanon-rdt-privacy", "leaf-total-suppression-not-private",
-                    "lqs-delta-certified", "lqs-sampling-suppression", "noisy-size-plan", "sequential-composition",
+                    "discrete-laplace-mechanism", "exact-bernoulli-positions", "kanon-rdt-privacy",
+                    "leaf-total-suppression-not-private", "lqs-delta-certified", "lqs-sampling-suppression",
+                    "noisy-size-plan", "sequential-composition",
                 ),
             ),
         ),
