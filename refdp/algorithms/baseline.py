@@ -86,11 +86,9 @@ class _Builder:
             below = intervals.below_sizes()
             first, last = bisect_right(below, 0), bisect_left(below, len(rows))
             if first < last:
-                scores = intervals.scores(self.quality)[first:last]
-                # The first of the best: max keeps the first of equal floats, index finds it.
-                top = max(scores)
+                top, index = intervals.best(self.quality, first, last)
                 if top > best[0]:
-                    best = (top, a, _midpoint(intervals.interval(first + scores.index(top))))
+                    best = (top, a, _midpoint(intervals.interval(index)))
         return best
 
     def build(self, rows: Rows, attributes: Tuple[int, ...], depth: int, parent: Sequence[int]) -> Node:

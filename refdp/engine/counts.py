@@ -30,6 +30,7 @@ __all__ = [
     "value_table",
     "threshold_intervals",
     "ThresholdCandidates",
+    "first_best",
     "RowMasks",
     "NodeCounts",
     "ReferenceThresholds",
@@ -170,6 +171,9 @@ class ThresholdCandidates(Protocol):
     def below_sizes(self) -> List[int]:
         """The number of the node's rows below each interval (``sum(interval.table[0])``)."""
 
+    def best(self, quality: str, first: int, last: int) -> Tuple[float, int]:
+        """The highest of ``scores(quality)[first:last]`` (``first < last``) and the first index where it occurs."""
+
 
 class RowMasks(Protocol):
     """Sets of rows as masks, which an engine may offer besides :class:`NodeCounts`.
@@ -254,6 +258,16 @@ class ReferenceThresholds:
 
     def below_sizes(self) -> List[int]:
         return [sum(interval.table[0]) for interval in self._intervals]
+
+    def best(self, quality: str, first: int, last: int) -> Tuple[float, int]:
+        return first_best(self.scores(quality)[first:last], first)
+
+
+def first_best(scores: List[float], offset: int) -> Tuple[float, int]:
+    """The highest of ``scores`` and ``offset`` plus the first index where it occurs."""
+    # max keeps the first of equal floats, index finds it.
+    top = max(scores)
+    return top, offset + scores.index(top)
 
 
 class ReferenceCounts:

@@ -41,7 +41,7 @@ from itertools import accumulate, chain, compress, islice, repeat
 from operator import add, eq, floordiv, itemgetter, mod, mul, ne, neg, not_, sub, truediv
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, TypeVar, cast
 
-from refdp.engine import Interval, RowMasks, Rows, Table, ThresholdCandidates
+from refdp.engine import Interval, RowMasks, Rows, Table, ThresholdCandidates, first_best
 from refdp.data import Dataset
 from refdp.data.grid import ThresholdGrid
 from refdp.errors import InvalidParameterError
@@ -151,8 +151,9 @@ class ArrayThresholds:
 
     ``starts``, ``ends``: the interval bounds; ``below[c]``: the node's rows
     of class ``c`` below each interval; ``totals[c]``: the node's rows of
-    class ``c``; ``xlogx``: a function returning a table of ``c log2 c``
-    for counts up to the node's size at least (info-gain's terms).
+    class ``c``; ``xlogx``, ``squares``: functions returning tables of
+    ``c log2 c`` (info-gain's terms) and ``c * c`` (gini's) for counts up
+    to the node's size at least.
     """
 
     def __init__(
@@ -162,12 +163,14 @@ class ArrayThresholds:
         below: List[List[int]],
         totals: List[int],
         xlogx: Callable[[], List[float]],
+        squares: Callable[[], List[int]],
     ) -> None:
         self.starts = starts
         self.ends = ends
         self.below = below
         self.totals = totals
         self._xlogx = xlogx
+        self._squares = squares
 
     def __len__(self) -> int:
         return len(self.starts)
@@ -185,10 +188,18 @@ class ArrayThresholds:
     def below_sizes(self) -> List[int]:
         return _column_sum(self.below)
 
+    def best(self, quality: str, first: int, last: int) -> Tuple[float, int]:
+        # Only the intervals asked for are scored.
+        if len(self.below) == 2 and quality == "gini":
+            t0, t1 = self.totals
+            scores = _gini_of_splits(self.below[0][first:last], self.below[1][first:last], t0, t1, self._squares())
+            return first_best(scores, first)
+        return first_best(self.scores(quality)[first:last], first)
+
     def scores(self, quality: str) -> List[float]:
         below = self.below
         if len(below) == 2 and quality in ("gini", "info-gain"):
-            return _two_class_scores(quality, below, self.totals, self._xlogx)
+            return _two_class_scores(quality, below, self.totals, self._xlogx, self._squares)
         above = [list(map(sub, repeat(t), b)) for t, b in zip(self.totals, below)]
         if quality == "max":
             # float(sum(max(row) for row in table)): an int sum, exact.
@@ -210,26 +221,40 @@ class ArrayThresholds:
 
 
 def _two_class_scores(
-    quality: str, below: List[List[int]], totals: List[int], xlogx: Callable[[], List[float]]
+    quality: str,
+    below: List[List[int]],
+    totals: List[int],
+    xlogx: Callable[[], List[float]],
+    squares: Callable[[], List[int]],
 ) -> List[float]:
     # Two classes (the common case) in one comprehension: CPython runs int and float arithmetic
-    # in a comprehension faster than chains of maps.  The operations and their order are those
-    # of the general case above; a0, a1 are the counts at or above.
+    # in a comprehension faster than chains of maps, and reads a square from a table faster than
+    # it multiplies (the same ints, so the same floats).  The operations and their order are
+    # those of the general case above; t0 - b0, t1 - b1 are the counts at or above.
     t0, t1 = totals
     n = t0 + t1
     rows = zip(below[0], below[1])
     if quality == "gini":
+        q = squares()
         # s, u: the sizes below and at or above (ints, each computed once).
         return [
             -(
-                (s - (b0 * b0 + b1 * b1) / s if (s := b0 + b1) else 0.0)
-                + (u - (a0 * a0 + a1 * a1) / u if (u := n - s) else 0.0)
+                (s - (q[b0] + q[b1]) / s if (s := b0 + b1) else 0.0)
+                + (u - (q[t0 - b0] + q[t1 - b1]) / u if (u := n - s) else 0.0)
             )
             for b0, b1 in rows
-            for a0, a1 in ((t0 - b0, t1 - b1),)
         ]
     x = xlogx()
     return [(x[b0] + x[b1] - x[(s := b0 + b1)]) + (x[t0 - b0] + x[t1 - b1] - x[n - s]) for b0, b1 in rows]
+
+
+def _gini_of_splits(below0: List[int], below1: List[int], t0: int, t1: int, q: List[int]) -> List[float]:
+    # The gini of _two_class_scores where every interval has rows on both sides (no empty-side branch).
+    n = t0 + t1
+    return [
+        -(((s := b0 + b1) - (q[b0] + q[b1]) / s) + ((u := n - s) - (q[t0 - b0] + q[t1 - b1]) / u))
+        for b0, b1 in zip(below0, below1)
+    ]
 
 
 def _impurity(sizes: List[int], squares: List[int]) -> Iterable[float]:
@@ -251,6 +276,7 @@ class ArrayCounts:
         self.store = ColumnStore.of(data)
         self.n_classes = data.schema.n_classes
         self._xlogx: List[float] = []
+        self._squares: List[int] = []
         self._zero_tables: Dict[int, Dict[int, int]] = {}
         self._masked: Optional[Rows] = None
         self._root_mask = 0
@@ -273,6 +299,13 @@ class ArrayCounts:
         if not self._xlogx:
             self._xlogx = xlogx_table(len(self.store.rows))
         return self._xlogx
+
+    def squares(self) -> List[int]:
+        """``[c * c for c in range(size + 1)]`` up to the data set's size, computed on first use."""
+        if not self._squares:
+            counts = range(len(self.store.rows) + 1)
+            self._squares = list(map(mul, counts, counts))
+        return self._squares
 
     def root(self) -> Rows:
         rows = list(self.store.rows)
@@ -405,7 +438,7 @@ class ArrayCounts:
             starts.pop()
             for b in below:
                 b.pop()
-        return ArrayThresholds(starts, ends, below, totals, self.xlogx)
+        return ArrayThresholds(starts, ends, below, totals, self.xlogx, self.squares)
 
     def masks(self) -> RowMasks:
         return self
