@@ -149,63 +149,72 @@ def xlogx_table(size: int) -> List[float]:
 class ArrayThresholds:
     """The intervals of one (node, continuous attribute) as columns.
 
-    ``starts``, ``ends``: the interval bounds; ``below[c]``: the node's rows
-    of class ``c`` below each interval; ``totals[c]``: the node's rows of
-    class ``c``; ``xlogx``, ``squares``: functions returning tables of
-    ``c log2 c`` (info-gain's terms) and ``c * c`` (gini's) for counts up
+    ``cuts``: ``lower``, the node's distinct values (increasing), ``upper``;
+    ``upto[c][t]``: the node's rows of class ``c`` with a value up to
+    ``cuts[t]`` (``upto[c][0]`` is 0, ``upto[c][-1]`` all rows of class
+    ``c``); ``sizes``: the same for all classes, or None (summed when
+    needed).  The intervals are ``(cuts[t], cuts[t + 1])`` for ``t`` from
+    ``lo`` to ``hi - 1`` (the first cut may equal the smallest value, the
+    last the largest).  ``xlogx``, ``squares``: functions returning tables
+    of ``c log2 c`` (info-gain's terms) and ``c * c`` (gini's) for counts up
     to the node's size at least.
     """
 
     def __init__(
         self,
-        starts: List[float],
-        ends: List[float],
-        below: List[List[int]],
-        totals: List[int],
+        cuts: List[float],
+        upto: List[List[int]],
+        sizes: Optional[List[int]],
+        lo: int,
+        hi: int,
         xlogx: Callable[[], List[float]],
         squares: Callable[[], List[int]],
     ) -> None:
-        self.starts = starts
-        self.ends = ends
-        self.below = below
-        self.totals = totals
+        self.cuts = cuts
+        self.upto = upto
+        self.sizes = sizes
+        self.lo = lo
+        self.hi = hi
         self._xlogx = xlogx
         self._squares = squares
 
     def __len__(self) -> int:
-        return len(self.starts)
+        return self.hi - self.lo
 
     def interval(self, index: int) -> Interval:
+        t = self.lo + index
         return Interval(
-            self.starts[index],
-            self.ends[index],
-            (tuple(b[index] for b in self.below), tuple(t - b[index] for t, b in zip(self.totals, self.below))),
+            self.cuts[t], self.cuts[t + 1], (tuple(c[t] for c in self.upto), tuple(c[-1] - c[t] for c in self.upto))
         )
 
     def lengths(self) -> List[float]:
-        return [end - start for start, end in zip(self.starts, self.ends)]
+        return list(map(sub, self.cuts[self.lo + 1 : self.hi + 1], self.cuts[self.lo : self.hi]))
 
     def below_sizes(self) -> List[int]:
-        return _column_sum(self.below)
+        if self.sizes is None:
+            self.sizes = _column_sum(self.upto)
+        return self.sizes[self.lo : self.hi]
 
     def best(self, quality: str, first: int, last: int) -> Tuple[float, int]:
         # Only the intervals asked for are scored.
-        if len(self.below) == 2 and quality == "gini":
-            t0, t1 = self.totals
-            scores = _gini_of_splits(self.below[0][first:last], self.below[1][first:last], t0, t1, self._squares())
+        if len(self.upto) == 2 and quality == "gini":
+            zeros, ones = self.upto
+            start, stop = self.lo + first, self.lo + last
+            scores = _gini_of_splits(zeros[start:stop], ones[start:stop], zeros[-1], ones[-1], self._squares())
             return first_best(scores, first)
         return first_best(self.scores(quality)[first:last], first)
 
     def scores(self, quality: str) -> List[float]:
-        below = self.below
+        below = [c[self.lo : self.hi] for c in self.upto]
+        totals = [c[-1] for c in self.upto]
         if len(below) == 2 and quality in ("gini", "info-gain"):
-            return _two_class_scores(quality, below, self.totals, self._xlogx, self._squares)
-        above = [list(map(sub, repeat(t), b)) for t, b in zip(self.totals, below)]
+            return _two_class_scores(quality, below, totals, self._xlogx, self._squares)
+        above = [list(map(sub, repeat(t), b)) for t, b in zip(totals, below)]
         if quality == "max":
             # float(sum(max(row) for row in table)): an int sum, exact.
             return list(map(float, map(add, _column_max(below), _column_max(above))))
         size_below = self.below_sizes()
-        size_above = list(map(sub, repeat(sum(self.totals)), size_below))
+        size_above = list(map(sub, repeat(sum(totals)), size_below))
         if quality == "gini":
             # total = 0.0; total += size - squares / size for each non-empty side; -total.
             # Each term is >= 0, so an empty side's 0.0 term changes nothing.
@@ -285,8 +294,8 @@ class ArrayCounts:
         self._grids: Dict[int, Tuple[ThresholdGrid, int]] = {}
         # Tables counted so far, by (node, column); the rows list is kept, so its id stays the node's.
         self._tables: Dict[Tuple[int, Tuple[object, ...]], Tuple[Rows, List[int]]] = {}
-        # The parent and the children (itself among them) of every node a split made.
-        self._family: Dict[int, Tuple[Rows, Rows, Sequence[Rows]]] = {}
+        # The parent, the children (itself among them) and the largest child of every node a split made.
+        self._family: Dict[int, Tuple[Rows, Rows, Sequence[Rows], Rows]] = {}
 
     def _zeros(self, attribute: int, size: int) -> Dict[int, int]:
         """``{key: 0}`` for the keys ``0 .. size - 1`` of ``attribute``, in order, made once."""
@@ -324,8 +333,11 @@ class ArrayCounts:
         return known[1](column)  # type: ignore[arg-type, return-value]
 
     def _adopt(self, parent: Rows, children: Sequence[Rows]) -> None:
+        if not children:
+            return
+        largest = max(children, key=len)
         for child in children:
-            self._family[id(child)] = (child, parent, children)
+            self._family[id(child)] = (child, parent, children, largest)
 
     def _flat(self, rows: Rows, name: Tuple[object, ...], column: CodeColumn, size: int) -> List[int]:
         """How many of ``rows`` have each key ``0 .. size - 1`` of ``column`` (named ``name``), counted once."""
@@ -341,14 +353,14 @@ class ArrayCounts:
             return list(self.store.histogram(name, column, size))
         family = self._family.get(id(rows))
         if family is not None and family[0] is rows:
-            _, parent, children = family
+            _, parent, children, largest = family
             counted = self._tables.get((id(parent), name))
             # The largest child costs its parent's table less its smaller siblings' (counted directly),
             # when that is cheaper.
             if (
                 counted is not None
                 and counted[0] is parent
-                and max(children, key=len) is rows
+                and largest is rows
                 and self._cheaper(rows, name, children)
             ):
                 # An empty sibling has nothing to subtract.
@@ -390,8 +402,10 @@ class ArrayCounts:
         distinct = self.store.distinct(attribute)
         size = len(distinct) * k
         values: List[float]
-        # upto[c][j]: the node's rows of class c with a value up to values[j].
+        # upto[c][j]: the node's rows of class c with a value below values[j] (j = 0) or up to
+        # values[j - 1]; sizes: the same for all classes, when it comes for free.
         upto: List[List[int]]
+        sizes: Optional[List[int]] = None
         if len(rows) * _DENSE_RATIO >= size:
             # Many keys may occur: count into the whole key space, in key order (the root's is
             # the data set's histogram, counted once; a Counter keeps the order its keys were
@@ -408,37 +422,27 @@ class ArrayCounts:
             columns = [flat[c::k] for c in range(k)]
             present = _column_sum(columns)
             values = list(compress(distinct, present))
-            upto = [list(accumulate(compress(column, present))) for column in columns]
+            upto = [list(accumulate(compress(column, present), initial=0)) for column in columns]
         else:
             # Few rows: sort their keys (rank * k + label), so that a value's rows are
-            # consecutive, and read the running class counts at the last row of each value.
+            # consecutive, and read the running class counts (from 0) at the last row of each value.
             ordered = sorted(self._gather(keys, rows))
             ranks = list(map(floordiv, ordered, repeat(k)))
-            last_of_value = list(map(ne, ranks, chain(islice(ranks, 1, None), (-1,))))
-            values = list(map(distinct.__getitem__, compress(ranks, last_of_value)))
+            at = list(chain((True,), map(ne, ranks, chain(islice(ranks, 1, None), (-1,)))))
+            values = list(map(distinct.__getitem__, compress(ranks, islice(at, 1, None))))
+            sizes = list(compress(range(len(ordered) + 1), at))
             if k == 2:
-                ones = list(compress(accumulate(map(mod, ordered, repeat(2))), last_of_value))
-                upto = [list(map(sub, compress(range(1, len(ordered) + 1), last_of_value), ones)), ones]
+                ones = list(compress(accumulate(map(mod, ordered, repeat(2)), initial=0), at))
+                upto = [list(map(sub, sizes, ones)), ones]
             else:
                 labels = list(map(mod, ordered, repeat(k)))
-                upto = [
-                    list(compress(islice(accumulate(map(eq, labels, repeat(c)), initial=0), 1, None), last_of_value))
-                    for c in range(k)
-                ]
-        totals = [counts[-1] if counts else 0 for counts in upto]
+                upto = [list(compress(accumulate(map(eq, labels, repeat(c)), initial=0), at)) for c in range(k)]
         # The cut points are lower, values, upper.  The first interval (lower, values[0]) exists
         # if the smallest value is above lower, the last (values[-1], upper) if the largest is
         # below upper; the inner ones always (distinct values increase).
-        first = not values or values[0] > lower
-        last = not values or upper > values[-1]
-        starts = ([lower] if first else []) + values
-        ends = values[0 if first else 1 :] + ([upper] if last else [])
-        below = [[0] + counts if first else counts for counts in upto]
-        if not last:
-            starts.pop()
-            for b in below:
-                b.pop()
-        return ArrayThresholds(starts, ends, below, totals, self.xlogx, self.squares)
+        lo = 0 if not values or values[0] > lower else 1
+        hi = len(values) + (1 if not values or upper > values[-1] else 0)
+        return ArrayThresholds([lower, *values, upper], upto, sizes, lo, hi, self.xlogx, self.squares)
 
     def masks(self) -> RowMasks:
         return self
