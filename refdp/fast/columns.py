@@ -73,6 +73,7 @@ class ColumnStore:
         self._source = tuple(data.column(a) for a in range(data.schema.n_attributes))
         self._source_labels = data.labels
         self._histograms: Dict[Tuple[object, ...], List[int]] = {}
+        self._blocks: Dict[Tuple[Tuple[object, ...], ...], List[bytes]] = {}
         self._grid_numbers: Dict[ThresholdGrid, int] = {}
         self.masks: Dict[Tuple[object, ...], int] = {}
         """Row masks (:class:`refdp.engine.RowMasks`) that depend on the data alone, made by the engine."""
@@ -173,6 +174,12 @@ class ColumnStore:
     def grid_number(self, grid: ThresholdGrid) -> int:
         """A small int naming ``grid`` (equal grids, equal numbers): a grid's hash is slow to compute."""
         return self._grid_numbers.setdefault(grid, len(self._grid_numbers))
+
+    def row_block(self, names: Tuple[Tuple[object, ...], ...], columns: Sequence[bytes]) -> List[bytes]:
+        """Every base row's byte of each of the byte ``columns`` (named ``names``), one bytes object per row, made once."""
+        if names not in self._blocks:
+            self._blocks[names] = list(map(bytes, zip(*columns)))
+        return self._blocks[names]
 
     def histogram(self, name: Tuple[object, ...], column: CodeColumn, size: int) -> List[int]:
         """How many base rows have each key ``0 .. size - 1`` of ``column`` (named ``name``), counted once."""

@@ -60,6 +60,8 @@ _DENSE_RATIO = 8
 _TABLE_KEYS = 1024
 # Counting a table costs about as much as counting this many more rows.
 _TABLE_COST = 64
+# With at least this many byte columns counted, a node gathers them all at once (see ArrayCounts._picked).
+_BLOCK_MIN = 4
 # Up to this many children, one translate-and-compress pass per child beats a loop over the rows.
 _SELECT_LIMIT = 6
 
@@ -81,9 +83,9 @@ def tally(keys: CodeColumn, rows: Rows, size: int) -> List[int]:
     return _tally(gather(keys, rows), size)
 
 
-def _tally(picked: Tuple[int, ...], size: int) -> List[int]:
+def _tally(picked: Sequence[int], size: int) -> List[int]:
     if size <= 256:
-        packed = bytes(picked)
+        packed = picked if isinstance(picked, bytes) else bytes(picked)
         if size <= _COUNT_LIMIT:
             return [packed.count(k) for k in range(size)]
         found = Counter(packed)
@@ -294,6 +296,12 @@ class ArrayCounts:
         self._grids: Dict[int, Tuple[ThresholdGrid, int]] = {}
         # Tables counted so far, by (node, column); the rows list is kept, so its id stays the node's.
         self._tables: Dict[Tuple[int, Tuple[object, ...]], Tuple[Rows, List[int]]] = {}
+        # The byte columns counted so far, by name, until the first node off the root is counted,
+        # which fixes the block (see _picked): their names' positions and the rows of the block.
+        self._byte_columns: Dict[Tuple[object, ...], bytes] = {}
+        self._block: Optional[Tuple[Dict[Tuple[object, ...], int], List[bytes]]] = None
+        # The block's rows of a node, joined.
+        self._joined: Dict[int, Tuple[Rows, bytes]] = {}
         # The parent, the children (itself among them) and the largest child of every node a split made.
         self._family: Dict[int, Tuple[Rows, Rows, Sequence[Rows], Rows]] = {}
 
@@ -332,6 +340,32 @@ class ArrayCounts:
             known = self._getters[id(rows)] = (rows, itemgetter(*rows))
         return known[1](column)  # type: ignore[arg-type, return-value]
 
+    def _picked(self, rows: Rows, name: Tuple[object, ...], column: CodeColumn) -> Sequence[int]:
+        """``column[i]`` for every ``i`` in ``rows`` (``column`` named ``name``).
+
+        A node counts most byte columns a learner counts at all, so the
+        node's rows of the block (every byte column counted before the first
+        node off the root, one bytes object per base row) are gathered and
+        joined once, and a column is a slice of that: one gather per node
+        rather than one per column.
+        """
+        if len(rows) > 1 and isinstance(column, bytes):
+            if self._block is None:
+                names = tuple(self._byte_columns)
+                self._block = (
+                    (dict(zip(names, range(len(names)))), self.store.row_block(names, list(self._byte_columns.values())))
+                    if len(names) >= _BLOCK_MIN
+                    else ({}, [])
+                )
+            offsets, records = self._block
+            position = offsets.get(name)
+            if position is not None:
+                joined = self._joined.get(id(rows))
+                if joined is None or joined[0] is not rows:
+                    joined = self._joined[id(rows)] = (rows, b"".join(self._gather(records, rows)))
+                return joined[1][position :: len(offsets)]
+        return self._gather(column, rows)
+
     def _adopt(self, parent: Rows, children: Sequence[Rows]) -> None:
         if not children:
             return
@@ -344,6 +378,8 @@ class ArrayCounts:
         known = self._tables.get((id(rows), name))
         if known is not None and known[0] is rows:
             return known[1]
+        if self._block is None and isinstance(column, bytes):
+            self._byte_columns.setdefault(name, column)
         flat = self._count(rows, name, column, size)
         self._tables[id(rows), name] = (rows, flat)
         return flat
@@ -366,7 +402,7 @@ class ArrayCounts:
                 # An empty sibling has nothing to subtract.
                 others = [self._flat(child, name, column, size) for child in children if child and child is not rows]
                 return list(map(sub, counted[1], _column_sum(others))) if others else list(counted[1])
-        return _tally(self._gather(column, rows), size)
+        return _tally(self._picked(rows, name, column), size)
 
     def _cheaper(self, rows: Rows, name: Tuple[object, ...], children: Sequence[Rows]) -> bool:
         # Whether the siblings of ``rows`` not counted yet cost less to count than ``rows`` (a
@@ -426,7 +462,7 @@ class ArrayCounts:
         else:
             # Few rows: sort their keys (rank * k + label), so that a value's rows are
             # consecutive, and read the running class counts (from 0) at the last row of each value.
-            ordered = sorted(self._gather(keys, rows))
+            ordered = sorted(self._picked(rows, ("keys", attribute), keys))
             ranks = list(map(floordiv, ordered, repeat(k)))
             at = list(chain((True,), map(ne, ranks, chain(islice(ranks, 1, None), (-1,)))))
             values = list(map(distinct.__getitem__, compress(ranks, islice(at, 1, None))))
