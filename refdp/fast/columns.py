@@ -34,7 +34,7 @@ ints; both index at C speed and cannot be changed by anyone holding them.
 from __future__ import annotations
 
 from collections import Counter
-from itertools import repeat
+from itertools import chain, repeat
 from operator import add, mul
 from typing import Dict, List, Optional, Sequence, Tuple, Union, cast
 
@@ -84,6 +84,7 @@ class ColumnStore:
         self._codes: Dict[int, CodeColumn] = {}
         self._distinct: Dict[int, Tuple[float, ...]] = {}
         self._keys: Dict[int, CodeColumn] = {}
+        self._key_values: Dict[int, Tuple[float, ...]] = {}
         self._ranks: Dict[int, CodeColumn] = {}
         self._grid_keys: Dict[Tuple[int, ThresholdGrid], CodeColumn] = {}
 
@@ -159,6 +160,13 @@ class ColumnStore:
             else:
                 self._keys[attribute] = code_column(list(map(add, map(mul, ranks, repeat(k)), labels)), size)
         return self._keys[attribute]
+
+    def key_values(self, attribute: int) -> Tuple[float, ...]:
+        """The value of each key of continuous ``attribute`` (``distinct(a)[key // |C|]``), made once."""
+        if attribute not in self._key_values:
+            k = self.schema.n_classes
+            self._key_values[attribute] = tuple(chain.from_iterable(map(repeat, self.distinct(attribute), repeat(k))))
+        return self._key_values[attribute]
 
     def grid_keys(self, attribute: int, grid: ThresholdGrid) -> CodeColumn:
         """The combined key ``grid code * |C| + label`` of every base row of continuous ``attribute``."""

@@ -463,9 +463,10 @@ class ArrayCounts:
             # Few rows: sort their keys (rank * k + label), so that a value's rows are
             # consecutive, and read the running class counts (from 0) at the last row of each value.
             ordered = sorted(self._picked(rows, ("keys", attribute), keys))
-            ranks = list(map(floordiv, ordered, repeat(k)))
-            at = list(chain((True,), map(ne, ranks, chain(islice(ranks, 1, None), (-1,)))))
-            values = list(map(distinct.__getitem__, compress(ranks, islice(at, 1, None))))
+            # The value of each row (a float of the store's, not a new object), in order.
+            cells = list(map(self.store.key_values(attribute).__getitem__, ordered))
+            at = list(chain((True,), map(ne, cells, chain(islice(cells, 1, None), (None,)))))
+            values = list(compress(cells, islice(at, 1, None)))
             sizes = list(compress(range(len(ordered) + 1), at))
             if k == 2:
                 ones = list(compress(accumulate(map(mod, ordered, repeat(2)), initial=0), at))
