@@ -86,9 +86,9 @@ class _Builder:
             below = intervals.below_sizes()
             first, last = bisect_right(below, 0), bisect_left(below, len(rows))
             if first < last:
-                top, index = intervals.best(self.quality, first, last)
-                if top > best[0]:
-                    best = (top, a, _midpoint(intervals.interval(index)))
+                found = intervals.best(self.quality, first, last, best[0])
+                if found is not None:
+                    best = (found[0], a, _midpoint(intervals.interval(found[1])))
         return best
 
     def build(self, rows: Rows, attributes: Tuple[int, ...], depth: int, parent: Sequence[int]) -> Node:

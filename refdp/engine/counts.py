@@ -171,8 +171,10 @@ class ThresholdCandidates(Protocol):
     def below_sizes(self) -> List[int]:
         """The number of the node's rows below each interval (``sum(interval.table[0])``)."""
 
-    def best(self, quality: str, first: int, last: int) -> Tuple[float, int]:
-        """The highest of ``scores(quality)[first:last]`` (``first < last``) and the first index where it occurs."""
+    def best(self, quality: str, first: int, last: int, floor: float) -> Optional[Tuple[float, int]]:
+        """The highest of ``scores(quality)[first:last]`` and the first index where it occurs, if it is
+        above ``floor``; else None.  Each interval from ``first`` to ``last - 1`` (at least one) has
+        rows on both sides."""
 
 
 class RowMasks(Protocol):
@@ -259,15 +261,15 @@ class ReferenceThresholds:
     def below_sizes(self) -> List[int]:
         return [sum(interval.table[0]) for interval in self._intervals]
 
-    def best(self, quality: str, first: int, last: int) -> Tuple[float, int]:
-        return first_best(self.scores(quality)[first:last], first)
+    def best(self, quality: str, first: int, last: int, floor: float) -> Optional[Tuple[float, int]]:
+        return first_best(self.scores(quality)[first:last], first, floor)
 
 
-def first_best(scores: List[float], offset: int) -> Tuple[float, int]:
-    """The highest of ``scores`` and ``offset`` plus the first index where it occurs."""
+def first_best(scores: List[float], offset: int, floor: float) -> Optional[Tuple[float, int]]:
+    """The highest of ``scores`` and ``offset`` plus the first index where it occurs, if it is above ``floor``."""
     # max keeps the first of equal floats, index finds it.
     top = max(scores)
-    return top, offset + scores.index(top)
+    return (top, offset + scores.index(top)) if top > floor else None
 
 
 class ReferenceCounts:
