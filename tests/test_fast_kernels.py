@@ -16,7 +16,7 @@ from typing import Callable, List, Optional, Tuple, Union
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from refdp.engine import REFERENCE, ReferenceCounts
+from refdp.engine import REFERENCE, ReferenceCounts, ThresholdCandidates
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset, Schema
 from refdp.data.grid import ThresholdGrid
 from refdp.fast import ARRAY, ArrayCounts
@@ -147,8 +147,8 @@ def test_interval_counts_of_every_node_agree_down_a_tree(data: st.DataObject) ->
     _walk_down(data, schema, dataset, visit)
 
 
-def _best_of(found: object, quality: str, first: int, last: int, floor: float) -> object:
-    best = found.best(quality, first, last, floor)  # type: ignore[attr-defined]
+def _best_of(found: ThresholdCandidates, quality: str, floor: float) -> object:
+    best = found.best(quality, floor)
     return None if best is None else (repr(best[0]), best[1])
 
 
@@ -156,7 +156,7 @@ def test_best_threshold_above_a_score_to_beat_agrees() -> None:
     # Many intervals (the array engine scores two-class gini by blocks): values with and without
     # repeats, classes in runs or at random or alternating, or the same read from either end (each
     # score twice, the first of the best maybe inside a block), scores to beat around the best; at
-    # the root and at a node below it.
+    # the root and at nodes below it.
     schema = Schema((ContinuousAttribute("x", 0.0, 1000.0),), "c", ("a", "b"))
     for seed in range(40):
         rng = random.Random(seed)
@@ -177,8 +177,11 @@ def test_best_threshold_above_a_score_to_beat_agrees() -> None:
         dataset = Dataset.from_codes(schema, [values], labels)
         reference, array = ReferenceCounts(dataset), ArrayCounts(dataset)
         rows, arows = reference.root(), array.root()
-        cut = rng.uniform(100.0, 900.0)
-        nodes = [(rows, arows), (reference.split_threshold(rows, 0, cut)[1], array.split_threshold(arows, 0, cut)[1])]
+        # A node with few rows for its distinct values sorts them (from 256 rows on, lazily).
+        nodes = [(rows, arows)] + [
+            (reference.split_threshold(rows, 0, cut)[1], array.split_threshold(arows, 0, cut)[1])
+            for cut in (rng.uniform(100.0, 900.0), 850.0)
+        ]
         for node, anode in nodes:
             ref, arr = reference.thresholds(node, 0, 0.0, 1000.0), array.thresholds(anode, 0, 0.0, 1000.0)
             sizes = ref.below_sizes()
@@ -190,10 +193,9 @@ def test_best_threshold_above_a_score_to_beat_agrees() -> None:
                 top = scores[0]
                 floors = [float("-inf"), top, math.nextafter(top, -math.inf), math.nextafter(top, math.inf)]
                 floors += scores[1:4] + [math.nextafter(x, -math.inf) for x in scores[1:4]] + [scores[-1]]
+                floors += [top + 1.0, top / 2, (top + scores[-1]) / 2, top - (top - scores[-1]) / 100]
                 for floor in floors:
-                    assert _best_of(ref, quality, first, last, floor) == _best_of(arr, quality, first, last, floor), (
-                        seed, quality, floor
-                    )
+                    assert _best_of(ref, quality, floor) == _best_of(arr, quality, floor), (seed, quality, floor)
 
 
 @st.composite

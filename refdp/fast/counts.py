@@ -36,7 +36,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from bisect import bisect_left
-from functools import lru_cache
+from functools import lru_cache, partial
 from itertools import accumulate, chain, compress, islice, repeat
 from operator import add, eq, floordiv, ge, itemgetter, mod, mul, ne, neg, not_, sub, truediv
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, TypeVar, cast
@@ -63,8 +63,11 @@ _TABLE_COST = 64
 # A float gini score of n rows is within 3 n 2**-53 of its real value; blocks of intervals are
 # skipped with this much wider margin (times n), see _gini_best_by_blocks.
 _ROUNDING = 2.0**-48
-# Intervals per block of _gini_best_by_blocks.
+# Intervals (or rows) per block of _gini_best_by_blocks (or _gini_below).
 _BLOCK = 32
+# From this many rows on, a node that sorts its two-class keys first tries to rule out every split
+# by gini from the rows' running counts (see LazyThresholds).
+_BOUND_FROM = 256
 # With at least this many byte columns counted, a node gathers them all at once (see ArrayCounts._picked).
 _BLOCK_MIN = 4
 # Up to this many children, one translate-and-compress pass per child beats a loop over the rows.
@@ -202,8 +205,12 @@ class ArrayThresholds:
             self.sizes = _column_sum(self.upto)
         return self.sizes[self.lo : self.hi]
 
-    def best(self, quality: str, first: int, last: int, floor: float) -> Optional[Tuple[float, int]]:
-        # Only the intervals asked for are scored.
+    def best(self, quality: str, floor: float) -> Optional[Tuple[float, int]]:
+        # Each value has rows, so the intervals with rows on both sides are those from cut 1 to the
+        # last value; only they are scored.
+        first, last = max(self.lo, 1) - self.lo, min(self.hi, len(self.cuts) - 2) - self.lo
+        if first >= last:
+            return None
         if len(self.upto) == 2 and quality == "gini":
             zeros, ones = self.upto
             start, stop = self.lo + first, self.lo + last
@@ -334,6 +341,71 @@ def _entropy_terms(table: Callable[[int], float], columns: Sequence[Sequence[int
     for column in columns[1:]:
         total = map(add, total, map(table, column))
     return map(sub, total, map(table, sizes))
+
+
+class LazyThresholds:
+    """:class:`ArrayThresholds` of a node's sorted two-class keys, made on first use but by
+    :meth:`best`, which may first rule out every interval from the rows' running counts.
+
+    ``ones[r]``: the rows of class 1 among the first r rows (in value order, ``r = 0 .. n``);
+    ``build``: makes the intervals.
+    """
+
+    def __init__(self, ones: List[int], build: Callable[[], ArrayThresholds], squares: Callable[[], List[int]]) -> None:
+        self._ones = ones
+        self._build = build
+        self._squares = squares
+        self._made: Optional[ArrayThresholds] = None
+
+    def _full(self) -> ArrayThresholds:
+        if self._made is None:
+            self._made = self._build()
+        return self._made
+
+    def __len__(self) -> int:
+        return len(self._full())
+
+    def interval(self, index: int) -> Interval:
+        return self._full().interval(index)
+
+    def lengths(self) -> List[float]:
+        return self._full().lengths()
+
+    def scores(self, quality: str) -> List[float]:
+        return self._full().scores(quality)
+
+    def below_sizes(self) -> List[int]:
+        return self._full().below_sizes()
+
+    def best(self, quality: str, floor: float) -> Optional[Tuple[float, int]]:
+        if quality == "gini" and _gini_below(self._ones, floor, self._squares()):
+            return None
+        return self._full().best(quality, floor)
+
+
+def _gini_below(ones: List[int], floor: float, q: List[int]) -> bool:
+    """Whether no split of n rows in this order, with ``ones[r]`` of class 1 among the first r
+    (``r = 0 .. n``), has a two-class gini score above ``floor`` (False if unsure).
+
+    Every interval with rows on both sides has the counts below of a prefix of 1 .. n - 1 rows, so
+    the argument of :func:`_gini_best_by_blocks`, with blocks of ``_BLOCK`` rows: every such score
+    is at most the best corner of its block's box plus twice the rounding, below ``floor`` when the
+    best corner is below ``floor`` less the margin.
+    """
+    n = len(ones) - 1
+    if floor == -math.inf or n < 3:
+        return False
+    t1 = ones[-1]
+    t0 = n - t1
+    edges = [*range(1, n - 1, _BLOCK), n - 1]
+    ones_at = [*ones[1 : n - 1 : _BLOCK], ones[n - 1]]
+    zeros_at = list(map(sub, edges, ones_at))
+    high = max(
+        max(_gini_of_splits(zeros_at, ones_at, t0, t1, q)),
+        max(_gini_of_splits(zeros_at, ones_at[1:], t0, t1, q)),
+        max(_gini_of_splits(zeros_at[1:], ones_at, t0, t1, q)),
+    )
+    return high < floor - n * _ROUNDING
 
 
 class ArrayCounts:
@@ -493,11 +565,8 @@ class ArrayCounts:
         keys = self.store.keys(attribute)
         distinct = self.store.distinct(attribute)
         size = len(distinct) * k
-        values: List[float]
-        # upto[c][j]: the node's rows of class c with a value below values[j] (j = 0) or up to
-        # values[j - 1]; sizes: the same for all classes, when it comes for free.
-        upto: List[List[int]]
-        sizes: Optional[List[int]] = None
+        # upto[c][j] (ArrayThresholds): the node's rows of class c with a value below values[j]
+        # (j = 0) or up to values[j - 1].
         if len(rows) * _DENSE_RATIO >= size:
             # Many keys may occur: count into the whole key space, in key order (the root's is
             # the data set's histogram, counted once; a Counter keeps the order its keys were
@@ -515,21 +584,41 @@ class ArrayCounts:
             present = _column_sum(columns)
             values = list(compress(distinct, present))
             upto = [list(accumulate(compress(column, present), initial=0)) for column in columns]
+            return self._intervals(values, upto, None, lower, upper)
+        # Few rows: sort their keys (rank * k + label), so that a value's rows are consecutive.
+        ordered = sorted(self._picked(rows, ("keys", attribute), keys))
+        key_values = self.store.key_values(attribute)
+        if k == 2 and len(ordered) >= _BOUND_FROM:
+            ones = list(accumulate(map(mod, ordered, repeat(2)), initial=0))
+            return LazyThresholds(
+                ones, partial(self._sorted_intervals, ordered, key_values, ones, lower, upper), self.squares
+            )
+        return self._sorted_intervals(ordered, key_values, None, lower, upper)
+
+    def _sorted_intervals(
+        self, ordered: List[int], key_values: Tuple[float, ...], ones: Optional[List[int]], lower: float, upper: float
+    ) -> "ArrayThresholds":
+        # Read the running class counts (from 0) at the last row of each value; ``ones``: the running
+        # count of class 1 row by row, if made already.
+        k = self.n_classes
+        # The value of each row (a float of the store's, not a new object), in order.
+        cells = list(map(key_values.__getitem__, ordered))
+        at = list(chain((True,), map(ne, cells, chain(islice(cells, 1, None), (None,)))))
+        values = list(compress(cells, islice(at, 1, None)))
+        sizes = list(compress(range(len(ordered) + 1), at))
+        if k == 2:
+            if ones is None:
+                ones = list(accumulate(map(mod, ordered, repeat(2)), initial=0))
+            kept = list(compress(ones, at))
+            upto = [list(map(sub, sizes, kept)), kept]
         else:
-            # Few rows: sort their keys (rank * k + label), so that a value's rows are
-            # consecutive, and read the running class counts (from 0) at the last row of each value.
-            ordered = sorted(self._picked(rows, ("keys", attribute), keys))
-            # The value of each row (a float of the store's, not a new object), in order.
-            cells = list(map(self.store.key_values(attribute).__getitem__, ordered))
-            at = list(chain((True,), map(ne, cells, chain(islice(cells, 1, None), (None,)))))
-            values = list(compress(cells, islice(at, 1, None)))
-            sizes = list(compress(range(len(ordered) + 1), at))
-            if k == 2:
-                ones = list(compress(accumulate(map(mod, ordered, repeat(2)), initial=0), at))
-                upto = [list(map(sub, sizes, ones)), ones]
-            else:
-                labels = list(map(mod, ordered, repeat(k)))
-                upto = [list(compress(accumulate(map(eq, labels, repeat(c)), initial=0), at)) for c in range(k)]
+            labels = list(map(mod, ordered, repeat(k)))
+            upto = [list(compress(accumulate(map(eq, labels, repeat(c)), initial=0), at)) for c in range(k)]
+        return self._intervals(values, upto, sizes, lower, upper)
+
+    def _intervals(
+        self, values: List[float], upto: List[List[int]], sizes: Optional[List[int]], lower: float, upper: float
+    ) -> "ArrayThresholds":
         # The cut points are lower, values, upper.  The first interval (lower, values[0]) exists
         # if the smallest value is above lower, the last (values[-1], upper) if the largest is
         # below upper; the inner ones always (distinct values increase).
