@@ -24,6 +24,9 @@ The columns:
 * ``grid_keys(a, grid)``: ``code * |C| + label`` with ``code`` the row's
   cell of the public threshold grid (:meth:`ThresholdGrid.code`, computed
   once per distinct value);
+* ``key_values(a)``: the value of each key of continuous ``a``;
+* ``row_block(names, columns)``: one bytes object per row holding its byte
+  of each of the byte ``columns``, so that a node gathers them all at once;
 * ``histogram(name, column, size)``: how many rows of the whole data set
   carry each key of a key column (the root's table).
 

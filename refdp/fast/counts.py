@@ -6,8 +6,10 @@ Most kernels are chains of standard-library calls that iterate in C
 :func:`itertools.accumulate`), so no Python bytecode runs per row:
 
 * class counts and (value x class) tables: the node's combined keys,
-  gathered with one itemgetter per node and counted with ``bytes.count``
-  or one Counter; but the root's tables are the whole data set's (counted
+  counted with ``bytes.count`` or one Counter; a node's byte-sized keys of
+  every column are gathered at once, as slices of the node's rows of a
+  per-row block of them all (:meth:`ColumnStore.row_block`), others with
+  one itemgetter per node; but the root's tables are the whole data set's (counted
   once per data set, :meth:`ColumnStore.histogram`), and the largest child
   of a split gets its parent's table less its siblings' (integers, so the
   same counts), which makes a level of the tree cost the rows outside its
@@ -17,6 +19,13 @@ Most kernels are chains of standard-library calls that iterate in C
   (the root reads the data set's histogram), read in key order, with
   cumulative sums per class; a small one sorts its keys and reads running
   class counts at the last key of each value;
+* the best threshold (:meth:`ArrayThresholds.best`, the non-private
+  baseline's): two-class gini, convex in the counts below, is scored at
+  the edges and box corners of blocks of intervals first, and inside a
+  block only where a corner may reach the best or the score to beat (a
+  large sorted node first tries the same on blocks of rows, before
+  counting per value); every float skipped is provably below, so the
+  choice is that of scoring every interval;
 * partitions: ``compress`` with the selector of a comparison, or one pass
   that appends each row to its side; children keep the parent's row order;
 * masks (:class:`refdp.engine.RowMasks`): a random tree routes all
