@@ -186,6 +186,10 @@ class ColumnStore:
         """A small int naming ``grid`` (equal grids, equal numbers): a grid's hash is slow to compute."""
         return self._grid_numbers.setdefault(grid, len(self._grid_numbers))
 
+    def has_row_block(self, names: Tuple[Tuple[object, ...], ...]) -> bool:
+        """Whether :meth:`row_block` of ``names`` is made."""
+        return names in self._blocks
+
     def row_block(self, names: Tuple[Tuple[object, ...], ...], columns: Sequence[bytes]) -> List[bytes]:
         """Every base row's byte of each of the byte ``columns`` (named ``names``), one bytes object per row, made once."""
         if names not in self._blocks:

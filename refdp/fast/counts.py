@@ -433,10 +433,11 @@ class ArrayCounts:
         self._grids: Dict[int, Tuple[ThresholdGrid, int]] = {}
         # Tables counted so far, by (node, column); the rows list is kept, so its id stays the node's.
         self._tables: Dict[Tuple[int, Tuple[object, ...]], Tuple[Rows, List[int]]] = {}
-        # The byte columns counted so far, by name, until the first node off the root is counted,
-        # which fixes the block (see _picked): their names' positions and the rows of the block.
+        # The byte columns counted so far, by name, until the block is made (see _picked): their
+        # names' positions and the rows of the block; the rows gathered one byte column at a time.
         self._byte_columns: Dict[Tuple[object, ...], bytes] = {}
         self._block: Optional[Tuple[Dict[Tuple[object, ...], int], List[bytes]]] = None
+        self._gathered = 0
         # The block's rows of a node, joined.
         self._joined: Dict[int, Tuple[Rows, bytes]] = {}
         # The parent, the children (itself among them) and the largest child of every node a split made.
@@ -481,27 +482,36 @@ class ArrayCounts:
         """``column[i]`` for every ``i`` in ``rows`` (``column`` named ``name``).
 
         A node counts most byte columns a learner counts at all, so the
-        node's rows of the block (every byte column counted before the first
-        node off the root, one bytes object per base row) are gathered and
+        node's rows of the block (the byte columns counted so far, one bytes
+        object per base row, kept with the column store) are gathered and
         joined once, and a column is a slice of that: one gather per node
-        rather than one per column.
+        rather than one per column.  The block is made when the data set
+        has it already, or when gathering column by column has cost as much.
         """
         if len(rows) > 1 and isinstance(column, bytes):
-            if self._block is None:
-                names = tuple(self._byte_columns)
-                self._block = (
-                    (dict(zip(names, range(len(names)))), self.store.row_block(names, list(self._byte_columns.values())))
-                    if len(names) >= _BLOCK_MIN
-                    else ({}, [])
-                )
-            offsets, records = self._block
-            position = offsets.get(name)
-            if position is not None:
-                joined = self._joined.get(id(rows))
-                if joined is None or joined[0] is not rows:
-                    joined = self._joined[id(rows)] = (rows, b"".join(self._gather(records, rows)))
-                return joined[1][position :: len(offsets)]
+            block = self._block or self._made_block()
+            if block is not None:
+                offsets, records = block
+                position = offsets.get(name)
+                if position is not None:
+                    joined = self._joined.get(id(rows))
+                    if joined is None or joined[0] is not rows:
+                        joined = self._joined[id(rows)] = (rows, b"".join(self._gather(records, rows)))
+                    return joined[1][position :: len(offsets)]
+            self._gathered += len(rows)
         return self._gather(column, rows)
+
+    def _made_block(self) -> Optional[Tuple[Dict[Tuple[object, ...], int], List[bytes]]]:
+        # The block of the byte columns counted so far, once the data set has it (an earlier fit
+        # made it) or once the rows gathered one column at a time cost as much as making it.
+        names = tuple(self._byte_columns)
+        if len(names) < _BLOCK_MIN or (
+            not self.store.has_row_block(names) and self._gathered < len(self.store.rows) * len(names)
+        ):
+            return None
+        records = self.store.row_block(names, list(self._byte_columns.values()))
+        self._block = (dict(zip(names, range(len(names)))), records)
+        return self._block
 
     def _adopt(self, parent: Rows, children: Sequence[Rows]) -> None:
         if not children:
