@@ -77,8 +77,9 @@ _BLOCK = 32
 # From this many rows on, a node that sorts its two-class keys first tries to rule out every split
 # by gini from the rows' running counts (see LazyThresholds).
 _BOUND_FROM = 256
-# With at least this many byte columns counted, a node gathers them all at once (see ArrayCounts._picked).
-_BLOCK_MIN = 4
+# With at least this many byte columns counted, a node gathers them all at once from a row block
+# (see ArrayCounts._picked).
+_ROW_BLOCK_COLUMNS = 4
 # Up to this many children, one translate-and-compress pass per child beats a loop over the rows.
 _SELECT_LIMIT = 6
 
@@ -505,7 +506,7 @@ class ArrayCounts:
         # The block of the byte columns counted so far, once the data set has it (an earlier fit
         # made it) or once the rows gathered one column at a time cost as much as making it.
         names = tuple(self._byte_columns)
-        if len(names) < _BLOCK_MIN or (
+        if len(names) < _ROW_BLOCK_COLUMNS or (
             not self.store.has_row_block(names) and self._gathered < len(self.store.rows) * len(names)
         ):
             return None
