@@ -8,6 +8,7 @@ charge, and the discrete Laplace sampler's draws.
 
 from __future__ import annotations
 
+import math
 import random
 from fractions import Fraction
 from typing import Callable, List, Optional, Tuple, Union
@@ -15,7 +16,7 @@ from typing import Callable, List, Optional, Tuple, Union
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from refdp.engine import REFERENCE, ReferenceCounts
+from refdp.engine import REFERENCE, ReferenceCounts, ThresholdCandidates
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset, Schema
 from refdp.data.grid import ThresholdGrid
 from refdp.fast import ARRAY, ArrayCounts
@@ -144,6 +145,57 @@ def test_interval_counts_of_every_node_agree_down_a_tree(data: st.DataObject) ->
         assert _intervals(reference, rows, schema) == _intervals(array, arows, schema)
 
     _walk_down(data, schema, dataset, visit)
+
+
+def _best_of(found: ThresholdCandidates, quality: str, floor: float) -> object:
+    best = found.best(quality, floor)
+    return None if best is None else (repr(best[0]), best[1])
+
+
+def test_best_threshold_above_a_score_to_beat_agrees() -> None:
+    # Many intervals (the array engine scores two-class gini by blocks): values with and without
+    # repeats, classes in runs or at random or alternating, or the same read from either end (each
+    # score twice, the first of the best maybe inside a block), scores to beat around the best; at
+    # the root and at nodes below it.
+    schema = Schema((ContinuousAttribute("x", 0.0, 1000.0),), "c", ("a", "b"))
+    for seed in range(40):
+        rng = random.Random(seed)
+        n = rng.choice([70, 300, 2000])
+        kind = seed % 5
+        values = [float(rng.randrange(1000)) if kind == 0 else rng.uniform(0.0, 1000.0) for _ in range(n)]
+        if kind == 4:
+            half = [int(rng.random() < 0.3) for _ in range(n // 2)]
+            labels = half + half[::-1]
+            values = sorted(rng.uniform(0.0, 1000.0) for _ in labels)
+        elif kind == 1:
+            labels = [int(v // rng.choice([50, 200])) % 2 if rng.random() < 0.9 else rng.randrange(2) for v in values]
+        elif kind == 2:
+            labels = [i % 2 for i in range(n)]
+            values = [float(i // 2) for i in range(n)]
+        else:
+            labels = [int(rng.random() < 0.3) for _ in range(n)]
+        dataset = Dataset.from_codes(schema, [values], labels)
+        reference, array = ReferenceCounts(dataset), ArrayCounts(dataset)
+        rows, arows = reference.root(), array.root()
+        # A node with few rows for its distinct values sorts them (from 256 rows on, lazily).
+        nodes = [(rows, arows)] + [
+            (reference.split_threshold(rows, 0, cut)[1], array.split_threshold(arows, 0, cut)[1])
+            for cut in (rng.uniform(100.0, 900.0), 850.0)
+        ]
+        for node, anode in nodes:
+            ref, arr = reference.thresholds(node, 0, 0.0, 1000.0), array.thresholds(anode, 0, 0.0, 1000.0)
+            sizes = ref.below_sizes()
+            first, last = sum(1 for size in sizes if size == 0), sum(1 for size in sizes if size < len(node))
+            if first >= last:
+                continue
+            for quality in ("gini", "info-gain", "max"):
+                scores = sorted(set(ref.scores(quality)[first:last]), reverse=True)
+                top = scores[0]
+                floors = [float("-inf"), top, math.nextafter(top, -math.inf), math.nextafter(top, math.inf)]
+                floors += scores[1:4] + [math.nextafter(x, -math.inf) for x in scores[1:4]] + [scores[-1]]
+                floors += [top + 1.0, top / 2, (top + scores[-1]) / 2, top - (top - scores[-1]) / 100]
+                for floor in floors:
+                    assert _best_of(ref, quality, floor) == _best_of(arr, quality, floor), (seed, quality, floor)
 
 
 @st.composite

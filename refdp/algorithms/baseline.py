@@ -26,7 +26,6 @@ schema order.  The random source is not used.
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
 from fractions import Fraction
 from typing import Mapping, Optional, Sequence, Tuple
 
@@ -80,17 +79,11 @@ class _Builder:
                         if candidate > best[0]:
                             best = (candidate, a, v)
                 continue
-            # Only intervals with rows on both sides split; the rows below grow from interval
-            # to interval, so those are the ones from `first` to `last` - 1.
+            # Only intervals with rows on both sides split; only a score above the best so far counts.
             intervals = self.counts.thresholds(rows, a, attribute.lower, attribute.upper)
-            below = intervals.below_sizes()
-            first, last = bisect_right(below, 0), bisect_left(below, len(rows))
-            if first < last:
-                scores = intervals.scores(self.quality)[first:last]
-                # The first of the best: max keeps the first of equal floats, index finds it.
-                top = max(scores)
-                if top > best[0]:
-                    best = (top, a, _midpoint(intervals.interval(first + scores.index(top))))
+            found = intervals.best(self.quality, best[0])
+            if found is not None:
+                best = (found[0], a, _midpoint(intervals.interval(found[1])))
         return best
 
     def build(self, rows: Rows, attributes: Tuple[int, ...], depth: int, parent: Sequence[int]) -> Node:

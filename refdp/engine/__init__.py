@@ -22,6 +22,7 @@ from refdp.engine.counts import (
     ThresholdCandidates,
     TrainingView,
     class_counts,
+    first_best,
     threshold_intervals,
     value_table,
 )
@@ -40,6 +41,7 @@ __all__ = [
     "ThresholdCandidates",
     "TrainingView",
     "class_counts",
+    "first_best",
     "threshold_intervals",
     "value_table",
 ]

@@ -14,6 +14,7 @@ tests check that every number it returns equals the reference's.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Protocol, Sequence, Tuple, Union
 
@@ -30,6 +31,7 @@ __all__ = [
     "value_table",
     "threshold_intervals",
     "ThresholdCandidates",
+    "first_best",
     "RowMasks",
     "NodeCounts",
     "ReferenceThresholds",
@@ -170,6 +172,10 @@ class ThresholdCandidates(Protocol):
     def below_sizes(self) -> List[int]:
         """The number of the node's rows below each interval (``sum(interval.table[0])``)."""
 
+    def best(self, quality: str, floor: float) -> Optional[Tuple[float, int]]:
+        """The highest score of an interval with rows on both sides and the first index where it
+        occurs, if it is above ``floor``; else None (also when no interval has rows on both sides)."""
+
 
 class RowMasks(Protocol):
     """Sets of rows as masks, which an engine may offer besides :class:`NodeCounts`.
@@ -254,6 +260,22 @@ class ReferenceThresholds:
 
     def below_sizes(self) -> List[int]:
         return [sum(interval.table[0]) for interval in self._intervals]
+
+    def best(self, quality: str, floor: float) -> Optional[Tuple[float, int]]:
+        if not self._intervals:
+            return None
+        # The rows below grow from interval to interval: those with rows on both sides are the ones
+        # from `first` to `last` - 1.
+        below = self.below_sizes()
+        first, last = bisect_right(below, 0), bisect_left(below, sum(map(sum, self._intervals[0].table)))
+        return first_best(self.scores(quality)[first:last], first, floor) if first < last else None
+
+
+def first_best(scores: List[float], offset: int, floor: float) -> Optional[Tuple[float, int]]:
+    """The highest of ``scores`` and ``offset`` plus the first index where it occurs, if it is above ``floor``."""
+    # max keeps the first of equal floats, index finds it.
+    top = max(scores)
+    return (top, offset + scores.index(top)) if top > floor else None
 
 
 class ReferenceCounts:

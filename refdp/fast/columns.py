@@ -24,6 +24,9 @@ The columns:
 * ``grid_keys(a, grid)``: ``code * |C| + label`` with ``code`` the row's
   cell of the public threshold grid (:meth:`ThresholdGrid.code`, computed
   once per distinct value);
+* ``key_values(a)``: the value of each key of continuous ``a``;
+* ``row_block(names, columns)``: one bytes object per row holding its byte
+  of each of the byte ``columns``, so that a node gathers them all at once;
 * ``histogram(name, column, size)``: how many rows of the whole data set
   carry each key of a key column (the root's table).
 
@@ -34,7 +37,7 @@ ints; both index at C speed and cannot be changed by anyone holding them.
 from __future__ import annotations
 
 from collections import Counter
-from itertools import repeat
+from itertools import chain, repeat
 from operator import add, mul
 from typing import Dict, List, Optional, Sequence, Tuple, Union, cast
 
@@ -73,6 +76,7 @@ class ColumnStore:
         self._source = tuple(data.column(a) for a in range(data.schema.n_attributes))
         self._source_labels = data.labels
         self._histograms: Dict[Tuple[object, ...], List[int]] = {}
+        self._blocks: Dict[Tuple[Tuple[object, ...], ...], List[bytes]] = {}
         self._grid_numbers: Dict[ThresholdGrid, int] = {}
         self.masks: Dict[Tuple[object, ...], int] = {}
         """Row masks (:class:`refdp.engine.RowMasks`) that depend on the data alone, made by the engine."""
@@ -83,6 +87,7 @@ class ColumnStore:
         self._codes: Dict[int, CodeColumn] = {}
         self._distinct: Dict[int, Tuple[float, ...]] = {}
         self._keys: Dict[int, CodeColumn] = {}
+        self._key_values: Dict[int, Tuple[float, ...]] = {}
         self._ranks: Dict[int, CodeColumn] = {}
         self._grid_keys: Dict[Tuple[int, ThresholdGrid], CodeColumn] = {}
 
@@ -159,6 +164,13 @@ class ColumnStore:
                 self._keys[attribute] = code_column(list(map(add, map(mul, ranks, repeat(k)), labels)), size)
         return self._keys[attribute]
 
+    def key_values(self, attribute: int) -> Tuple[float, ...]:
+        """The value of each key of continuous ``attribute`` (``distinct(a)[key // |C|]``), made once."""
+        if attribute not in self._key_values:
+            k = self.schema.n_classes
+            self._key_values[attribute] = tuple(chain.from_iterable(map(repeat, self.distinct(attribute), repeat(k))))
+        return self._key_values[attribute]
+
     def grid_keys(self, attribute: int, grid: ThresholdGrid) -> CodeColumn:
         """The combined key ``grid code * |C| + label`` of every base row of continuous ``attribute``."""
         key = (attribute, grid)
@@ -173,6 +185,16 @@ class ColumnStore:
     def grid_number(self, grid: ThresholdGrid) -> int:
         """A small int naming ``grid`` (equal grids, equal numbers): a grid's hash is slow to compute."""
         return self._grid_numbers.setdefault(grid, len(self._grid_numbers))
+
+    def has_row_block(self, names: Tuple[Tuple[object, ...], ...]) -> bool:
+        """Whether :meth:`row_block` of ``names`` is made."""
+        return names in self._blocks
+
+    def row_block(self, names: Tuple[Tuple[object, ...], ...], columns: Sequence[bytes]) -> List[bytes]:
+        """Every base row's byte of each of the byte ``columns`` (named ``names``), one bytes object per row, made once."""
+        if names not in self._blocks:
+            self._blocks[names] = list(map(bytes, zip(*columns)))
+        return self._blocks[names]
 
     def histogram(self, name: Tuple[object, ...], column: CodeColumn, size: int) -> List[int]:
         """How many base rows have each key ``0 .. size - 1`` of ``column`` (named ``name``), counted once."""

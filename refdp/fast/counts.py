@@ -6,8 +6,10 @@ Most kernels are chains of standard-library calls that iterate in C
 :func:`itertools.accumulate`), so no Python bytecode runs per row:
 
 * class counts and (value x class) tables: the node's combined keys,
-  gathered with one itemgetter per node and counted with ``bytes.count``
-  or one Counter; but the root's tables are the whole data set's (counted
+  counted with ``bytes.count`` or one Counter; a node's byte-sized keys of
+  every column are gathered at once, as slices of the node's rows of a
+  per-row block of them all (:meth:`ColumnStore.row_block`), others with
+  one itemgetter per node; but the root's tables are the whole data set's (counted
   once per data set, :meth:`ColumnStore.histogram`), and the largest child
   of a split gets its parent's table less its siblings' (integers, so the
   same counts), which makes a level of the tree cost the rows outside its
@@ -17,6 +19,13 @@ Most kernels are chains of standard-library calls that iterate in C
   (the root reads the data set's histogram), read in key order, with
   cumulative sums per class; a small one sorts its keys and reads running
   class counts at the last key of each value;
+* the best threshold (:meth:`ArrayThresholds.best`, the non-private
+  baseline's): two-class gini, convex in the counts below, is scored at
+  the edges and box corners of blocks of intervals first, and inside a
+  block only where a corner may reach the best or the score to beat (a
+  large sorted node first tries the same on blocks of rows, before
+  counting per value); every float skipped is provably below, so the
+  choice is that of scoring every interval;
 * partitions: ``compress`` with the selector of a comparison, or one pass
   that appends each row to its side; children keep the parent's row order;
 * masks (:class:`refdp.engine.RowMasks`): a random tree routes all
@@ -36,12 +45,12 @@ from __future__ import annotations
 import math
 from collections import Counter
 from bisect import bisect_left
-from functools import lru_cache
+from functools import lru_cache, partial
 from itertools import accumulate, chain, compress, islice, repeat
-from operator import add, eq, floordiv, itemgetter, mod, mul, ne, neg, not_, sub, truediv
+from operator import add, eq, floordiv, ge, itemgetter, mod, mul, ne, neg, not_, sub, truediv
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, TypeVar, cast
 
-from refdp.engine import Interval, RowMasks, Rows, Table, ThresholdCandidates
+from refdp.engine import Interval, RowMasks, Rows, Table, ThresholdCandidates, first_best
 from refdp.data import Dataset
 from refdp.data.grid import ThresholdGrid
 from refdp.errors import InvalidParameterError
@@ -60,6 +69,17 @@ _DENSE_RATIO = 8
 _TABLE_KEYS = 1024
 # Counting a table costs about as much as counting this many more rows.
 _TABLE_COST = 64
+# A float gini score of n rows is within 3 n 2**-53 of its real value; blocks of intervals are
+# skipped with this much wider margin (times n), see _gini_best_by_blocks.
+_ROUNDING = 2.0**-48
+# Intervals (or rows) per block of _gini_best_by_blocks (or _gini_below).
+_BLOCK = 32
+# From this many rows on, a node that sorts its two-class keys first tries to rule out every split
+# by gini from the rows' running counts (see LazyThresholds).
+_BOUND_FROM = 256
+# With at least this many byte columns counted, a node gathers them all at once from a row block
+# (see ArrayCounts._picked).
+_ROW_BLOCK_COLUMNS = 4
 # Up to this many children, one translate-and-compress pass per child beats a loop over the rows.
 _SELECT_LIMIT = 6
 
@@ -81,9 +101,9 @@ def tally(keys: CodeColumn, rows: Rows, size: int) -> List[int]:
     return _tally(gather(keys, rows), size)
 
 
-def _tally(picked: Tuple[int, ...], size: int) -> List[int]:
+def _tally(picked: Sequence[int], size: int) -> List[int]:
     if size <= 256:
-        packed = bytes(picked)
+        packed = picked if isinstance(picked, bytes) else bytes(picked)
         if size <= _COUNT_LIMIT:
             return [packed.count(k) for k in range(size)]
         found = Counter(packed)
@@ -149,52 +169,79 @@ def xlogx_table(size: int) -> List[float]:
 class ArrayThresholds:
     """The intervals of one (node, continuous attribute) as columns.
 
-    ``starts``, ``ends``: the interval bounds; ``below[c]``: the node's rows
-    of class ``c`` below each interval; ``totals[c]``: the node's rows of
-    class ``c``; ``xlogx``: a function returning a table of ``c log2 c``
-    for counts up to the node's size at least (info-gain's terms).
+    ``cuts``: ``lower``, the node's distinct values (increasing), ``upper``;
+    ``upto[c][t]``: the node's rows of class ``c`` with a value up to
+    ``cuts[t]`` (``upto[c][0]`` is 0, ``upto[c][-1]`` all rows of class
+    ``c``); ``sizes``: the same for all classes, or None (summed when
+    needed).  The intervals are ``(cuts[t], cuts[t + 1])`` for ``t`` from
+    ``lo`` to ``hi - 1`` (the first cut may equal the smallest value, the
+    last the largest).  ``xlogx``, ``squares``: functions returning tables
+    of ``c log2 c`` (info-gain's terms) and ``c * c`` (gini's) for counts up
+    to the node's size at least.
     """
 
     def __init__(
         self,
-        starts: List[float],
-        ends: List[float],
-        below: List[List[int]],
-        totals: List[int],
+        cuts: List[float],
+        upto: List[List[int]],
+        sizes: Optional[List[int]],
+        lo: int,
+        hi: int,
         xlogx: Callable[[], List[float]],
+        squares: Callable[[], List[int]],
     ) -> None:
-        self.starts = starts
-        self.ends = ends
-        self.below = below
-        self.totals = totals
+        self.cuts = cuts
+        self.upto = upto
+        self.sizes = sizes
+        self.lo = lo
+        self.hi = hi
         self._xlogx = xlogx
+        self._squares = squares
 
     def __len__(self) -> int:
-        return len(self.starts)
+        return self.hi - self.lo
 
     def interval(self, index: int) -> Interval:
+        t = self.lo + index
         return Interval(
-            self.starts[index],
-            self.ends[index],
-            (tuple(b[index] for b in self.below), tuple(t - b[index] for t, b in zip(self.totals, self.below))),
+            self.cuts[t], self.cuts[t + 1], (tuple(c[t] for c in self.upto), tuple(c[-1] - c[t] for c in self.upto))
         )
 
     def lengths(self) -> List[float]:
-        return [end - start for start, end in zip(self.starts, self.ends)]
+        return list(map(sub, self.cuts[self.lo + 1 : self.hi + 1], self.cuts[self.lo : self.hi]))
 
     def below_sizes(self) -> List[int]:
-        return _column_sum(self.below)
+        if self.sizes is None:
+            self.sizes = _column_sum(self.upto)
+        return self.sizes[self.lo : self.hi]
+
+    def best(self, quality: str, floor: float) -> Optional[Tuple[float, int]]:
+        # Each value has rows, so the intervals with rows on both sides are those from cut 1 to the
+        # last value; only they are scored.
+        first, last = max(self.lo, 1) - self.lo, min(self.hi, len(self.cuts) - 2) - self.lo
+        if first >= last:
+            return None
+        if len(self.upto) == 2 and quality == "gini":
+            zeros, ones = self.upto
+            start, stop = self.lo + first, self.lo + last
+            if stop - start < 2 * _BLOCK:
+                scores = _gini_of_splits(zeros[start:stop], ones[start:stop], zeros[-1], ones[-1], self._squares())
+                return first_best(scores, first, floor)
+            found = _gini_best_by_blocks(zeros, ones, start, stop, floor, self._squares())
+            return None if found is None else (found[0], found[1] - self.lo)
+        return first_best(self.scores(quality)[first:last], first, floor)
 
     def scores(self, quality: str) -> List[float]:
-        below = self.below
+        below = [c[self.lo : self.hi] for c in self.upto]
+        totals = [c[-1] for c in self.upto]
         if len(below) == 2 and quality in ("gini", "info-gain"):
-            return _two_class_scores(quality, below, self.totals, self._xlogx)
-        above = [list(map(sub, repeat(t), b)) for t, b in zip(self.totals, below)]
+            return _two_class_scores(quality, below, totals, self._xlogx, self._squares)
+        above = [list(map(sub, repeat(t), b)) for t, b in zip(totals, below)]
         if quality == "max":
             # float(sum(max(row) for row in table)): an int sum, exact.
             return list(map(float, map(add, _column_max(below), _column_max(above))))
         size_below = self.below_sizes()
-        size_above = list(map(sub, repeat(sum(self.totals)), size_below))
+        size_above = list(map(sub, repeat(sum(totals)), size_below))
         if quality == "gini":
             # total = 0.0; total += size - squares / size for each non-empty side; -total.
             # Each term is >= 0, so an empty side's 0.0 term changes nothing.
@@ -210,26 +257,88 @@ class ArrayThresholds:
 
 
 def _two_class_scores(
-    quality: str, below: List[List[int]], totals: List[int], xlogx: Callable[[], List[float]]
+    quality: str,
+    below: List[List[int]],
+    totals: List[int],
+    xlogx: Callable[[], List[float]],
+    squares: Callable[[], List[int]],
 ) -> List[float]:
     # Two classes (the common case) in one comprehension: CPython runs int and float arithmetic
-    # in a comprehension faster than chains of maps.  The operations and their order are those
-    # of the general case above; a0, a1 are the counts at or above.
+    # in a comprehension faster than chains of maps, and reads a square from a table faster than
+    # it multiplies (the same ints, so the same floats).  The operations and their order are
+    # those of the general case above; t0 - b0, t1 - b1 are the counts at or above.
     t0, t1 = totals
     n = t0 + t1
     rows = zip(below[0], below[1])
     if quality == "gini":
+        q = squares()
         # s, u: the sizes below and at or above (ints, each computed once).
         return [
             -(
-                (s - (b0 * b0 + b1 * b1) / s if (s := b0 + b1) else 0.0)
-                + (u - (a0 * a0 + a1 * a1) / u if (u := n - s) else 0.0)
+                (s - (q[b0] + q[b1]) / s if (s := b0 + b1) else 0.0)
+                + (u - (q[t0 - b0] + q[t1 - b1]) / u if (u := n - s) else 0.0)
             )
             for b0, b1 in rows
-            for a0, a1 in ((t0 - b0, t1 - b1),)
         ]
     x = xlogx()
     return [(x[b0] + x[b1] - x[(s := b0 + b1)]) + (x[t0 - b0] + x[t1 - b1] - x[n - s]) for b0, b1 in rows]
+
+
+def _gini_of_splits(below0: List[int], below1: List[int], t0: int, t1: int, q: List[int]) -> List[float]:
+    # The gini of _two_class_scores where every interval has rows on both sides (no empty-side branch).
+    n = t0 + t1
+    return [
+        -(((s := b0 + b1) - (q[b0] + q[b1]) / s) + ((u := n - s) - (q[t0 - b0] + q[t1 - b1]) / u))
+        for b0, b1 in zip(below0, below1)
+    ]
+
+
+def _gini_best_by_blocks(
+    zeros: List[int], ones: List[int], start: int, stop: int, floor: float, q: List[int]
+) -> Optional[Tuple[float, int]]:
+    """:func:`first_best` of :func:`_gini_of_splits` of the intervals ``start .. stop - 1``, by blocks.
+
+    ``zeros``, ``ones``: the rows of each class below each interval (never
+    fewer from one interval to the next).  In real numbers the two-class
+    gini score is ``-2 (h(b0, b1) + h(a0, a1))`` with ``h(x, y) = xy / (x +
+    y)`` (half the harmonic mean, concave where x + y > 0), b the counts
+    below and a = t - b above: a concave function of b negated.  The
+    intervals from one block edge to the next (``_BLOCK`` apart) have their
+    counts in the box spanned by the edges' counts (no side empty there), so
+    none scores above the best corner of the box, in real numbers.  A float
+    score is within 3 n 2**-53 of its real value (n rows: one rounding of at
+    most s 2**-53 for the division of each side of s rows, one for its
+    difference, one for the sum), far less than the margin ``n *
+    _ROUNDING``.  So the edges and the corners are scored first, and the
+    inside of a block only if its best corner comes within the margin of the
+    best edge or of ``floor``: every interval skipped scores below both, so
+    the result is that of scoring every interval.
+    """
+    t0, t1 = zeros[-1], ones[-1]
+    last = stop - 1
+    edges = [*range(start, last, _BLOCK), last]
+    zeros_at = [*zeros[start:last:_BLOCK], zeros[last]]
+    ones_at = [*ones[start:last:_BLOCK], ones[last]]
+    scores = _gini_of_splits(zeros_at, ones_at, t0, t1, q)
+    top = max(scores)
+    index = edges[scores.index(top)]
+    # The other two corners of each block's box: fewer of class 0 and more of class 1, and the reverse.
+    corners = map(
+        max,
+        scores,
+        islice(scores, 1, None),
+        _gini_of_splits(zeros_at, ones_at[1:], t0, t1, q),
+        _gini_of_splits(zeros_at[1:], ones_at, t0, t1, q),
+    )
+    limit = max(top, floor) - (t0 + t1) * _ROUNDING
+    for k in compress(range(len(edges) - 1), map(ge, corners, repeat(limit))):
+        a, b = edges[k] + 1, edges[k + 1]
+        if a < b:
+            inside = _gini_of_splits(zeros[a:b], ones[a:b], t0, t1, q)
+            high = max(inside)
+            if high > top or (high == top and a + inside.index(high) < index):
+                top, index = high, a + inside.index(high)
+    return (top, index) if top > floor else None
 
 
 def _impurity(sizes: List[int], squares: List[int]) -> Iterable[float]:
@@ -244,6 +353,71 @@ def _entropy_terms(table: Callable[[int], float], columns: Sequence[Sequence[int
     return map(sub, total, map(table, sizes))
 
 
+class LazyThresholds:
+    """:class:`ArrayThresholds` of a node's sorted two-class keys, made on first use but by
+    :meth:`best`, which may first rule out every interval from the rows' running counts.
+
+    ``ones[r]``: the rows of class 1 among the first r rows (in value order, ``r = 0 .. n``);
+    ``build``: makes the intervals.
+    """
+
+    def __init__(self, ones: List[int], build: Callable[[], ArrayThresholds], squares: Callable[[], List[int]]) -> None:
+        self._ones = ones
+        self._build = build
+        self._squares = squares
+        self._made: Optional[ArrayThresholds] = None
+
+    def _full(self) -> ArrayThresholds:
+        if self._made is None:
+            self._made = self._build()
+        return self._made
+
+    def __len__(self) -> int:
+        return len(self._full())
+
+    def interval(self, index: int) -> Interval:
+        return self._full().interval(index)
+
+    def lengths(self) -> List[float]:
+        return self._full().lengths()
+
+    def scores(self, quality: str) -> List[float]:
+        return self._full().scores(quality)
+
+    def below_sizes(self) -> List[int]:
+        return self._full().below_sizes()
+
+    def best(self, quality: str, floor: float) -> Optional[Tuple[float, int]]:
+        if quality == "gini" and _gini_below(self._ones, floor, self._squares()):
+            return None
+        return self._full().best(quality, floor)
+
+
+def _gini_below(ones: List[int], floor: float, q: List[int]) -> bool:
+    """Whether no split of n rows in this order, with ``ones[r]`` of class 1 among the first r
+    (``r = 0 .. n``), has a two-class gini score above ``floor`` (False if unsure).
+
+    Every interval with rows on both sides has the counts below of a prefix of 1 .. n - 1 rows, so
+    the argument of :func:`_gini_best_by_blocks`, with blocks of ``_BLOCK`` rows: every such score
+    is at most the best corner of its block's box plus twice the rounding, below ``floor`` when the
+    best corner is below ``floor`` less the margin.
+    """
+    n = len(ones) - 1
+    if floor == -math.inf or n < 3:
+        return False
+    t1 = ones[-1]
+    t0 = n - t1
+    edges = [*range(1, n - 1, _BLOCK), n - 1]
+    ones_at = [*ones[1 : n - 1 : _BLOCK], ones[n - 1]]
+    zeros_at = list(map(sub, edges, ones_at))
+    high = max(
+        max(_gini_of_splits(zeros_at, ones_at, t0, t1, q)),
+        max(_gini_of_splits(zeros_at, ones_at[1:], t0, t1, q)),
+        max(_gini_of_splits(zeros_at[1:], ones_at, t0, t1, q)),
+    )
+    return high < floor - n * _ROUNDING
+
+
 class ArrayCounts:
     """:class:`~refdp.engine.NodeCounts` over a :class:`ColumnStore`, with :class:`~refdp.engine.RowMasks`."""
 
@@ -251,6 +425,7 @@ class ArrayCounts:
         self.store = ColumnStore.of(data)
         self.n_classes = data.schema.n_classes
         self._xlogx: List[float] = []
+        self._squares: List[int] = []
         self._zero_tables: Dict[int, Dict[int, int]] = {}
         self._masked: Optional[Rows] = None
         self._root_mask = 0
@@ -259,8 +434,15 @@ class ArrayCounts:
         self._grids: Dict[int, Tuple[ThresholdGrid, int]] = {}
         # Tables counted so far, by (node, column); the rows list is kept, so its id stays the node's.
         self._tables: Dict[Tuple[int, Tuple[object, ...]], Tuple[Rows, List[int]]] = {}
-        # The parent and the children (itself among them) of every node a split made.
-        self._family: Dict[int, Tuple[Rows, Rows, Sequence[Rows]]] = {}
+        # The byte columns counted so far, by name, until the block is made (see _picked): their
+        # names' positions and the rows of the block; the rows gathered one byte column at a time.
+        self._byte_columns: Dict[Tuple[object, ...], bytes] = {}
+        self._block: Optional[Tuple[Dict[Tuple[object, ...], int], List[bytes]]] = None
+        self._gathered = 0
+        # The block's rows of a node, joined.
+        self._joined: Dict[int, Tuple[Rows, bytes]] = {}
+        # The parent, the children (itself among them) and the largest child of every node a split made.
+        self._family: Dict[int, Tuple[Rows, Rows, Sequence[Rows], Rows]] = {}
 
     def _zeros(self, attribute: int, size: int) -> Dict[int, int]:
         """``{key: 0}`` for the keys ``0 .. size - 1`` of ``attribute``, in order, made once."""
@@ -273,6 +455,13 @@ class ArrayCounts:
         if not self._xlogx:
             self._xlogx = xlogx_table(len(self.store.rows))
         return self._xlogx
+
+    def squares(self) -> List[int]:
+        """``[c * c for c in range(size + 1)]`` up to the data set's size, computed on first use."""
+        if not self._squares:
+            counts = range(len(self.store.rows) + 1)
+            self._squares = list(map(mul, counts, counts))
+        return self._squares
 
     def root(self) -> Rows:
         rows = list(self.store.rows)
@@ -290,15 +479,55 @@ class ArrayCounts:
             known = self._getters[id(rows)] = (rows, itemgetter(*rows))
         return known[1](column)  # type: ignore[arg-type, return-value]
 
+    def _picked(self, rows: Rows, name: Tuple[object, ...], column: CodeColumn) -> Sequence[int]:
+        """``column[i]`` for every ``i`` in ``rows`` (``column`` named ``name``).
+
+        A node counts most byte columns a learner counts at all, so the
+        node's rows of the block (the byte columns counted so far, one bytes
+        object per base row, kept with the column store) are gathered and
+        joined once, and a column is a slice of that: one gather per node
+        rather than one per column.  The block is made when the data set
+        has it already, or when gathering column by column has cost as much.
+        """
+        if len(rows) > 1 and isinstance(column, bytes):
+            block = self._block or self._made_block()
+            if block is not None:
+                offsets, records = block
+                position = offsets.get(name)
+                if position is not None:
+                    joined = self._joined.get(id(rows))
+                    if joined is None or joined[0] is not rows:
+                        joined = self._joined[id(rows)] = (rows, b"".join(self._gather(records, rows)))
+                    return joined[1][position :: len(offsets)]
+            self._gathered += len(rows)
+        return self._gather(column, rows)
+
+    def _made_block(self) -> Optional[Tuple[Dict[Tuple[object, ...], int], List[bytes]]]:
+        # The block of the byte columns counted so far, once the data set has it (an earlier fit
+        # made it) or once the rows gathered one column at a time cost as much as making it.
+        names = tuple(self._byte_columns)
+        if len(names) < _ROW_BLOCK_COLUMNS or (
+            not self.store.has_row_block(names) and self._gathered < len(self.store.rows) * len(names)
+        ):
+            return None
+        records = self.store.row_block(names, list(self._byte_columns.values()))
+        self._block = (dict(zip(names, range(len(names)))), records)
+        return self._block
+
     def _adopt(self, parent: Rows, children: Sequence[Rows]) -> None:
+        if not children:
+            return
+        largest = max(children, key=len)
         for child in children:
-            self._family[id(child)] = (child, parent, children)
+            self._family[id(child)] = (child, parent, children, largest)
 
     def _flat(self, rows: Rows, name: Tuple[object, ...], column: CodeColumn, size: int) -> List[int]:
         """How many of ``rows`` have each key ``0 .. size - 1`` of ``column`` (named ``name``), counted once."""
         known = self._tables.get((id(rows), name))
         if known is not None and known[0] is rows:
             return known[1]
+        if self._block is None and isinstance(column, bytes):
+            self._byte_columns.setdefault(name, column)
         flat = self._count(rows, name, column, size)
         self._tables[id(rows), name] = (rows, flat)
         return flat
@@ -308,20 +537,20 @@ class ArrayCounts:
             return list(self.store.histogram(name, column, size))
         family = self._family.get(id(rows))
         if family is not None and family[0] is rows:
-            _, parent, children = family
+            _, parent, children, largest = family
             counted = self._tables.get((id(parent), name))
             # The largest child costs its parent's table less its smaller siblings' (counted directly),
             # when that is cheaper.
             if (
                 counted is not None
                 and counted[0] is parent
-                and max(children, key=len) is rows
+                and largest is rows
                 and self._cheaper(rows, name, children)
             ):
                 # An empty sibling has nothing to subtract.
                 others = [self._flat(child, name, column, size) for child in children if child and child is not rows]
                 return list(map(sub, counted[1], _column_sum(others))) if others else list(counted[1])
-        return _tally(self._gather(column, rows), size)
+        return _tally(self._picked(rows, name, column), size)
 
     def _cheaper(self, rows: Rows, name: Tuple[object, ...], children: Sequence[Rows]) -> bool:
         # Whether the siblings of ``rows`` not counted yet cost less to count than ``rows`` (a
@@ -356,9 +585,8 @@ class ArrayCounts:
         keys = self.store.keys(attribute)
         distinct = self.store.distinct(attribute)
         size = len(distinct) * k
-        values: List[float]
-        # upto[c][j]: the node's rows of class c with a value up to values[j].
-        upto: List[List[int]]
+        # upto[c][j] (ArrayThresholds): the node's rows of class c with a value below values[j]
+        # (j = 0) or up to values[j - 1].
         if len(rows) * _DENSE_RATIO >= size:
             # Many keys may occur: count into the whole key space, in key order (the root's is
             # the data set's histogram, counted once; a Counter keeps the order its keys were
@@ -375,37 +603,48 @@ class ArrayCounts:
             columns = [flat[c::k] for c in range(k)]
             present = _column_sum(columns)
             values = list(compress(distinct, present))
-            upto = [list(accumulate(compress(column, present))) for column in columns]
+            upto = [list(accumulate(compress(column, present), initial=0)) for column in columns]
+            return self._intervals(values, upto, None, lower, upper)
+        # Few rows: sort their keys (rank * k + label), so that a value's rows are consecutive.
+        ordered = sorted(self._picked(rows, ("keys", attribute), keys))
+        key_values = self.store.key_values(attribute)
+        if k == 2 and len(ordered) >= _BOUND_FROM:
+            ones = list(accumulate(map(mod, ordered, repeat(2)), initial=0))
+            return LazyThresholds(
+                ones, partial(self._sorted_intervals, ordered, key_values, ones, lower, upper), self.squares
+            )
+        return self._sorted_intervals(ordered, key_values, None, lower, upper)
+
+    def _sorted_intervals(
+        self, ordered: List[int], key_values: Tuple[float, ...], ones: Optional[List[int]], lower: float, upper: float
+    ) -> "ArrayThresholds":
+        # Read the running class counts (from 0) at the last row of each value; ``ones``: the running
+        # count of class 1 row by row, if made already.
+        k = self.n_classes
+        # The value of each row (a float of the store's, not a new object), in order.
+        cells = list(map(key_values.__getitem__, ordered))
+        at = list(chain((True,), map(ne, cells, chain(islice(cells, 1, None), (None,)))))
+        values = list(compress(cells, islice(at, 1, None)))
+        sizes = list(compress(range(len(ordered) + 1), at))
+        if k == 2:
+            if ones is None:
+                ones = list(accumulate(map(mod, ordered, repeat(2)), initial=0))
+            kept = list(compress(ones, at))
+            upto = [list(map(sub, sizes, kept)), kept]
         else:
-            # Few rows: sort their keys (rank * k + label), so that a value's rows are
-            # consecutive, and read the running class counts at the last row of each value.
-            ordered = sorted(self._gather(keys, rows))
-            ranks = list(map(floordiv, ordered, repeat(k)))
-            last_of_value = list(map(ne, ranks, chain(islice(ranks, 1, None), (-1,))))
-            values = list(map(distinct.__getitem__, compress(ranks, last_of_value)))
-            if k == 2:
-                ones = list(compress(accumulate(map(mod, ordered, repeat(2))), last_of_value))
-                upto = [list(map(sub, compress(range(1, len(ordered) + 1), last_of_value), ones)), ones]
-            else:
-                labels = list(map(mod, ordered, repeat(k)))
-                upto = [
-                    list(compress(islice(accumulate(map(eq, labels, repeat(c)), initial=0), 1, None), last_of_value))
-                    for c in range(k)
-                ]
-        totals = [counts[-1] if counts else 0 for counts in upto]
+            labels = list(map(mod, ordered, repeat(k)))
+            upto = [list(compress(accumulate(map(eq, labels, repeat(c)), initial=0), at)) for c in range(k)]
+        return self._intervals(values, upto, sizes, lower, upper)
+
+    def _intervals(
+        self, values: List[float], upto: List[List[int]], sizes: Optional[List[int]], lower: float, upper: float
+    ) -> "ArrayThresholds":
         # The cut points are lower, values, upper.  The first interval (lower, values[0]) exists
         # if the smallest value is above lower, the last (values[-1], upper) if the largest is
         # below upper; the inner ones always (distinct values increase).
-        first = not values or values[0] > lower
-        last = not values or upper > values[-1]
-        starts = ([lower] if first else []) + values
-        ends = values[0 if first else 1 :] + ([upper] if last else [])
-        below = [[0] + counts if first else counts for counts in upto]
-        if not last:
-            starts.pop()
-            for b in below:
-                b.pop()
-        return ArrayThresholds(starts, ends, below, totals, self.xlogx)
+        lo = 0 if not values or values[0] > lower else 1
+        hi = len(values) + (1 if not values or upper > values[-1] else 0)
+        return ArrayThresholds([lower, *values, upper], upto, sizes, lo, hi, self.xlogx, self.squares)
 
     def masks(self) -> RowMasks:
         return self
