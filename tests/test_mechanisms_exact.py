@@ -454,17 +454,22 @@ def _product_law(p: Fraction, n: int) -> Dict[Hashable, Fraction]:
     return law
 
 
-class _EveryValue(_Scripted):
-    """A source whose ``randrange(k)`` branches over every value 0..k-1, each with weight 1/k."""
+class _Branching(_Scripted):
+    """A source whose ``randrange(k)`` returns ``draw(k, path)``: a value that branches the path."""
 
-    def __init__(self, path: _Path) -> None:
+    def __init__(self, path: _Path, draw: Callable[[int, _Path], Any]) -> None:
         super().__init__(())
-        self.path, self.calls = path, 0
+        self.path, self.draw, self.calls = path, draw, 0
 
     def randrange(self, start: int, stop: Optional[int] = None, step: int = 1) -> Any:
         assert stop is None and step == 1 and start >= 1
         self.calls += 1
-        return self.path.choose([(v, Fraction(1, start)) for v in range(start)])
+        return self.draw(start, self.path)
+
+
+def _every_value(path: _Path) -> _Branching:
+    """``randrange(k)`` branches over every value 0..k-1, each with weight 1/k."""
+    return _Branching(path, lambda k, p: p.choose([(v, Fraction(1, k)) for v in range(k)]))
 
 
 class _Uniform:
@@ -493,19 +498,13 @@ class _Uniform:
         raise AssertionError("the gap sampler used its draw as a number, not only in comparisons")
 
 
-class _ComparingUniform(_Scripted):
-    def __init__(self, path: _Path) -> None:
-        super().__init__(())
-        self.path, self.calls = path, 0
-
-    def randrange(self, start: int, stop: Optional[int] = None, step: int = 1) -> Any:
-        assert stop is None and step == 1 and start >= 1
-        self.calls += 1
-        return _Uniform(start, self.path)
+def _comparing_uniform(path: _Path) -> _Branching:
+    """``randrange(k)`` is a :class:`_Uniform` on [0, k) whose comparisons branch."""
+    return _Branching(path, _Uniform)
 
 
 def _positions_law(
-    p: Fraction, n: int, chunk: Optional[int], source: Callable[[_Path], Any]
+    p: Fraction, n: int, chunk: Optional[int], source: Callable[[_Path], _Branching]
 ) -> Tuple[Dict[Hashable, Fraction], int]:
     """The exact law of the kept positions over every path of the draws, and the draws when none is kept."""
     draws_if_none = [0]
@@ -533,7 +532,7 @@ def _positions_law(
 )
 def test_bernoulli_positions_is_exact_over_every_value_of_the_draws(p: Fraction, n: int, chunk: int) -> None:
     # Every value of b**m: small m only (the automatic m's b**m is enumerated by comparisons below).
-    law, draws_if_none = _positions_law(p, n, chunk, _EveryValue)
+    law, draws_if_none = _positions_law(p, n, chunk, _every_value)
     assert law == _product_law(p, n), f"p={p} n={n} chunk={chunk}"
     assert draws_if_none == -(-n // chunk)  # n failures: a draw and its continuations, chunk trials each
 
@@ -542,7 +541,7 @@ def test_bernoulli_positions_is_exact_over_every_value_of_the_draws(p: Fraction,
 @pytest.mark.parametrize("p", [Fraction(1, 20), Fraction(2, 5), Fraction(999, 1000), Fraction(1, 10**6)])
 @pytest.mark.parametrize("n, chunk", [(5, 1), (5, 2), (6, 4), (6, None)])
 def test_bernoulli_positions_is_exact_by_enumerating_comparisons(p: Fraction, n: int, chunk: Optional[int]) -> None:
-    law, draws_if_none = _positions_law(p, n, chunk, _ComparingUniform)
+    law, draws_if_none = _positions_law(p, n, chunk, _comparing_uniform)
     assert law == _product_law(p, n), f"p={p} n={n} chunk={chunk}"
     if chunk is not None:
         assert draws_if_none == -(-n // chunk)  # n failures: a draw and its continuations, chunk trials each
