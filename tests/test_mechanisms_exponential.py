@@ -352,6 +352,10 @@ def test_inversion_returns_the_index_of_every_uniform_it_is_consistent_with(
     st.sampled_from([8, 32, 64, 128, 256]),
 )
 def test_exp_neg_fixed_encloses_e_to_the_minus_x(x: Fraction, bits: int) -> None:
+    _check_enclosure(x, bits)
+
+
+def _check_enclosure(x: Fraction, bits: int) -> None:
     lo, hi = exp_neg_fixed(x.numerator, x.denominator, bits)
     assert 0 <= lo <= hi <= lo + 2
     context = decimal.Context(prec=bits // 3 + 60)
@@ -360,6 +364,21 @@ def test_exp_neg_fixed_encloses_e_to_the_minus_x(x: Fraction, bits: int) -> None
     scaled = context.multiply(exact, decimal.Decimal(1 << bits))
     # The 60 extra digits make the reference's own error far below the integer steps compared.
     assert decimal.Decimal(lo) <= scaled <= decimal.Decimal(hi)
+
+
+@pytest.mark.claim("exact-inversion-sampler")
+@settings(max_examples=300, deadline=None)
+@given(
+    st.integers(min_value=0, max_value=200),
+    st.integers(min_value=0, max_value=255),
+    st.one_of(st.just(Fraction(0)), st.fractions(min_value=0, max_value=Fraction(1, 256), max_denominator=2**50)),
+    st.sampled_from([1, 2, 8, 64, 100, 256]),
+)
+def test_exp_neg_fixed_encloses_at_the_split_points(a: int, k: int, rest: Fraction, bits: int) -> None:
+    # exp_neg_fixed splits x into a whole part, k / 256 and a rest below 1/256: x on and near the
+    # split points (rest 0, or up to the next point) must be enclosed as anywhere else.
+    x = a + Fraction(k, 256) + min(rest, Fraction(255, 256 * 256))
+    _check_enclosure(x, bits)
 
 
 def _exp_fixed_by_the_formulas(numerator: int, denominator: int, width: int) -> Tuple[int, int]:

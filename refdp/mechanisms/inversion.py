@@ -22,6 +22,7 @@ sampler).
 from __future__ import annotations
 
 from bisect import bisect_left
+from functools import lru_cache
 from itertools import accumulate
 from typing import Callable, Sequence, Tuple
 
@@ -41,6 +42,8 @@ START_BITS = 64
 
 _MAX_BITS = 1 << 16  # far beyond any tie a correct enclosure can leave undecided (probability ~2**-65000)
 _U_MARGIN = 32  # the uniform is drawn this many bits finer than the weights' precision
+
+_STEP_BITS = 8  # exp_neg_fixed splits x into a whole part, k / 2**8 and a rest below 2**-8
 
 # ln 2 < 6932/10000: e^{-x} < 2**-(bits + 1) whenever x > (bits + 1) * 6932/10000.
 _LN2_UP = (6932, 10000)
@@ -85,12 +88,34 @@ def exp_fixed(numerator: int, denominator: int, width: int) -> Tuple[int, int]:
     return lo, hi
 
 
+def _exp_neg_by_series(numerator: int, denominator: int, bits: int) -> Tuple[int, int]:
+    # 2**(bits + w) divided by the ends of exp_fixed at width w, rounded outwards; e^0 exactly.
+    if numerator == 0:
+        return 1 << bits, 1 << bits
+    s = max(0, (2 * numerator // denominator).bit_length())
+    width = bits + 2 * s + 24
+    e_lo, e_hi = exp_fixed(numerator, denominator, width)
+    scale = 1 << (bits + width)
+    return scale // e_hi, -(-scale // e_lo)
+
+
+@lru_cache(maxsize=4096)
+def _exp_neg_table(numerator: int, denominator: int, width: int) -> Tuple[int, int]:
+    # e^{-a} and e^{-k / 2**_STEP_BITS}: few distinct values, asked for again by every call.
+    return _exp_neg_by_series(numerator, denominator, width)
+
+
 def exp_neg_fixed(numerator: int, denominator: int, bits: int) -> Tuple[int, int]:
     """Integers ``lo <= e^{-x} * 2**bits <= hi`` for x = numerator / denominator >= 0, ``hi - lo <= 2``.
 
     x = 0 is exact; x above (bits + 1) ln 2 gives (0, 1) without computing
-    anything (e^{-x} * 2**bits < 1/2); otherwise 2**(bits + w) divided by
-    the ends of :func:`exp_fixed` at width w, rounded outwards.
+    anything (e^{-x} * 2**bits < 1/2).  Otherwise x = a + k / 2**8 + r with
+    a and k whole and 0 <= r < 2**-8, and e^{-x} is the product of three
+    enclosures at width w = bits + 32: e^{-a} and e^{-k/256} (cached: few
+    distinct values) and e^{-r}, each 2**(2 w') divided by the ends of
+    :func:`exp_fixed` at a width w', rounded outwards; the product of the
+    lower ends is rounded down and that of the upper ends up.  A small r
+    needs few terms of the series and no squaring.
     """
     if numerator < 0 or denominator <= 0:
         raise InvalidParameterError(f"exp_neg_fixed needs x >= 0, got {numerator}/{denominator}")
@@ -98,11 +123,14 @@ def exp_neg_fixed(numerator: int, denominator: int, bits: int) -> Tuple[int, int
         return 1 << bits, 1 << bits
     if numerator * _LN2_UP[1] > (bits + 1) * _LN2_UP[0] * denominator:
         return 0, 1
-    s = max(0, (2 * numerator // denominator).bit_length())
-    width = bits + 2 * s + 24
-    e_lo, e_hi = exp_fixed(numerator, denominator, width)
-    scale = 1 << (bits + width)
-    return scale // e_hi, -(-scale // e_lo)
+    width = bits + 32
+    a, f = divmod(numerator, denominator)
+    k, r = divmod(f << _STEP_BITS, denominator)
+    a_lo, a_hi = _exp_neg_table(a, 1, width)
+    k_lo, k_hi = _exp_neg_table(k, 1 << _STEP_BITS, width)
+    r_lo, r_hi = _exp_neg_by_series(r, denominator << _STEP_BITS, width)
+    shift = 3 * width - bits
+    return (a_lo * k_lo * r_lo) >> shift, -(-(a_hi * k_hi * r_hi) >> shift)
 
 
 def sample_by_inversion(weights: WeightEnclosure, rng: RandomSource) -> int:
