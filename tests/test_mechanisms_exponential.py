@@ -372,7 +372,7 @@ def _check_enclosure(x: Fraction, bits: int) -> None:
     st.integers(min_value=0, max_value=200),
     st.integers(min_value=0, max_value=255),
     st.one_of(st.just(Fraction(0)), st.fractions(min_value=0, max_value=Fraction(1, 256), max_denominator=2**50)),
-    st.sampled_from([1, 2, 8, 64, 100, 256]),
+    st.sampled_from([0, 1, 2, 8, 64, 100, 256]),
 )
 def test_exp_neg_fixed_encloses_at_the_split_points(a: int, k: int, rest: Fraction, bits: int) -> None:
     # exp_neg_fixed splits x into a whole part, k / 256 and a rest below 1/256: x on and near the

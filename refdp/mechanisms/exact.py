@@ -69,8 +69,9 @@ def bernoulli(p: Exact, rng: RandomSource) -> bool:
 
 
 # A gap sampler's m trades the size of b**m against how often all m trials fail and another draw
-# follows; the law is the same for every m.  m is the smallest with (1 - p)**m <= 2**-10 whose
-# b**m has at most 1024 bits: larger draws were not faster on adult's beta = 1/20.
+# follows; the law is the same for every m.  m is the smallest with (1 - p)**m <= 2**-10, but at
+# most max(1, 1024 // bitlength(b)) (b**m then has at most about 1024 bits): larger draws were not
+# faster on adult's beta = 1/20.
 _CHUNK_BITS = 1024
 _CONTINUATION_BITS = 10
 
@@ -96,8 +97,8 @@ def bernoulli_positions(p: Exact, n: int, rng: RandomSource, *, chunk: Optional[
     Claim ``exact-bernoulli-positions``.
 
     ``chunk`` is m, the trials one draw covers (every m >= 1 gives the same
-    law); None picks the smallest m with (c/b)^m <= 2^-10 whose b**m has at
-    most 1024 bits (at least 1).
+    law); None picks the smallest m with (c/b)^m <= 2^-10, but at most
+    max(1, 1024 // bitlength(b)).
     """
     p = _probability(p)
     if isinstance(n, bool) or not isinstance(n, int) or n < 0:

@@ -58,7 +58,7 @@ def exp_fixed(numerator: int, denominator: int, width: int) -> Tuple[int, int]:
     j >= 2 every further ratio y / (i + 1) is below 1/5, so the rest is at
     most t_j); then squared s times with the same directed rounding.  Every
     step is monotone on positive numbers, so each end stays on its side.
-    The relative gap is about 2**-(width - s - 8).
+    The relative gap is below (3 J + 2) 2**-(width - s), J < width the number of series terms.
     """
     if numerator < 0 or denominator <= 0:
         raise InvalidParameterError(f"exp_fixed needs x >= 0, got {numerator}/{denominator}")
@@ -111,8 +111,8 @@ def exp_neg_fixed(numerator: int, denominator: int, bits: int) -> Tuple[int, int
     x = 0 is exact; x above (bits + 1) ln 2 gives (0, 1) without computing
     anything (e^{-x} * 2**bits < 1/2).  Otherwise x = a + k / 2**8 + r with
     a and k whole and 0 <= r < 2**-8, and e^{-x} is the product of three
-    enclosures at width w = bits + 32: e^{-a} and e^{-k/256} (cached: few
-    distinct values) and e^{-r}, each 2**(2 w') divided by the ends of
+    enclosures at width W = bits + 32: e^{-a} and e^{-k/256} (cached: few
+    distinct values) and e^{-r}, each 2**(W + w') divided by the ends of
     :func:`exp_fixed` at a width w', rounded outwards; the product of the
     lower ends is rounded down and that of the upper ends up.  A small r
     needs few terms of the series and no squaring.
