@@ -88,6 +88,15 @@ def test_the_goal_of_issue_16_is_met_and_beats_two_intervals() -> None:
     assert runs / 2 < required_trials(1.5, 1, 0.1)
 
 
+def test_a_budget_stops_the_search_for_runs_early() -> None:
+    # The audit affords a fixed number of runs; past it only "more" matters, not how many more
+    # (a search up to 10^6 runs took minutes).
+    runs = conditional_required_runs(1.5, 1, 0.1)
+    assert conditional_required_runs(1.5, 1, 0.1, at_most=runs) == runs
+    assert conditional_required_runs(1.5, 1, 0.1, at_most=4 * runs) == runs
+    assert conditional_required_runs(1.5, 1, 0.1, at_most=runs // 2) == runs // 2 + 1
+
+
 def test_coins_are_words_of_fair_bits_and_bad_input_is_refused() -> None:
     class Words:
         def __init__(self) -> None:

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 import statistics
-from typing import Dict, List
+from typing import Dict, List, Optional
 
 from refdp.errors import InvalidParameterError
 from refdp.privacy import Number, as_delta, as_fraction
@@ -155,11 +155,16 @@ def conditional_required_runs(
     power: float = 0.999,
     alpha: float = 1e-6,
     delta: Number = 0,
+    at_most: Optional[int] = None,
 ) -> int:
     """All runs (both sides together) after which the bound beats the claim with probability ``>= power``.
 
     The truth assumed: p2 = ``p_event`` and p1 = e^true p2.  Doubling, then
-    bisection on :func:`conditional_power`.
+    bisection on :func:`conditional_power`.  With ``at_most``, a caller that
+    can afford no more runs: when ``at_most`` runs are not enough, the result
+    is ``at_most + 1`` without searching further (each power costs time
+    proportional to the square root of the runs: a search up to a million
+    runs takes minutes).
     """
     p2 = float(p_event)
     if not 0.0 < p2 < 1.0:
@@ -181,6 +186,8 @@ def conditional_required_runs(
             cache[n] = conditional_power(n, p1, p2, claimed, alpha=alpha, delta=d) >= power
         return cache[n]
 
+    if at_most is not None and not enough(at_most):
+        return at_most + 1
     hi = 2
     while not enough(hi):
         if hi >= _MAX_RUNS:

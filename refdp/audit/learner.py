@@ -218,11 +218,12 @@ def _test_runs(request: LearnerAudit, delta: Fraction, choice: Choice, seconds: 
         try:
             needed = (conditional_required_runs(
                 math.log(p1 / p2), request.epsilon, p2, power=0.99, alpha=request.alpha / 2, delta=delta,
+                at_most=2 * affordable,
             ) + 1) // 2
             aim = f"the pilot's estimate (p1~{p1:.3g}, p2~{p2:.3g}) refuted with probability 0.99"
             if needed <= affordable:
                 return max(needed, _MIN_TEST_RUNS), aim
-            return affordable, aim + f"; capped from {needed} to {affordable} runs per side by the time budget"
+            return affordable, aim + f" needs more than the {affordable} runs per side of the time budget (use --trials)"
         except InvalidParameterError:
             pass
     trials, sizing = default_trials(request.epsilon, delta, request.alpha)
