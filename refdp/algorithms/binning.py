@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset, Schema
+from refdp.engine import Engine
 from refdp.errors import SchemaError
 from refdp.tree import CategoricalSplit, Count, IntervalSplit, Leaf, Node, ValueSplit
 
@@ -59,10 +60,9 @@ class PublicBins:
         return PublicBins(schema, thresholds, tuple(_conditions(schema, a, thresholds.get(a))
                                                    for a in range(schema.n_attributes)))
 
-    @property
-    def key(self) -> str:
-        """What :meth:`binned` computes, as a :meth:`refdp.data.Dataset.derived` key."""
-        return f"refdp.algorithms.binning.PublicBins.binned {self.thresholds!r}"
+    def binned_by(self, engine: Engine, data: Dataset) -> Dataset:
+        """:meth:`binned` of ``data``, kept with the data set for later fits if ``engine`` keeps what it derives."""
+        return engine.derived(data, f"refdp.algorithms.binning.PublicBins.binned {self.thresholds!r}", self.binned)
 
     def binned(self, data: Dataset) -> Dataset:
         """``data`` with each continuous column replaced by its bin codes (a categorical column whose

@@ -219,7 +219,7 @@ class _Builder:
         self.conditions = self.bins.conditions
         # A continuous column is replaced by its bin codes, a public per-record map, so
         # the binned attribute is a categorical one with ``bins`` values.
-        self.counts = engine.counts(engine.derived(data, self.bins.key, self.bins.binned))
+        self.counts = engine.counts(self.bins.binned_by(engine, data))
         self.exponential = engine.exponential
         self.histogram = engine.histogram
         self.eps = epsilon

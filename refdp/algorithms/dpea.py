@@ -298,7 +298,7 @@ def fit_dpea(
     # Continuous attributes are cut into public equal-width bins, a public per-record map: DPEA then
     # splits them like categorical attributes, and the released node is an interval split.
     bins = PublicBins.of(data.schema, int(params["bins"]))
-    view = TrainingView.of(engine.derived(data, bins.key, bins.binned))
+    view = TrainingView.of(bins.binned_by(engine, data))
     ledger = start_ledger(data, relation)
     budget = epsilon
     if params["variant"] != "published":

@@ -451,7 +451,8 @@ def fit_kanon_rdt(
     before anything is read, and the receipt states the larger delta
     (claim ``noisy-size-plan``).
 
-    ``engine`` supplies the noisy size's sampler; the sample is drawn
+    ``engine`` supplies the noisy size's sampler and may keep the binned
+    columns with the data set (:meth:`PublicBins.binned_by`); the sample is drawn
     (:func:`~refdp.mechanisms.exact.bernoulli_positions`) and its rows are
     routed one by one on both engines, the lazily drawn structure's nodes
     drawn when a kept row first reaches them.
@@ -495,7 +496,7 @@ def fit_kanon_rdt(
         plan = plans[-1] if fills(noisy, plans[-1], schema.n_classes, branching, min_fill) else plans[0]
     settings, depth, guarantee = plan.settings, plan.depth, plan.guarantee
     n_trees, k, beta = settings.n_trees, settings.k, settings.beta
-    train = engine.derived(data, bins.key, bins.binned) if bins is not None else data
+    train = bins.binned_by(engine, data) if bins is not None else data
     columns, labels, rows = base_columns(train)
     n_classes = schema.n_classes
     zeros: Tuple[Count, ...] = (0,) * n_classes

@@ -108,7 +108,7 @@ def fit_private_rdt(
     voting = str(params["voting"])
     binned = params["continuous"] == "bins"
     bins = PublicBins.of(schema, int(params["bins"])) if binned else None
-    train = engine.derived(data, bins.key, bins.binned) if bins is not None else data
+    train = bins.binned_by(engine, data) if bins is not None else data
     multiway = frozenset(bins.thresholds) if bins is not None else frozenset()
     leaves_bound = worst_case_leaves(train.schema, max_depth, categorical, multiway)
     if leaves_bound > max_leaves:

@@ -317,19 +317,11 @@ def _gini_best_by_blocks(
     t0, t1 = zeros[-1], ones[-1]
     last = stop - 1
     edges = [*range(start, last, _BLOCK), last]
-    zeros_at = [*zeros[start:last:_BLOCK], zeros[last]]
-    ones_at = [*ones[start:last:_BLOCK], ones[last]]
-    scores = _gini_of_splits(zeros_at, ones_at, t0, t1, q)
+    scores, corners = _block_corners(
+        [*zeros[start:last:_BLOCK], zeros[last]], [*ones[start:last:_BLOCK], ones[last]], t0, t1, q
+    )
     top = max(scores)
     index = edges[scores.index(top)]
-    # The other two corners of each block's box: fewer of class 0 and more of class 1, and the reverse.
-    corners = map(
-        max,
-        scores,
-        islice(scores, 1, None),
-        _gini_of_splits(zeros_at, ones_at[1:], t0, t1, q),
-        _gini_of_splits(zeros_at[1:], ones_at, t0, t1, q),
-    )
     limit = max(top, floor) - (t0 + t1) * _ROUNDING
     for k in compress(range(len(edges) - 1), map(ge, corners, repeat(limit))):
         a, b = edges[k] + 1, edges[k + 1]
@@ -339,6 +331,23 @@ def _gini_best_by_blocks(
             if high > top or (high == top and a + inside.index(high) < index):
                 top, index = high, a + inside.index(high)
     return (top, index) if top > floor else None
+
+
+def _block_corners(
+    zeros_at: List[int], ones_at: List[int], t0: int, t1: int, q: List[int]
+) -> Tuple[List[float], List[float]]:
+    """The gini scores at the block edges (counts below ``zeros_at``, ``ones_at``), and the best
+    of the four corners of each block's box (:func:`_gini_best_by_blocks`)."""
+    scores = _gini_of_splits(zeros_at, ones_at, t0, t1, q)
+    # The other two corners of each block's box: fewer of class 0 and more of class 1, and the reverse.
+    corners = list(map(
+        max,
+        scores,
+        islice(scores, 1, None),
+        _gini_of_splits(zeros_at, ones_at[1:], t0, t1, q),
+        _gini_of_splits(zeros_at[1:], ones_at, t0, t1, q),
+    ))
+    return scores, corners
 
 
 def _impurity(sizes: List[int], squares: List[int]) -> Iterable[float]:
@@ -409,13 +418,8 @@ def _gini_below(ones: List[int], floor: float, q: List[int]) -> bool:
     t0 = n - t1
     edges = [*range(1, n - 1, _BLOCK), n - 1]
     ones_at = [*ones[1 : n - 1 : _BLOCK], ones[n - 1]]
-    zeros_at = list(map(sub, edges, ones_at))
-    high = max(
-        max(_gini_of_splits(zeros_at, ones_at, t0, t1, q)),
-        max(_gini_of_splits(zeros_at, ones_at[1:], t0, t1, q)),
-        max(_gini_of_splits(zeros_at[1:], ones_at, t0, t1, q)),
-    )
-    return high < floor - n * _ROUNDING
+    _, corners = _block_corners(list(map(sub, edges, ones_at)), ones_at, t0, t1, q)
+    return max(corners) < floor - n * _ROUNDING
 
 
 class ArrayCounts:
