@@ -112,6 +112,7 @@ from refdp.engine import REFERENCE, Engine, TrainingView
 from refdp.scoring.kernels import exact_score_function
 from refdp.errors import InvalidParameterError
 from refdp.mechanisms import discrete_laplace_mechanism, exponential_mechanism, laplace_noise, sample_index
+from refdp.mechanisms.sampling import row_sample
 from refdp.privacy import Ledger, Partition, Relation, as_fraction, cell
 from refdp.rng import RandomSource
 from refdp.tree import Leaf, Node, ThresholdSplit, TreeModel, ValueSplit, route
@@ -294,6 +295,9 @@ def joins_sample(rng: RandomSource) -> bool:
     return k % 2 == 0
 
 
+_LOG_JOIN = math.log(-math.expm1(-1.0))  # ln(1 - 1/e), the chance that joins_sample is True
+
+
 def round_epsilon(epsilon: Fraction, n_estimators: int) -> Fraction:
     """eps_p / T, the data-independent budget of one round (sound variant)."""
     return epsilon / n_estimators
@@ -470,7 +474,11 @@ def _fit_sound(
     alphas: List[float] = []
     dropped: List[Node] = []
     for t in range(T):
-        sample = [i for i in view.rows if joins_sample(rng)]
+        rows = view.rows
+        sample = [rows[i] for i in row_sample(
+            len(rows), joins_sample, rng, log_keep=_LOG_JOIN, ledger=ledger, label=f"round {t}: Poissonised bootstrap",
+            partition=(f"round {t}",),
+        )]
         ledger.record_data_independent(
             label=f"round {t}: Poissonised bootstrap", partition=(f"round {t}",),
             note="each record joins with probability exactly 1 - 1/e, at most once",

@@ -70,6 +70,7 @@ from refdp.algorithms.dpea_mcmc import run_chain
 from refdp.algorithms.dpea_subtrees import (
     QUALITY_SENSITIVITY,
     FactorisedSampler,
+    SubtreeQualities,
     Shape,
     domain_sizes,
     exhaustive_subtrees,
@@ -83,6 +84,7 @@ from refdp.data import CategoricalAttribute, Dataset
 from refdp.engine import REFERENCE, Engine, TrainingView, class_counts
 from refdp.errors import InvalidParameterError
 from refdp.mechanisms import exponential_mechanism
+from refdp.mechanisms.recording import Call, mechanism_call
 from refdp.privacy import Ledger, Partition, Relation
 from refdp.rng import RandomSource
 from refdp.tree import CategoricalSplit, Leaf, Node, TreeModel
@@ -257,7 +259,11 @@ class _Builder:
                 partition=path,
                 note="monotone utilities: weights exp(epsilon q' / Delta)" if self.monotone else "",
             )
-            return sampler.sample(self.rng)
+            return mechanism_call(
+                lambda: self._call(label + " (factorised exact sampler)", path, rows, attributes, levels, self.monotone),
+                self.rng,
+                lambda: sampler.sample(self.rng),
+            )
         if self.published:
             note = (
                 "Algorithm 3 as published: no Hastings correction for an asymmetric proposal and a "
@@ -274,11 +280,26 @@ class _Builder:
             sensitivity=Fraction(QUALITY_SENSITIVITY), claims=claims + ("dpea-mcmc",), partition=path,
             sound=False, note=note,
         )
-        return run_chain(
-            self.view, rows, attributes, levels, self.c, self.rng, steps=self.steps,
-            hastings=not self.published, buffer=self.buffer,
-            threshold=self.threshold if self.published else None,
-        ).shape
+        return mechanism_call(
+            lambda: self._call(label + " (MCMC, Algorithm 3)", path, rows, attributes, levels, False),
+            self.rng,
+            lambda: run_chain(
+                self.view, rows, attributes, levels, self.c, self.rng, steps=self.steps,
+                hastings=not self.published, buffer=self.buffer,
+                threshold=self.threshold if self.published else None,
+            ).shape,
+        )
+
+    def _call(
+        self, label: str, path: Partition, rows: List[int], attributes: Tuple[int, ...], levels: int, monotone_input: bool
+    ) -> Call:
+        """How an audit sees a subtree selection that is not an explicit list (:mod:`refdp.mechanisms.recording`)."""
+        return Call(
+            "exponential (subtrees)", label, path, self.eps, Fraction(0), Fraction(QUALITY_SENSITIVITY),
+            self.ledger.relation, ("dpea-subtree-quality-sensitivity",),
+            (("attributes", attributes), ("levels", levels), ("monotone", monotone_input)),
+            SubtreeQualities(self.view, tuple(rows), attributes, levels, self.sizes, monotone_input), None,
+        )
 
 
 def fit_dpea(

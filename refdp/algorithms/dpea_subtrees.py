@@ -61,6 +61,7 @@ from refdp.engine import TrainingView, value_table
 from refdp.data import CategoricalAttribute, Schema
 from refdp.errors import InvalidParameterError, SchemaError
 from refdp.mechanisms.inversion import START_BITS, Enclosures, WeightEnclosure, sample_by_inversion
+from refdp.mechanisms.recording import Call, CallInput, Finding
 from refdp.rng import RandomSource
 
 __all__ = [
@@ -73,6 +74,7 @@ __all__ = [
     "leaf_quality",
     "leaf_exponent",
     "subtree_quality",
+    "SubtreeQualities",
     "split_rows",
     "exhaustive_subtrees",
     "FactorisedSampler",
@@ -183,6 +185,82 @@ def subtree_quality(view: TrainingView, rows: Sequence[int], shape: Shape) -> fl
         return leaf_quality(_histogram(view, rows))
     buckets = split_rows(view, rows, shape.attribute, len(shape.children))
     return math.fsum(subtree_quality(view, b, child) for b, child in zip(buckets, shape.children))
+
+
+def _exact_leaf_quality(counts: Sequence[int]) -> Fraction:
+    n, d = leaf_exponent(counts)
+    return Fraction(-n, d)
+
+
+@dataclass(frozen=True)
+class SubtreeQualities:
+    """q'(st) of every candidate subtree of a selection, as an input an audit compares (never listed).
+
+    Between a node's rows on two data sets, q'(st) changes only in the
+    leaves whose rows differ, and the candidates are a root attribute times
+    independent children, so the largest and smallest change over all
+    candidates follow the same recursion as the sampler's normalising
+    constant, descending only where the rows differ.  The change is exact
+    (Fractions); the bound it is held to is the mechanism's Delta q'
+    (claim ``dpea-subtree-quality-sensitivity``), and with ``monotone`` all
+    candidates must move one way.
+    """
+
+    view: TrainingView
+    rows: Tuple[int, ...]
+    attributes: Tuple[int, ...]
+    levels: int
+    sizes: Tuple[int, ...]
+    monotone: bool
+
+    def _records(self, rows: Sequence[int]) -> Dict[Tuple[int, ...], int]:
+        columns, labels = self.view.columns, self.view.labels
+        out: Dict[Tuple[int, ...], int] = {}
+        for i in rows:
+            key = tuple(int(columns[a][i]) for a in range(len(self.sizes))) + (labels[i],)
+            out[key] = out.get(key, 0) + 1
+        return out
+
+    def _extremes(
+        self, other: "SubtreeQualities", mine: List[int], theirs: List[int], attributes: Tuple[int, ...], levels: int
+    ) -> Tuple[Fraction, Fraction]:
+        if self._records(mine) == other._records(theirs):
+            return Fraction(0), Fraction(0)
+        if levels == 0 or not attributes:
+            change = _exact_leaf_quality(_histogram(other.view, theirs)) - _exact_leaf_quality(_histogram(self.view, mine))
+            return change, change
+        best: Optional[Tuple[Fraction, Fraction]] = None
+        for a in attributes:
+            rest = tuple(b for b in attributes if b != a)
+            high = low = Fraction(0)
+            parts = zip(split_rows(self.view, mine, a, self.sizes[a]), split_rows(other.view, theirs, a, self.sizes[a]))
+            for bucket, other_bucket in parts:
+                h, lo = self._extremes(other, bucket, other_bucket, rest, levels - 1)
+                high, low = high + h, low + lo
+            best = (high, low) if best is None else (max(best[0], high), min(best[1], low))
+        assert best is not None
+        return best
+
+    def finding(self, other: "CallInput", call: "Call") -> Optional["Finding"]:
+        assert isinstance(other, SubtreeQualities)
+        if call.sensitivity is None:
+            return None
+        high, low = self._extremes(other, list(self.rows), list(other.rows), self.attributes, self.levels)
+        declared = Fraction(call.sensitivity) if not isinstance(call.sensitivity, float) else Fraction(
+            *call.sensitivity.as_integer_ratio()
+        )
+        if max(high, -low) > declared:
+            return Finding(
+                "q'(st) over the candidate subtrees", f"changes by <= sensitivity {declared}",
+                f"{float(max(high, -low)):.6g} (q' moves between {float(low):.6g} and {float(high):.6g})",
+            )
+        if self.monotone and high > 0 and low < 0:
+            return Finding("monotone utilities", "all move one way (no factor 2)",
+                           f"some q'(st) move up (by up to {float(high):.4g}) and others down")
+        return None
+
+    def own_finding(self, call: "Call") -> Optional["Finding"]:
+        return None
 
 
 def _is_pure(counts: Sequence[int]) -> bool:

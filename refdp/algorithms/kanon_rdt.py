@@ -86,7 +86,8 @@ from refdp.algorithms.noisy_depth import mean_branching
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
 from refdp.data import Dataset
 from refdp.errors import InvalidParameterError, PrivacyError
-from refdp.mechanisms import bernoulli_positions, discrete_laplace_mechanism
+from refdp.mechanisms import discrete_laplace_mechanism
+from refdp.mechanisms.sampling import bernoulli_sample, suppressed_release
 from refdp.privacy import Relation, as_fraction
 from refdp.privacy.lqs import (
     MAX_EPSILON,
@@ -511,17 +512,20 @@ def fit_kanon_rdt(
             note="Fan et al. structure from the public schema; nodes drawn when first reached",
         )
         counts: Dict[int, List[int]] = {}
-        for position in bernoulli_positions(beta, len(rows), rng):
+        sample = bernoulli_sample(len(rows), beta, rng, ledger=ledger, label=f"tree {t}: Bernoulli({beta}) sample",
+                                  partition=(scope,))
+        for position in sample:
             row = rows[position]
             leaf = builder.leaf_index(columns, row)
             tally = counts.get(leaf)
             if tally is None:
                 tally = counts[leaf] = [0] * n_classes
             tally[labels[row]] += 1
-        released = {leaf: _suppress(c, k, leaf_total) for leaf, c in counts.items()}
+        label = f"tree {t}: Bernoulli({beta}) sample, counts below {k} set to 0 " + (
+            "on the leaf total (UNSOUND)" if leaf_total else "per (leaf, label)"
+        )
         ledger.charge(
-            label=f"tree {t}: Bernoulli({beta}) sample, counts below {k} set to 0 "
-            + ("on the leaf total (UNSOUND)" if leaf_total else "per (leaf, label)"),
+            label=label,
             mechanism="sample-and-suppress",
             epsilon=guarantee.epsilon,
             delta=guarantee.delta,
@@ -535,7 +539,15 @@ def fit_kanon_rdt(
                 f"receipt delta checked <= max_delta={params['max_delta']!r} before training"
             ),
         )
-        tree = builder.build(lambda leaf: released.get(leaf, zeros), collapse_zeros=True)
+        # Leaves are numbered in the order sampled rows reach them; their paths name them whatever the sample.
+        paths = builder.leaf_paths()
+        released = suppressed_release(
+            {paths[leaf]: c for leaf, c in counts.items()},
+            {paths[leaf]: _suppress(c, k, leaf_total) for leaf, c in counts.items()},
+            k, epsilon=guarantee.epsilon, delta=guarantee.delta, rng=rng, ledger=ledger, label=label,
+            partition=(scope,),
+        )
+        tree = builder.build(lambda leaf: released.get(paths[leaf], zeros), collapse_zeros=True)
         trees.append(bins.unbin(tree) if bins is not None else tree)
     if plan.delta < total_delta:
         ledger.charge(

@@ -46,7 +46,7 @@ nothing but the schema and the rng.
 
 from __future__ import annotations
 
-from typing import AbstractSet, Callable, List, Optional, Sequence, Tuple, Union
+from typing import AbstractSet, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from refdp.engine import NodeCounts, RowMasks, Rows
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset, Schema
@@ -180,10 +180,13 @@ def base_columns(data: Dataset) -> Tuple[List[Column], Sequence[int], Sequence[i
 class _Slot:
     """A node of a structure being drawn; ``children`` entries are None until drawn."""
 
-    __slots__ = ("depth", "free", "bounds", "kind", "attribute", "cut", "children", "leaf")
+    __slots__ = ("depth", "free", "bounds", "kind", "attribute", "cut", "children", "leaf", "path")
 
-    def __init__(self, depth: int, free: Tuple[int, ...], bounds: Tuple[Tuple[float, float], ...]) -> None:
+    def __init__(
+        self, depth: int, free: Tuple[int, ...], bounds: Tuple[Tuple[float, float], ...], path: Tuple[int, ...] = ()
+    ) -> None:
         self.depth = depth
+        self.path = path  # the child indices from the root: a name for the node that no drawing order changes
         self.free = free  # categorical attributes not yet used on the path
         self.bounds = bounds  # (lower, upper) per attribute; used for continuous ones
         self.kind = _LEAF
@@ -301,9 +304,26 @@ class RandomTreeBuilder:
             bounds = bounds[: slot.attribute] + (narrowed,) + bounds[slot.attribute + 1 :]
         else:
             free = tuple(a for a in free if a != slot.attribute)
-        child = self._draw(_Slot(slot.depth + 1, free, bounds))
+        child = self._draw(_Slot(slot.depth + 1, free, bounds, slot.path + (index,)))
         slot.children[index] = child
         return child
+
+    def leaf_paths(self) -> Dict[int, Tuple[int, ...]]:
+        """Every drawn leaf's number and its path (the child indices from the root).
+
+        Leaves are numbered in the order rows first reach them; the path
+        names a leaf whatever the order, so that counts keyed by it mean the
+        same leaf on two data sets (:mod:`refdp.audit.replay`).
+        """
+        paths: Dict[int, Tuple[int, ...]] = {}
+        stack = [self._root]
+        while stack:
+            slot = stack.pop()
+            if slot.kind == _LEAF:
+                paths[slot.leaf] = slot.path
+            else:
+                stack.extend(child for child in slot.children if child is not None)
+        return paths
 
     def leaf_index(self, columns: Sequence[Column], row: int) -> int:
         """The leaf that row ``row`` of ``columns`` reaches, drawing the nodes on its way."""

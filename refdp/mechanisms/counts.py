@@ -20,6 +20,7 @@ from refdp.errors import InvalidParameterError
 from refdp.mechanisms._params import SensitivityLike, sensitivity_value
 from refdp.mechanisms.exact import discrete_laplace
 from refdp.mechanisms.laplace import laplace_noise
+from refdp.mechanisms.recording import Call, Counts, DiscreteLaplaceLaw, Scalar, mechanism_call
 from refdp.privacy import Ledger, Number, as_epsilon, cell, check_partition
 from refdp.privacy.ledger import check_cells
 from refdp.rng import RandomSource
@@ -95,7 +96,15 @@ def discrete_laplace_mechanism(
         partition=path,
         sound=sound,
     )
-    return count + sampler(delta / eps, rng)
+    scale = delta / eps
+    return mechanism_call(
+        lambda: Call(
+            "discrete-laplace", label, path, eps, Fraction(0), delta, ledger.relation, tuple(claims),
+            (("sound", sound),), Scalar(count), DiscreteLaplaceLaw((count,), scale, False),
+        ),
+        rng,
+        lambda: count + sampler(scale, rng),
+    )
 
 
 def laplace_mechanism(
@@ -134,7 +143,14 @@ def laplace_mechanism(
         partition=path,
         sound=sound,
     )
-    return x + laplace_noise(scale, rng)
+    return mechanism_call(
+        lambda: Call(
+            "laplace", label, path, eps, Fraction(0), recorded, ledger.relation, tuple(claims),
+            (("sound", sound),), Scalar(value), None,
+        ),
+        rng,
+        lambda: x + laplace_noise(scale, rng),
+    )
 
 
 def histogram_scale(epsilon: Number) -> Fraction:
@@ -237,10 +253,23 @@ def noisy_histogram(
             partition=cell_path,
         )
     scale = histogram_scale(eps)
-    if noise == "discrete-laplace":
-        return [int(c) + sampler(scale, rng) for c in values]
-    b = float(scale)
-    return [float(c) + laplace_noise(b, rng) for c in values]
+
+    def draw() -> Union[List[int], List[float]]:
+        if noise == "discrete-laplace":
+            return [int(c) + sampler(scale, rng) for c in values]
+        b = float(scale)
+        return [float(c) + laplace_noise(b, rng) for c in values]
+
+    return mechanism_call(
+        lambda: Call(
+            "histogram", label, path, eps, Fraction(0), Fraction(1), ledger.relation,
+            (claim, "parallel-composition"), (("key", key), ("names", tuple(cell_names)), ("noise", noise)),
+            Counts(tuple(values), ((key, len(values)),), tuple(cell_names)),
+            DiscreteLaplaceLaw(tuple(int(c) for c in values), scale, True) if noise == "discrete-laplace" else None,
+        ),
+        rng,
+        draw,
+    )
 
 
 def noisy_cells(
@@ -292,7 +321,20 @@ def noisy_cells(
         cells=cells,
     )
     scale = histogram_scale(eps)
-    if discrete:
-        return [c + sampler(scale, rng) for c in values]
-    b = float(scale)
-    return [float(c) + laplace_noise(b, rng) for c in values]
+
+    def draw() -> Union[List[int], List[float]]:
+        if discrete:
+            return [c + sampler(scale, rng) for c in values]
+        b = float(scale)
+        return [float(c) + laplace_noise(b, rng) for c in values]
+
+    return mechanism_call(
+        lambda: Call(
+            "cells", label, path, eps, Fraction(0), Fraction(1), ledger.relation,
+            ("discrete-laplace-mechanism" if discrete else "laplace-mechanism", "parallel-composition"),
+            (("cells", cells), ("noise", noise)), Counts(tuple(values), cells),
+            DiscreteLaplaceLaw(tuple(values), scale, True) if discrete else None,
+        ),
+        rng,
+        draw,
+    )

@@ -48,6 +48,7 @@ from refdp.mechanisms._params import (
 )
 from refdp.mechanisms.inversion import exp_neg_fixed, sample_by_inversion
 from refdp.mechanisms.ratios import Ratio, Ratios
+from refdp.mechanisms.recording import Call, ExponentialLaw, FloatInversionLaw, Utilities, mechanism_call
 from refdp.privacy import Ledger, Number, as_epsilon, check_partition
 from refdp.rng import RandomSource
 
@@ -416,7 +417,14 @@ def exponential_mechanism(
             sound=sound,
             note=note,
         )
-        return sample_by_inversion(plan.enclosures, rng)
+        return mechanism_call(
+            lambda: _call(
+                utilities, base_weights, eps, recorded_sensitivity, monotone, True, ledger, label, path,
+                charge_claims, sound, note, _exact_law(plan),
+            ),
+            rng,
+            lambda: sample_by_inversion(plan.enclosures, rng),
+        )
     u = finite_floats(utilities, "utilities")
     chances = probabilities(u, _float_weights(base_weights, len(u)), _coefficient(eps, calibration))
     ledger.charge(
@@ -429,4 +437,49 @@ def exponential_mechanism(
         sound=sound,
         note=note,
     )
-    return draw(chances, rng)
+    return mechanism_call(
+        lambda: _call(
+            utilities, base_weights, eps, recorded_sensitivity, monotone, False, ledger, label, path,
+            charge_claims, sound, note, FloatInversionLaw(tuple(chances)),
+        ),
+        rng,
+        lambda: draw(chances, rng),
+    )
+
+
+def _values(values: Sequence[Real]) -> Tuple[Real, ...]:
+    """Utilities or weights as numbers (a :class:`Ratios` as Fractions), for a recorder."""
+    if isinstance(values, Ratios):
+        return tuple(Fraction(n, d) for n, d in values.pairs)
+    return tuple(values)
+
+
+def _exact_law(plan: _ExactPlan) -> ExponentialLaw:
+    """The exact sampler's law: weights W_r and exponents gamma_r (W_r = 0 where a utility has no slot)."""
+    gammas = [Fraction(n, d) for n, d in plan.gammas]
+    return ExponentialLaw(
+        tuple(Fraction(w) if slot >= 0 else Fraction(0) for w, slot in zip(plan.scaled_weights, plan.slots)),
+        tuple(gammas[slot] if slot >= 0 else Fraction(0) for slot in plan.slots),
+    )
+
+
+def _call(
+    utilities: Sequence[Real], base_weights: Optional[Sequence[Real]], eps: Fraction,
+    sensitivity: Union[Fraction, float], monotone: bool, exact: bool, ledger: Ledger, label: str,
+    path: Tuple[str, ...], claims: Tuple[str, ...], sound: bool, note: str,
+    law: Union[ExponentialLaw, FloatInversionLaw],
+) -> Call:
+    """How an audit sees one run of :func:`exponential_mechanism` (:mod:`refdp.mechanisms.recording`)."""
+    values = _values(utilities)
+    public = (
+        ("candidates", len(values)),
+        ("base_weights", None if base_weights is None else _values(base_weights)),
+        ("monotone", monotone),
+        ("exact", exact),
+        ("sound", sound),
+        ("note", note),
+    )
+    return Call(
+        "exponential", label, path, eps, Fraction(0), sensitivity, ledger.relation, claims, public,
+        Utilities(values, monotone), law,
+    )
