@@ -213,18 +213,16 @@ class SubtreeQualities:
     sizes: Tuple[int, ...]
     monotone: bool
 
-    def _records(self, rows: Sequence[int]) -> Dict[Tuple[int, ...], int]:
-        columns, labels = self.view.columns, self.view.labels
-        out: Dict[Tuple[int, ...], int] = {}
-        for i in rows:
-            key = tuple(int(columns[a][i]) for a in range(len(self.sizes))) + (labels[i],)
-            out[key] = out.get(key, 0) + 1
-        return out
+    def _record(self, i: int) -> Tuple[int, ...]:
+        columns = self.view.columns
+        return tuple(int(columns[a][i]) for a in range(len(self.sizes))) + (self.view.labels[i],)
 
     def _extremes(
-        self, other: "SubtreeQualities", mine: List[int], theirs: List[int], attributes: Tuple[int, ...], levels: int
+        self, other: "SubtreeQualities", changed: List[Tuple[int, ...]], mine: List[int], theirs: List[int],
+        attributes: Tuple[int, ...], levels: int,
     ) -> Tuple[Fraction, Fraction]:
-        if self._records(mine) == other._records(theirs):
+        # Only the nodes that hold a changed record see a change; the others contribute 0 to every candidate.
+        if not changed:
             return Fraction(0), Fraction(0)
         if levels == 0 or not attributes:
             change = _exact_leaf_quality(_histogram(other.view, theirs)) - _exact_leaf_quality(_histogram(self.view, mine))
@@ -233,9 +231,12 @@ class SubtreeQualities:
         for a in attributes:
             rest = tuple(b for b in attributes if b != a)
             high = low = Fraction(0)
-            parts = zip(split_rows(self.view, mine, a, self.sizes[a]), split_rows(other.view, theirs, a, self.sizes[a]))
-            for bucket, other_bucket in parts:
-                h, lo = self._extremes(other, bucket, other_bucket, rest, levels - 1)
+            for v in sorted({record[a] for record in changed}):
+                h, lo = self._extremes(
+                    other, [r for r in changed if r[a] == v],
+                    [i for i in mine if int(self.view.columns[a][i]) == v],
+                    [i for i in theirs if int(other.view.columns[a][i]) == v], rest, levels - 1,
+                )
                 high, low = high + h, low + lo
             best = (high, low) if best is None else (max(best[0], high), min(best[1], low))
         assert best is not None
@@ -245,7 +246,13 @@ class SubtreeQualities:
         assert isinstance(other, SubtreeQualities)
         if call.sensitivity is None:
             return None
-        high, low = self._extremes(other, list(self.rows), list(other.rows), self.attributes, self.levels)
+        counts: Dict[Tuple[int, ...], int] = {}
+        for i in self.rows:
+            counts[self._record(i)] = counts.get(self._record(i), 0) + 1
+        for i in other.rows:
+            counts[other._record(i)] = counts.get(other._record(i), 0) - 1
+        changed = [record for record, n in counts.items() if n != 0]
+        high, low = self._extremes(other, changed, list(self.rows), list(other.rows), self.attributes, self.levels)
         declared = Fraction(call.sensitivity) if not isinstance(call.sensitivity, float) else Fraction(
             *call.sensitivity.as_integer_ratio()
         )

@@ -80,26 +80,38 @@ class _Branch(BaseException):
 class _Forcing:
     prefix: Sequence[Any]
     position: int = 0
+    shown: List[Hashable] = field(default_factory=list)
 
     def call(self, call: Call, rng: RandomSource, draw: Callable[[], T]) -> T:
         if isinstance(call.law, Deterministic):
-            return draw()
-        if self.position < len(self.prefix):
+            output = draw()
+        elif self.position < len(self.prefix):
             output = copy.deepcopy(self.prefix[self.position])
             self.position += 1
-            return output  # type: ignore[no-any-return]
-        raise _Branch(call)
+        else:
+            raise _Branch(call)
+        if call.released:
+            self.shown.append(_key(output))
+        return output
 
 
-def _run(fn: Callable[[object, RandomSource], Any], data: object, seed: int, prefix: Sequence[Any]) -> Tuple[str, Any]:
-    """("done", output) when the run ends within ``prefix``, else ("call", the next Call)."""
+@dataclass(frozen=True)
+class _State:
+    """Where a forced run got: its output (``done``) or the next call, and the outputs it released so far."""
+
+    done: bool
+    value: Any
+    shown: Tuple[Hashable, ...]
+
+
+def _run(fn: Callable[[object, RandomSource], Any], data: object, seed: int, prefix: Sequence[Any]) -> _State:
     forcing = _Forcing(prefix)
     try:
         with recording(forcing):
             output = fn(data, random.Random(seed))
     except _Branch as branch:
-        return "call", branch.call
-    return "done", output
+        return _State(False, branch.call, tuple(forcing.shown))
+    return _State(True, output, tuple(forcing.shown))
 
 
 def _log(x: Fraction) -> float:
@@ -201,7 +213,7 @@ def _law_size(law: Optional[Law], window: Optional[Tuple[Tuple[int, int], ...]])
     if isinstance(law, ExponentialLaw):
         return len(law.weights)
     if isinstance(law, BernoulliRowsLaw):
-        return 2 ** min(law.n, 64)
+        return int(2 ** min(law.n, 64))
     return 1
 
 
@@ -215,11 +227,10 @@ def _key(output: Any) -> Hashable:
 
 @dataclass(frozen=True)
 class Outcome:
-    """One outcome: a released model (``complete``) or the first outputs of a run, with both log-probabilities.
+    """One outcome: a released model (``complete``) or what the first calls released, with both log-probabilities.
 
-    ``low``/``high`` bound ``ln P_D - ln P_D'`` given the mass not enumerated
-    (equal to the exact value for a prefix outcome, whose probability is a
-    product of the calls' exact probabilities).
+    ``low``/``high`` bound ``ln P_D(o) - ln P_D'(o)`` given the mass not
+    enumerated; ``description`` names the calls and outputs that led to it.
     """
 
     key: Hashable
@@ -235,21 +246,47 @@ class Outcome:
 class Enumeration:
     """The two laws, what was left out, and the worst outcome."""
 
-    outcomes_d: int = 0
-    outcomes_d_prime: int = 0
+    outcomes: List[Outcome] = field(default_factory=list)
     runs: int = 0
     complete: bool = True
     calls: int = 0
+    depth: int = 0
     remainder_d: float = 0.0
     remainder_d_prime: float = 0.0
+    unexplored_d: float = 0.0
+    unexplored_d_prime: float = 0.0
     worst: Optional[Outcome] = None
     diverged: Optional[str] = None
-    laws: Dict[Hashable, List[float]] = field(default_factory=dict)
+
+    @property
+    def outcomes_d(self) -> int:
+        return sum(1 for o in self.outcomes if o.log_d > -math.inf)
+
+    @property
+    def outcomes_d_prime(self) -> int:
+        return sum(1 for o in self.outcomes if o.log_d_prime > -math.inf)
 
     @property
     def certified_loss(self) -> float:
-        """A certified lower bound on the pair's privacy loss (max over outcomes of the lower bounds)."""
+        """A certified lower bound on the pair's privacy loss (max over outcomes and directions)."""
         return -math.inf if self.worst is None else self.worst.low
+
+    def certified_delta(self, epsilon: float) -> float:
+        """A certified lower bound on max_E P(E) - e^epsilon Q(E), over both directions (the hockey stick)."""
+        best = 0.0
+        for flip in (False, True):
+            gained, paid = [], []
+            for o in self.outcomes:
+                a, b = (o.log_d_prime, o.log_d) if flip else (o.log_d, o.log_d_prime)
+                if a > -math.inf and a > epsilon + b:
+                    gained.append(a)
+                    paid.append(b)
+            slack = (self.remainder_d + self.unexplored_d) if flip else (self.remainder_d_prime + self.unexplored_d_prime)
+            if gained:
+                mass = math.exp(log_sum_exp(gained))
+                other = math.exp(log_sum_exp(paid)) + slack
+                best = max(best, mass - math.exp(epsilon) * other)
+        return best
 
 
 @dataclass
@@ -263,11 +300,10 @@ class _Node:
 def _windows(call_d: Optional[Call], call_d_prime: Optional[Call], tail: Fraction) -> Tuple[Tuple[int, int], ...]:
     laws = [c.law for c in (call_d, call_d_prime) if c is not None and isinstance(c.law, DiscreteLaplaceLaw)]
     first = laws[0]
-    assert isinstance(first, DiscreteLaplaceLaw)
     width = _width(first.scale, tail)
     cells = []
     for j in range(len(first.centres)):
-        centres = [law.centres[j] for law in laws if len(law.centres) == len(first.centres)]  # type: ignore[union-attr]
+        centres = [law.centres[j] for law in laws if len(law.centres) == len(first.centres)]
         cells.append((min(centres) - width, max(centres) + width))
     return tuple(cells)
 
@@ -283,6 +319,21 @@ def _law_of(call: Optional[Call]) -> Optional[Law]:
     return call.law
 
 
+class _Laws:
+    """Outcome keys with their log-probabilities on each side (several runs may give one key)."""
+
+    def __init__(self) -> None:
+        self.logs: Dict[Hashable, Tuple[List[float], List[float]]] = {}
+        self.words: Dict[Hashable, str] = {}
+        self.complete: Dict[Hashable, bool] = {}
+
+    def add(self, key: Hashable, side: int, log_p: float, complete: bool, words: str) -> None:
+        entry = self.logs.setdefault(key, ([], []))
+        entry[side].append(log_p)
+        self.words.setdefault(key, words)
+        self.complete[key] = complete
+
+
 def enumerate_pair(
     fn: Callable[[object, RandomSource], Any],
     data: object,
@@ -296,89 +347,93 @@ def enumerate_pair(
 ) -> Enumeration:
     """The exact laws of ``fn`` on ``data`` and ``neighbour`` (outputs grouped by ``to_key``), breadth first.
 
-    Each level expands every run's next call; when the next level would
-    need more than ``budget`` runs in all, the enumeration stops and the
-    unfinished runs' outcomes are their first outputs (``complete`` False).
+    Each level expands every run's next call on both data sets; when the
+    next level would need more than ``budget`` runs in all, the enumeration
+    stops, and a run not yet ended counts as the outcome "what its calls
+    released so far" (``complete`` False).  A draw that is never released
+    by itself (a row sample) is summed over.
     """
     result = Enumeration()
+    laws = _Laws()
     level = [_Node([], 0.0, 0.0, [])]
-    model_log: Dict[Hashable, List[List[float]]] = {}
-    model_words: Dict[Hashable, str] = {}
-    prefixes: List[_Node] = []
-    left_d: List[float] = []
-    left_d_prime: List[float] = []
+    left: Tuple[List[float], List[float]] = ([], [])
     while level:
-        expanded: List[_Node] = []
         pending: List[Tuple[_Node, Optional[Call], Optional[Call], Optional[Tuple[Tuple[int, int], ...]]]] = []
+        stopped: List[Tuple[_Node, Optional[_State], Optional[_State]]] = []
         size = 0
         for node in level:
-            state_d = _run(fn, data, seed, node.prefix) if node.log_d > -math.inf else ("none", None)
-            state_dp = _run(fn, neighbour, seed, node.prefix) if node.log_d_prime > -math.inf else ("none", None)
+            states: List[Optional[_State]] = [
+                _run(fn, data, seed, node.prefix) if node.log_d > -math.inf else None,
+                _run(fn, neighbour, seed, node.prefix) if node.log_d_prime > -math.inf else None,
+            ]
             result.runs += 1
-            for side, (kind, value), log_p in ((0, state_d, node.log_d), (1, state_dp, node.log_d_prime)):
-                if kind == "done":
-                    key = to_key(value)
-                    entry = model_log.setdefault(key, [[], []])
-                    entry[side].append(log_p)
-                    model_words.setdefault(key, "; ".join(node.words) or "(no mechanism call)")
-            call_d = state_d[1] if state_d[0] == "call" else None
-            call_dp = state_dp[1] if state_dp[0] == "call" else None
+            words = "; ".join(node.words) or "(no mechanism call)"
+            for side, (state, log_p) in enumerate(zip(states, (node.log_d, node.log_d_prime))):
+                if state is not None and state.done:
+                    laws.add(to_key(state.value), side, log_p, True, words)
+            calls = [s.value if s is not None and not s.done else None for s in states]
+            call_d, call_dp = calls
             if call_d is None and call_dp is None:
                 continue
             if call_d is not None and call_dp is not None and call_d.signature() != call_dp.signature():
                 result.diverged = result.diverged or (
-                    f"after {len(node.prefix)} call(s) [{'; '.join(node.words) or 'none'}] D makes "
-                    f"{call_d.describe()} and D' makes {call_dp.describe()}"
+                    f"after {len(node.prefix)} call(s) [{words}] D makes {call_d.describe()} and D' makes "
+                    f"{call_dp.describe()}"
                 )
             law_d, law_dp = _law_of(call_d), _law_of(call_dp)
             window = None
             if isinstance(law_d, DiscreteLaplaceLaw) or isinstance(law_dp, DiscreteLaplaceLaw):
                 window = _windows(call_d, call_dp, tail)
             pending.append((node, call_d, call_dp, window))
+            stopped.append((node, states[0], states[1]))
             size += max(_law_size(law_d, window), _law_size(law_dp, window))
         if not pending:
             break
         if result.runs + size > budget:
             result.complete = False
-            prefixes = [node for node, *_ in pending]
+            for node, state_d, state_dp in stopped:
+                words = "; ".join(node.words) or "(no mechanism call)"
+                for side, (state, log_p) in enumerate(((state_d, node.log_d), (state_dp, node.log_d_prime))):
+                    if state is not None and not state.done:
+                        laws.add(("released",) + state.shown, side, log_p, False, words)
+                        if side == 0:
+                            result.unexplored_d += math.exp(log_p)
+                        else:
+                            result.unexplored_d_prime += math.exp(log_p)
             break
+        result.depth += 1
+        expanded: List[_Node] = []
         for node, call_d, call_dp, window in pending:
-            outs_d = law_outcomes(call_d.law, window) if call_d is not None and call_d.law is not None else []
-            outs_dp = law_outcomes(call_dp.law, window) if call_dp is not None and call_dp.law is not None else []
             result.calls += 1
-            by_d = {_key(o): (o, lp) for o, lp in outs_d}
-            by_dp = {_key(o): (o, lp) for o, lp in outs_dp}
-            for law, side, log_p in ((call_d, 0, node.log_d), (call_dp, 1, node.log_d_prime)):
-                if law is not None and isinstance(law.law, DiscreteLaplaceLaw):
-                    listed = log_sum_exp(lp for _, lp in (outs_d if side == 0 else outs_dp))
+            outs = [
+                law_outcomes(call.law, window) if call is not None and call.law is not None else []
+                for call in (call_d, call_dp)
+            ]
+            for side, (call, log_p) in enumerate(((call_d, node.log_d), (call_dp, node.log_d_prime))):
+                if call is not None and isinstance(call.law, DiscreteLaplaceLaw):
+                    listed = log_sum_exp(lp for _, lp in outs[side])
                     missing = -math.expm1(listed) if listed < 0 else 0.0
-                    (left_d if side == 0 else left_d_prime).append(log_p + math.log(max(missing, 1e-300)))
+                    if missing > 0:
+                        left[side].append(log_p + math.log(missing))
+            by_side = [{_key(o): (o, lp) for o, lp in outs[side]} for side in (0, 1)]
             call = call_d if call_d is not None else call_dp
             assert call is not None
-            for key in list(by_d) + [k for k in by_dp if k not in by_d]:
-                output = (by_d.get(key) or by_dp[key])[0]
-                ld = node.log_d + by_d[key][1] if key in by_d else -math.inf
-                ldp = node.log_d_prime + by_dp[key][1] if key in by_dp else -math.inf
+            for key in list(by_side[0]) + [k for k in by_side[1] if k not in by_side[0]]:
+                output = (by_side[0].get(key) or by_side[1][key])[0]
+                ld = node.log_d + by_side[0][key][1] if key in by_side[0] else -math.inf
+                ldp = node.log_d_prime + by_side[1][key][1] if key in by_side[1] else -math.inf
                 expanded.append(_Node(node.prefix + [output], ld, ldp, node.words + [describe(call, output)]))
         level = expanded
-    result.remainder_d = math.exp(log_sum_exp(left_d)) if left_d else 0.0
-    result.remainder_d_prime = math.exp(log_sum_exp(left_d_prime)) if left_d_prime else 0.0
-    unexplored_d = math.exp(log_sum_exp(n.log_d for n in prefixes)) if prefixes else 0.0
-    unexplored_dp = math.exp(log_sum_exp(n.log_d_prime for n in prefixes)) if prefixes else 0.0
-    outcomes: List[Outcome] = []
-    slack_d = result.remainder_d + unexplored_d
-    slack_dp = result.remainder_d_prime + unexplored_dp
-    for key, (logs_d, logs_dp) in model_log.items():
-        ld, ldp = log_sum_exp(logs_d), log_sum_exp(logs_dp)
-        outcomes.append(_bounded(key, True, ld, ldp, slack_d, slack_dp, model_words[key]))
-    for node in prefixes:
-        outcomes.append(Outcome(
-            ("prefix",) + tuple(_key(o) for o in node.prefix), False, node.log_d, node.log_d_prime,
-            *_exact_gap(node.log_d, node.log_d_prime), "; ".join(node.words),
-        ))
-    result.outcomes_d = sum(1 for o in outcomes if o.log_d > -math.inf)
-    result.outcomes_d_prime = sum(1 for o in outcomes if o.log_d_prime > -math.inf)
-    for outcome in outcomes:
+    result.remainder_d = math.exp(log_sum_exp(left[0])) if left[0] else 0.0
+    result.remainder_d_prime = math.exp(log_sum_exp(left[1])) if left[1] else 0.0
+    for key, (logs_d, logs_dp) in laws.logs.items():
+        complete = laws.complete[key]
+        # A model may also come from runs not enumerated.  What the first calls released cannot: a run cut off at a
+        # window released a value outside it, and every run not enumerated further is one of these outcomes.
+        slack_d = result.remainder_d + result.unexplored_d if complete else 0.0
+        slack_dp = result.remainder_d_prime + result.unexplored_d_prime if complete else 0.0
+        outcome = _bounded(key, complete, log_sum_exp(logs_d), log_sum_exp(logs_dp), slack_d, slack_dp, laws.words[key])
+        result.outcomes.append(outcome)
         if -outcome.high > outcome.low:  # the other direction is the larger: P_D'(o) over P_D(o)
             outcome = Outcome(
                 outcome.key, outcome.complete, outcome.log_d_prime, outcome.log_d, -outcome.high, -outcome.low,
@@ -387,15 +442,6 @@ def enumerate_pair(
         if result.worst is None or outcome.low > result.worst.low:
             result.worst = outcome
     return result
-
-
-def _exact_gap(log_d: float, log_d_prime: float) -> Tuple[float, float]:
-    if log_d == -math.inf and log_d_prime == -math.inf:
-        return 0.0, 0.0
-    gap = log_d - log_d_prime if log_d > -math.inf and log_d_prime > -math.inf else (
-        math.inf if log_d > -math.inf else -math.inf
-    )
-    return gap, gap
 
 
 def _bounded(
@@ -407,7 +453,4 @@ def _bounded(
 
     low = ld - upper(ldp, slack_dp) if ld > -math.inf else -math.inf
     high = upper(ld, slack_d) - ldp if ldp > -math.inf else math.inf
-    if ld == -math.inf and ldp > -math.inf:
-        low = -math.inf
     return Outcome(key, complete, ld, ldp, low, high, words)
-

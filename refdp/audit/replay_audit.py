@@ -26,7 +26,7 @@ import random
 import time
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterator, Mapping, Optional, Sequence, Tuple
 
 from refdp.audit.neighbours import random_neighbour, record_of
 from refdp.audit.pair import Neighbour, addition, removal, substitution

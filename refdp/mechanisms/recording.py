@@ -301,7 +301,8 @@ class Call:
     (the number of candidates, base weights, cell names, a probability):
     a replay on a neighbour must find it equal.  ``law`` is the exact law
     of the output given ``input``, or None where no finite description
-    exists (continuous Laplace noise, an MCMC chain).
+    exists (continuous Laplace noise, an MCMC chain).  ``released`` is False
+    for a draw that is used but never shown by itself (a row sample).
     """
 
     mechanism: str
@@ -315,6 +316,7 @@ class Call:
     public: Tuple[Tuple[str, Hashable], ...]
     input: CallInput
     law: Optional[Law]
+    released: bool = True
 
     def signature(self) -> Tuple[Hashable, ...]:
         """Everything a replay must find equal on a neighbour (all but the input)."""

@@ -71,6 +71,7 @@ def bernoulli_sample(
         lambda: Call(
             "row-sampling", label, path, Fraction(0), Fraction(0), None, ledger.relation, ("exact-bernoulli-positions",),
             (("probability", probability),), RowCount(size), BernoulliRowsLaw(size, probability, log_p, log_q),
+            released=False,
         ),
         rng,
         lambda: bernoulli_positions(probability, size, rng),
@@ -104,6 +105,7 @@ def row_sample(
         lambda: Call(
             "row-sampling", label, path, Fraction(0), Fraction(0), None, ledger.relation, (),
             (("log_keep", log_keep),), RowCount(size), BernoulliRowsLaw(size, None, log_keep, log_drop),
+            released=False,
         ),
         rng,
         lambda: [i for i in range(size) if keep(rng)],
