@@ -104,7 +104,7 @@ class _State:
     shown: Tuple[Hashable, ...]
 
 
-def _run(fn: Callable[[object, RandomSource], Any], data: object, seed: int, prefix: Sequence[Any]) -> _State:
+def _run(fn: Callable[[Any, RandomSource], Any], data: Any, seed: int, prefix: Sequence[Any]) -> _State:
     forcing = _Forcing(prefix)
     try:
         with recording(forcing):
@@ -335,9 +335,9 @@ class _Laws:
 
 
 def enumerate_pair(
-    fn: Callable[[object, RandomSource], Any],
-    data: object,
-    neighbour: object,
+    fn: Callable[[Any, RandomSource], Any],
+    data: Any,
+    neighbour: Any,
     *,
     seed: int,
     to_key: Callable[[Any], Hashable],

@@ -27,6 +27,7 @@ from refdp.audit.neighbours import Record, record_of
 from refdp.audit.pair import Neighbour, addition, removal, substitution
 from refdp.audit.timing import PhaseProgress
 from refdp.data import Dataset
+from refdp.mechanisms.recording import Call
 from refdp.privacy import Relation
 from refdp.rng import RandomSource
 from refdp.tree import TreeModel
@@ -98,9 +99,12 @@ def _model_key(model: TreeModel) -> str:
     return json.dumps(model.to_json(), sort_keys=True, separators=(",", ":"))
 
 
-def _describe_output(output: Any) -> str:
-    text = repr(output)
-    return text if len(text) <= 60 else text[:57] + "..."
+def _describe(call: Call, output: Any) -> str:
+    """One call and its output in words: ``split attribute Q2 on tree-0 -> candidate 9``."""
+    text = f"candidate {output}" if call.mechanism == "exponential" else repr(output)
+    if len(text) > 60:
+        text = text[:57] + "..."
+    return f"{call.label} on {'/'.join(call.partition) or '(whole data set)'} -> {text}"
 
 
 def audit_exact(request: ExactAudit, progress: Optional[PhaseProgress] = None) -> Dict[str, Any]:
@@ -126,10 +130,9 @@ def audit_exact(request: ExactAudit, progress: Optional[PhaseProgress] = None) -
 
     for neighbour in neighbours:
         result = enumerate_pair(
-            request.learner, d, neighbour.d_prime, seed=request.seed, to_key=_model_key,  # type: ignore[arg-type]
+            request.learner, d, neighbour.d_prime, seed=request.seed, to_key=_model_key,
             budget=request.budget, tail=request.tail,
-            describe=lambda call, output: f"{call.label} on {'/'.join(call.partition) or '(whole data set)'} "
-            f"-> {_describe_output(output)}",
+            describe=_describe,
         )
         tried += 1
         if tick is not None:

@@ -214,7 +214,9 @@ class _Replayer:
             raise self._stop("sequence", i, recorded.call.describe(), mismatch)
         finding = recorded.call.input.finding(call.input, recorded.call)
         if finding is not None:
-            raise self._stop("sensitivity", i, recorded.call.describe(), finding)
+            # A threshold release breaks its rule, not a sensitivity (refdp.mechanisms.sampling.Suppressed).
+            kind = "release" if recorded.call.mechanism == "k-suppression" else "sensitivity"
+            raise self._stop(kind, i, recorded.call.describe(), finding)
         own = call.input.own_finding(call)
         if own is not None:
             raise self._stop("release", i, call.describe(), Finding(own.field + " (on D')", own.declared, own.actual))
@@ -261,7 +263,7 @@ def _show(value: object) -> str:
 
 def _differs(a: Call, b: Call) -> bool:
     """Whether the data-dependent input changed between D and D' (as far as it can tell)."""
-    for name in ("values", "n", "counts"):
+    for name in ("values", "value", "n", "counts"):
         if hasattr(a.input, name):
             return bool(getattr(a.input, name) != getattr(b.input, name))
     return False
@@ -328,9 +330,9 @@ def _canonical(output: Any) -> str:
 
 
 def replay_pair(
-    run: Callable[[object, RandomSource], Any],
-    data: object,
-    neighbour: object,
+    run: Callable[[Any, RandomSource], Any],
+    data: Any,
+    neighbour: Any,
     *,
     seed: int,
     relation: Relation = Relation.ADD_REMOVE,

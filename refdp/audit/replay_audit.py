@@ -140,7 +140,7 @@ def audit_replay(request: ReplayAudit, progress: Optional[PhaseProgress] = None)
         seed = seeds.getrandbits(32)
         try:
             report = replay_pair(
-                request.learner, pair.d, pair.neighbour.d_prime, seed=seed, relation=request.relation,  # type: ignore[arg-type]
+                request.learner, pair.d, pair.neighbour.d_prime, seed=seed, relation=request.relation,
                 to_json=_model_json,
             )
         except RefdpError:
@@ -152,7 +152,7 @@ def audit_replay(request: ReplayAudit, progress: Optional[PhaseProgress] = None)
         calls += report.calls
         kind = pair.shape.split(" (")[0]
         kinds[kind] = kinds.get(kind, 0) + 1
-        if tick is not None:
+        if tick is not None and (checked % 10 == 0 or checked == request.pairs):
             tick(checked, request.pairs)
         if not report.ok:
             failure = (pair, seed, report)
@@ -195,14 +195,6 @@ def audit_replay(request: ReplayAudit, progress: Optional[PhaseProgress] = None)
         actual=violation.finding.actual,
     )
     return fields
-
-
-def replay_sizes(params: Mapping[str, object]) -> Tuple[int, ...]:
-    """The learner's size thresholds (int parameters ``min_...`` or ``k``) for the shaped pairs."""
-    return tuple(sorted({
-        v for k, v in params.items()
-        if (k.startswith("min_") or k == "k") and isinstance(v, int) and not isinstance(v, bool) and 2 <= v <= 500
-    }))
 
 
 def describe_kinds(kinds: Mapping[str, int]) -> str:

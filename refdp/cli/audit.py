@@ -293,7 +293,7 @@ def _given(args: argparse.Namespace, registry: _Registry, rows: Tuple[int, ...])
 def _audit_registry(args: argparse.Namespace, alpha: float, seed: int, progress: Phases) -> Dict[str, Any]:
     """The methods ``--method`` asks for, in turn: the first refutation ends the audit."""
     from refdp.audit.exact_audit import audit_exact
-    from refdp.audit.learner import audit_learner
+    from refdp.audit.learner import audit_learner, check_request
     from refdp.audit.replay_audit import audit_replay
 
     registry = _registry(args)
@@ -313,13 +313,15 @@ def _audit_registry(args: argparse.Namespace, alpha: float, seed: int, progress:
         return audit_exact(_exact_request(args, registry, seed), progress)
     if method == "monte-carlo":
         return audit_learner(_registry_request(args, registry, alpha, seed), progress)
+    monte_carlo = _registry_request(args, registry, alpha, seed)
+    check_request(monte_carlo)  # its flags are checked before the replay runs
     replay = audit_replay(_replay_request(args, registry, seed, args.pairs or AUTO_PAIRS), progress)
     if replay["verdict"] == "refuted":
         return replay
     exact = _auto_exact(args, registry, seed, progress)
     if exact is not None and exact["verdict"] == "refuted":
         return exact
-    report = audit_learner(_registry_request(args, registry, alpha, seed), progress)
+    report = audit_learner(monte_carlo, progress)
     report["replay_pairs"] = replay["pairs"]
     report["replay_calls"] = replay["calls"]
     report["exact"] = "did not apply" if exact is None else (
@@ -336,7 +338,9 @@ def _auto_exact(args: argparse.Namespace, registry: _Registry, seed: int, progre
     from refdp.audit.exact_audit import audit_exact
     from refdp.errors import RefdpError
 
-    request = dataclasses.replace(_exact_request(args, registry, seed), budget=AUTO_EXACT_BUDGET, candidates=1)
+    request = dataclasses.replace(
+        _exact_request(args, registry, seed, flags=False), budget=AUTO_EXACT_BUDGET, candidates=1
+    )
     try:
         report = audit_exact(request, progress)
     except RefdpError:
@@ -345,21 +349,26 @@ def _auto_exact(args: argparse.Namespace, registry: _Registry, seed: int, progre
 
 
 def _replay_request(args: argparse.Namespace, registry: _Registry, seed: int, pairs: Optional[int]) -> "ReplayAudit":
-    from refdp.audit.replay_audit import DEFAULT_PAIRS, ReplayAudit, replay_sizes
+    from refdp.audit.replay_audit import DEFAULT_PAIRS, ReplayAudit
+    from refdp.audit.search import size_thresholds
 
     rows = _rows(args, registry.data, DEFAULT_ROWS, seed)
     return ReplayAudit(
         learner=registry.learner, name=registry.name, description=registry.description, params=registry.params,
         data=registry.data, data_name=registry.data_name, rows=rows, epsilon=registry.epsilon,
         relation=registry.relation, seed=seed, pairs=pairs if pairs is not None else DEFAULT_PAIRS,
-        sizes=replay_sizes(registry.params), neighbour=_given(args, registry, rows),
+        sizes=size_thresholds(registry.params), neighbour=_given(args, registry, rows),
     )
 
 
-def _exact_request(args: argparse.Namespace, registry: _Registry, seed: int) -> "ExactAudit":
+def _exact_request(args: argparse.Namespace, registry: _Registry, seed: int, flags: bool = True) -> "ExactAudit":
+    """The exact audit; with ``flags`` False (under auto) --rows and --neighbour, meant for the others, are not used."""
     from refdp.audit.exact_audit import DEFAULT_EXACT_ROWS, ExactAudit
+    from refdp.audit.pair import draw_rows
 
-    rows = _rows(args, registry.data, DEFAULT_EXACT_ROWS, seed)
+    rows = _rows(args, registry.data, DEFAULT_EXACT_ROWS, seed) if flags else tuple(
+        draw_rows(len(registry.data), min(DEFAULT_EXACT_ROWS, len(registry.data)), seed)
+    )
     delta = registry.delta
     if delta is None:
         import random
@@ -368,7 +377,7 @@ def _exact_request(args: argparse.Namespace, registry: _Registry, seed: int) -> 
     return ExactAudit(
         learner=registry.learner, name=registry.name, description=registry.description, params=registry.params,
         data=registry.data, data_name=registry.data_name, rows=rows, epsilon=registry.epsilon, delta=delta,
-        relation=registry.relation, seed=seed, neighbour=_given(args, registry, rows),
+        relation=registry.relation, seed=seed, neighbour=_given(args, registry, rows) if flags else None,
     )
 
 
@@ -459,7 +468,8 @@ def render_report(r: Dict[str, Any]) -> str:
     lines = [f"audit of {r['algorithm']}: {r.get('description', '')}".rstrip(": ")]
     if "params" in r:
         params = ", ".join(f"{k}={v}" for k, v in r["params"].items())
-        lines.append(f"data: {r['rows']} rows of {r['data']} drawn with seed {r['seed']}; params: {params}")
+        rows = f"{r['rows']} row{'s' if r['rows'] != 1 else ''}"
+        lines.append(f"data: {rows} of {r['data']} drawn with seed {r['seed']}; params: {params}")
         lines.append(f"receipt of one model on D: {r['receipt']}")
     else:
         lines.append(f"data: {r['data']}")

@@ -447,10 +447,10 @@ def exponential_mechanism(
     )
 
 
-def _values(values: Sequence[Real]) -> Tuple[Real, ...]:
-    """Utilities or weights as numbers (a :class:`Ratios` as Fractions), for a recorder."""
+def _values(values: Sequence[Real]) -> Tuple[Union[Real, Ratio], ...]:
+    """Utilities or weights for a recorder: numbers, or a :class:`Ratios`' (numerator, denominator) pairs."""
     if isinstance(values, Ratios):
-        return tuple(Fraction(n, d) for n, d in values.pairs)
+        return tuple(values.pairs)
     return tuple(values)
 
 

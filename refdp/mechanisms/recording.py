@@ -67,8 +67,10 @@ Number = Union[int, float, Fraction]
 FLOAT_SLACK = Fraction(1, 2**40)
 
 
-def exact_value(x: Number) -> Fraction:
-    """``x`` as an exact Fraction: an int or Fraction as it is, a float by its exact binary value."""
+def exact_value(x: Union[Number, Tuple[int, int]]) -> Fraction:
+    """``x`` as an exact Fraction: an int or Fraction as it is, a float by its exact binary value, a pair as n/d."""
+    if isinstance(x, tuple):
+        return Fraction(*x)
     if isinstance(x, float):
         if not math.isfinite(x):
             raise ValueError(f"not a finite number: {x!r}")
@@ -89,6 +91,10 @@ def _bound(declared: Fraction, values: Sequence[Number]) -> Fraction:
     if not floats:
         return declared
     return declared + FLOAT_SLACK * (declared + max(floats))
+
+
+def _number(x: Union[Number, Tuple[int, int]]) -> str:
+    return str(Fraction(*x)) if isinstance(x, tuple) else repr(x)
 
 
 @dataclass(frozen=True)
@@ -199,7 +205,7 @@ class Utilities:
     one way (all up or all down) between neighbours.
     """
 
-    values: Tuple[Number, ...]
+    values: Tuple[Union[Number, Tuple[int, int]], ...]  # a pair (n, d) stands for n/d
     monotone: bool = False
 
     def finding(self, other: CallInput, call: "Call") -> Optional[Finding]:
@@ -211,11 +217,13 @@ class Utilities:
         declared = exact_value(call.sensitivity)
         up = down = None
         for r, (a, b) in enumerate(zip(self.values, other.values)):
+            if a == b:
+                continue
             diff = exact_value(b) - exact_value(a)
-            if abs(diff) > _bound(declared, (a, b)):
+            if abs(diff) > _bound(declared, (a, b)):  # type: ignore[arg-type]
                 return Finding(
                     f"utility of candidate {r}", f"changes by <= sensitivity {_shown(declared)}",
-                    f"{_shown(abs(diff))} ({a!r} on D, {b!r} on D')",
+                    f"{_shown(abs(diff))} ({_number(a)} on D, {_number(b)} on D')",
                 )
             if diff > 0 and up is None:
                 up = r

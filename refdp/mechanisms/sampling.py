@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable, Dict, Hashable, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Hashable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from refdp.errors import InvalidParameterError
 from refdp.mechanisms._params import Exact, exact_fraction
@@ -165,8 +165,8 @@ class Suppressed:
 
 
 def suppressed_release(
-    counts: Mapping[Hashable, Sequence[int]],
-    released: Mapping[Hashable, Released],
+    counts: Mapping[Any, Sequence[int]],
+    released: Mapping[Any, Released],
     k: int,
     *,
     epsilon: Number,
