@@ -34,7 +34,6 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, TypeVar
 
-from refdp.audit.neighbours import record_of
 from refdp.data import Dataset
 from refdp.errors import InvalidParameterError, RefdpError
 from refdp.mechanisms.recording import Call, Finding, recording
@@ -92,7 +91,8 @@ class Alignment:
 
 def _rows(data: object) -> Optional[List[Any]]:
     if isinstance(data, Dataset):
-        return [record_of(data, i) for i in range(len(data))]
+        columns = [data.column(j) for j in range(data.schema.n_attributes)]
+        return list(zip(*columns, data.labels)) if columns else [(label,) for label in data.labels]
     if isinstance(data, (list, tuple)):
         return list(data)
     return None
@@ -346,10 +346,10 @@ def replay_pair(
     ``neighbour`` that raises one where ``data``'s did not is a violation.
     """
     started = time.perf_counter()
-    alignment = align(data, neighbour)
     output, calls = record_run(lambda: run(data, random.Random(seed)))
     text = _canonical(to_json(output))
-    replayer = _Replayer(calls, alignment)
+    sampled = any(c.call.mechanism == "row-sampling" for c in calls)
+    replayer = _Replayer(calls, align(data, neighbour) if sampled else None)
     violation: Optional[Violation] = None
     try:
         with recording(replayer):

@@ -21,7 +21,6 @@ the argument says (``proofs/replay-audit.md``).
 
 from __future__ import annotations
 
-import json
 import random
 import time
 from dataclasses import dataclass
@@ -38,7 +37,6 @@ from refdp.errors import InvalidParameterError, RefdpError
 from refdp.privacy import Relation
 from refdp.rng import RandomSource
 from refdp.tree import TreeModel
-from refdp.tree.model import dumps_model
 
 __all__ = ["DEFAULT_PAIRS", "ReplayAudit", "audit_replay", "replay_pairs"]
 
@@ -110,8 +108,8 @@ def replay_pairs(
         k += 1
 
 
-def _model_json(model: Any) -> Any:
-    return json.loads(dumps_model(model))
+def _model_json(model: TreeModel) -> Any:
+    return model.to_json()
 
 
 def audit_replay(request: ReplayAudit, progress: Optional[PhaseProgress] = None) -> Dict[str, Any]:

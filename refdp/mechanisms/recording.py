@@ -215,10 +215,20 @@ class Utilities:
         if call.sensitivity is None:
             return None
         declared = exact_value(call.sensitivity)
+        p, q = declared.numerator, declared.denominator
         up = down = None
         for r, (a, b) in enumerate(zip(self.values, other.values)):
             if a == b:
                 continue
+            if isinstance(a, tuple) and isinstance(b, tuple):
+                # n1/d1 - n2/d2 within p/q, in integers: the common case of exact utilities, and thousands of them
+                gap = b[0] * a[1] - a[0] * b[1]
+                if abs(gap) * q <= p * a[1] * b[1]:
+                    if gap > 0 and up is None:
+                        up = r
+                    if gap < 0 and down is None:
+                        down = r
+                    continue
             diff = exact_value(b) - exact_value(a)
             if abs(diff) > _bound(declared, (a, b)):  # type: ignore[arg-type]
                 return Finding(
