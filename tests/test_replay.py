@@ -120,6 +120,22 @@ def test_a_false_monotone_promise_is_reported() -> None:
     assert not bad.ok and bad.first is not None and "monotone utilities" in bad.violations[0]
 
 
+@pytest.mark.claim("replay-audit", "discrete-laplace-mechanism", "exponential-mechanism")
+def test_a_law_other_than_the_declared_one_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
+    import refdp.mechanisms.counts as counts
+    import refdp.mechanisms.exponential as exponential
+
+    monkeypatch.setattr(counts, "histogram_scale", lambda epsilon: Fraction(1, 2) / Fraction(epsilon))
+    report = replay_check(histogram_then_mode, [0, 1, 1], [0, 1, 1, 2], seed=6)
+    assert not report.ok and report.first is not None and report.first.kind == "calibration"
+    assert "noise scale: declared Delta/epsilon = 1, actual 1/2" in report.violations[0]
+    monkeypatch.undo()
+    monkeypatch.setattr(exponential, "_calibration", lambda delta_u, monotone: delta_u / 2)  # drops the factor 2
+    report = replay_check(mode, [0, 1, 1], [0, 1, 1, 2], seed=6)
+    assert not report.ok and report.first is not None and report.first.kind == "calibration"
+    assert "weight of candidate 0: declared exp(-epsilon (u_max - u_r) / (2 Delta))" in report.violations[0]
+
+
 @pytest.mark.claim("replay-audit", "parallel-composition")
 def test_two_cells_of_one_split_that_both_change_are_reported() -> None:
     def overlapping(data: Sequence[int], rng: RandomSource, ledger: Ledger) -> List[int]:

@@ -50,6 +50,7 @@ from refdp.mechanisms.recording import (
     DiscreteLaplaceLaw,
     ExponentialLaw,
     FloatInversionLaw,
+    LaplaceLaw,
     Law,
     recording,
 )
@@ -311,7 +312,7 @@ def _windows(call_d: Optional[Call], call_d_prime: Optional[Call], tail: Fractio
 def _law_of(call: Optional[Call]) -> Optional[Law]:
     if call is None:
         return None
-    if call.law is None:
+    if call.law is None or isinstance(call.law, LaplaceLaw):
         raise InvalidParameterError(
             f"{call.describe()} has no finite law (continuous Laplace noise, an MCMC chain or DPEA's subtree "
             "sampler); exact enumeration needs discrete mechanisms"

@@ -36,7 +36,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, TypeVar
 
 from refdp.data import Dataset
 from refdp.errors import InvalidParameterError, RefdpError
-from refdp.mechanisms.recording import Call, Finding, recording
+from refdp.mechanisms.recording import Call, Finding, calibration, recording
 from refdp.privacy import Ledger, Relation
 from refdp.rng import RandomSource
 
@@ -135,7 +135,7 @@ class RecordedCall:
     call: Call
     output: Any
     state: Any
-    breach: Optional[Finding]
+    breach: Optional[Tuple[str, Finding]]
 
 
 @dataclass(frozen=True)
@@ -185,8 +185,17 @@ class _Recorder:
 
     def call(self, call: Call, rng: RandomSource, draw: Callable[[], T]) -> T:
         output = draw()
-        self.calls.append(RecordedCall(call, copy.deepcopy(output), _state(rng), call.input.own_finding(call)))
+        self.calls.append(RecordedCall(call, copy.deepcopy(output), _state(rng), _breach(call)))
         return output
+
+
+def _breach(call: Call) -> Optional[Tuple[str, Finding]]:
+    """What is wrong with a call on its own data set: its law against its declaration, or its release."""
+    wrong = calibration(call)
+    if wrong is not None:
+        return "calibration", wrong
+    own = call.input.own_finding(call)
+    return None if own is None else ("release", own)
 
 
 @dataclass
@@ -208,7 +217,7 @@ class _Replayer:
                 "calls", f"{len(self.recorded)} on D", f"D' makes another: {call.describe()}"))
         recorded = self.recorded[i]
         if recorded.breach is not None:
-            raise self._stop("release", i, recorded.call.describe(), recorded.breach)
+            raise self._stop(recorded.breach[0], i, recorded.call.describe(), recorded.breach[1])
         mismatch = _mismatch(recorded.call, call)
         if mismatch is not None:
             raise self._stop("sequence", i, recorded.call.describe(), mismatch)
@@ -217,9 +226,10 @@ class _Replayer:
             # A threshold release breaks its rule, not a sensitivity (refdp.mechanisms.sampling.Suppressed).
             kind = "release" if recorded.call.mechanism == "k-suppression" else "sensitivity"
             raise self._stop(kind, i, recorded.call.describe(), finding)
-        own = call.input.own_finding(call)
-        if own is not None:
-            raise self._stop("release", i, call.describe(), Finding(own.field + " (on D')", own.declared, own.actual))
+        breach = _breach(call)
+        if breach is not None:
+            kind, own = breach
+            raise self._stop(kind, i, call.describe(), Finding(own.field + " (on D')", own.declared, own.actual))
         if _differs(recorded.call, call):
             self.changed.append((i, call))
         output = copy.deepcopy(recorded.output)

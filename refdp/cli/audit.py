@@ -574,6 +574,7 @@ _KIND_WORDS = {
     "sequence": "a different mechanism call: control flow or a parameter depends on the data",
     "sensitivity": "an input moved further than its declared sensitivity",
     "release": "a release the mechanism's rule does not allow",
+    "calibration": "the mechanism draws from another law than the one it declares",
     "cells": "one record changed two cells of a disjoint split",
     "output": "the released model is not a function of the mechanisms' outputs",
     "failure": "the learner fails on D' only",

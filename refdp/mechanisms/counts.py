@@ -20,7 +20,7 @@ from refdp.errors import InvalidParameterError
 from refdp.mechanisms._params import SensitivityLike, sensitivity_value
 from refdp.mechanisms.exact import discrete_laplace
 from refdp.mechanisms.laplace import laplace_noise
-from refdp.mechanisms.recording import Call, Counts, DiscreteLaplaceLaw, Scalar, mechanism_call
+from refdp.mechanisms.recording import Call, Counts, DiscreteLaplaceLaw, LaplaceLaw, Scalar, mechanism_call
 from refdp.privacy import Ledger, Number, as_epsilon, cell, check_partition
 from refdp.privacy.ledger import check_cells
 from refdp.rng import RandomSource
@@ -146,7 +146,7 @@ def laplace_mechanism(
     return mechanism_call(
         lambda: Call(
             "laplace", label, path, eps, Fraction(0), recorded, ledger.relation, tuple(claims),
-            (("sound", sound),), Scalar(value), None,
+            (("sound", sound),), Scalar(value), LaplaceLaw(x, scale),
         ),
         rng,
         lambda: x + laplace_noise(scale, rng),

@@ -47,12 +47,14 @@ __all__ = [
     "Utilities",
     "RowCount",
     "DiscreteLaplaceLaw",
+    "LaplaceLaw",
     "ExponentialLaw",
     "FloatInversionLaw",
     "BernoulliRowsLaw",
     "DETERMINISTIC",
     "Deterministic",
     "Law",
+    "calibration",
     "exact_value",
     "mechanism_call",
     "recording",
@@ -302,13 +304,21 @@ class BernoulliRowsLaw:
 
 
 @dataclass(frozen=True)
+class LaplaceLaw:
+    """Continuous Laplace noise of this float scale on ``centre`` (no finite law: it cannot be enumerated)."""
+
+    centre: float
+    scale: float
+
+
+@dataclass(frozen=True)
 class Deterministic:
     """A call with no randomness of its own (its output is a function of its input)."""
 
 
 DETERMINISTIC = Deterministic()
 
-Law = Union[DiscreteLaplaceLaw, ExponentialLaw, FloatInversionLaw, BernoulliRowsLaw, Deterministic]
+Law = Union[DiscreteLaplaceLaw, LaplaceLaw, ExponentialLaw, FloatInversionLaw, BernoulliRowsLaw, Deterministic]
 
 
 @dataclass(frozen=True)
@@ -346,6 +356,69 @@ class Call:
     def describe(self) -> str:
         where = "/".join(self.partition) or "(whole data set)"
         return f"{self.mechanism} {self.label!r} on {where}"
+
+
+def _declared(value: Union[Fraction, float, None]) -> Optional[Fraction]:
+    """A declared sensitivity as the mechanisms calibrate with it: a float by the decimal it prints as."""
+    if value is None:
+        return None
+    return Fraction(repr(value)) if isinstance(value, float) else Fraction(value)
+
+
+def calibration(call: "Call") -> Optional[Finding]:
+    """How the law ``call`` draws from differs from what it declares, or None.
+
+    Computed apart from the mechanisms' own arithmetic: a noise scale must
+    be Delta/epsilon (1/epsilon for a histogram's cells); the exponential
+    mechanism's weights must be the base weights times
+    exp(-epsilon (u_max - u_r) / (2 Delta)), without the 2 when the call
+    declares monotone utilities; the float sampler's probabilities must be
+    those, to within 1e-9.
+    """
+    law, declared = call.law, _declared(call.sensitivity)
+    if declared is None or declared <= 0:
+        return None
+    if isinstance(law, DiscreteLaplaceLaw):
+        expected = declared / call.epsilon
+        if law.scale != expected:
+            return Finding("noise scale", f"Delta/epsilon = {_shown(expected)}", _shown(law.scale))
+        return None
+    if isinstance(law, LaplaceLaw):
+        scale = float(declared / call.epsilon)
+        if law.scale != scale:
+            return Finding("noise scale", f"Delta/epsilon = {scale!r}", repr(law.scale))
+        return None
+    if not isinstance(law, (ExponentialLaw, FloatInversionLaw)) or not isinstance(call.input, Utilities):
+        return None
+    public = dict(call.public)
+    monotone = bool(public.get("monotone"))
+    c = call.epsilon / (declared if monotone else 2 * declared)
+    utilities = [exact_value(u) for u in call.input.values]
+    base = public.get("base_weights")
+    weights = [Fraction(1)] * len(utilities) if base is None else [exact_value(w) for w in base]  # type: ignore[attr-defined]
+    positive = [r for r, w in enumerate(weights) if w > 0]
+    top = max(utilities[r] for r in positive)
+    if isinstance(law, ExponentialLaw):
+        first = positive[0]
+        for r in positive:
+            gamma = c * (top - utilities[r])
+            if law.gammas[r] != gamma:
+                form = "(u_max - u_r) / Delta" if monotone else "(u_max - u_r) / (2 Delta)"
+                return Finding(f"weight of candidate {r}", f"exp(-epsilon {form}) = exp(-{_shown(gamma)})",
+                               f"exp(-{_shown(law.gammas[r])})")
+            if law.weights[r] * weights[first] != law.weights[first] * weights[r]:
+                return Finding(f"base weight of candidate {r}", "proportional to the declared base weights",
+                               f"{law.weights[r]} against {law.weights[first]}")
+        return None
+    logs = [math.log(weights[r]) + float(c) * float(utilities[r] - top) if weights[r] > 0 else -math.inf
+            for r in range(len(utilities))]
+    peak = max(logs)
+    total = math.fsum(math.exp(x - peak) for x in logs)
+    for r, (x, chance) in enumerate(zip(logs, law.chances)):
+        expected_p = math.exp(x - peak) / total
+        if abs(expected_p - chance) > 1e-9 * max(1.0, expected_p) + 1e-12:
+            return Finding(f"probability of candidate {r}", f"{expected_p!r} (exponential mechanism)", repr(chance))
+    return None
 
 
 class Recorder(Protocol):
