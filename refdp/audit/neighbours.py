@@ -40,6 +40,7 @@ __all__ = [
     "record_universe",
     "universe_size",
     "universe_record",
+    "dataset_of",
     "add_record",
     "remove_row",
     "replace_row",
@@ -175,6 +176,14 @@ def universe_record(
 def _build(schema: Schema, records: Sequence[Record]) -> Dataset:
     columns = [[r.values[j] for r in records] for j in range(schema.n_attributes)]
     return Dataset.from_codes(schema, columns, [r.label for r in records])
+
+
+def dataset_of(schema: Schema, records: Sequence[Record]) -> Dataset:
+    """The data set of ``records`` (encoded, validated against ``schema``), in their order."""
+    for record in records:
+        if not isinstance(record, Record) or len(record.values) != schema.n_attributes:
+            raise DataError(f"expected a Record with {schema.n_attributes} values for this schema, got {record!r}")
+    return _build(schema, list(records))
 
 
 def add_record(data: Dataset, record: Record) -> Dataset:

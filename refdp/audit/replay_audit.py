@@ -11,7 +11,8 @@ a fresh seed per pair) until one fails or ``pairs`` have passed:
 * random neighbours of ``rows`` rows drawn from the data: a row removed, a
   row of the data added, or a record of the schema's universe added (under
   substitute: a row replaced);
-* small data sets of 1 to 5 rows, with a random neighbour.
+* small data sets of 1 to 5 rows, rows of the data and records drawn from
+  the schema's universe in turn, with a random neighbour.
 
 A failure is a counterexample to the learner's privacy argument: the
 report gives the pair, its seed and the first violation, and the command
@@ -27,7 +28,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable, Dict, Iterator, Mapping, Optional, Sequence, Tuple
 
-from refdp.audit.neighbours import random_neighbour, record_of
+from refdp.audit.neighbours import dataset_of, random_neighbour, record_of, universe_record, universe_size
 from refdp.audit.pair import Neighbour, addition, removal, substitution
 from refdp.audit.replay import ReplayReport, replay_pair
 from refdp.audit.search import Pair, candidate_pairs
@@ -69,9 +70,20 @@ class ReplayAudit:
     neighbour: Optional[Neighbour] = None
 
 
-def _random_pair(data: Dataset, size: int, relation: Relation, rng: random.Random, shape: str) -> Pair:
-    rows = sorted(rng.sample(range(len(data)), min(size, len(data))))
-    d = data.subset(rows)
+def _from_schema(data: Dataset, size: int, rng: random.Random) -> Dataset:
+    """``size`` records drawn from the schema's universe (continuous values at their bounds and midpoints)."""
+    schema = data.schema
+    total = universe_size(schema)
+    return dataset_of(schema, [universe_record(schema, rng.randrange(total)) for _ in range(size)])
+
+
+def _random_pair(
+    data: Dataset, size: int, relation: Relation, rng: random.Random, shape: str, schema_only: bool = False
+) -> Pair:
+    if schema_only:
+        d = _from_schema(data, size, rng)
+    else:
+        d = data.subset(sorted(rng.sample(range(len(data)), min(size, len(data)))))
     kind = rng.randrange(3)
     if relation is Relation.ADD_REMOVE and kind == 0 and len(d) > 1:
         neighbour = removal(d, rng.randrange(len(d)))
@@ -104,7 +116,7 @@ def replay_pairs(
     while True:
         yield shaped[k % len(shaped)]
         yield _random_pair(data, len(rows), relation, rng, "sample")
-        yield _random_pair(data, rng.randint(_SMALLEST, _LARGEST), relation, rng, "small")
+        yield _random_pair(data, rng.randint(_SMALLEST, _LARGEST), relation, rng, "small", schema_only=k % 2 == 1)
         k += 1
 
 
