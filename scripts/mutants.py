@@ -4,8 +4,9 @@ Each mutant changes one line of a calibration, a budget split, a composition
 rule, a stopping rule, a threshold, a sampler or a suppression rule.  For
 each, in a fresh copy of the working tree, the script runs
 
-* **tests**: the default-suite files that cover the mutated code
-  (``pytest -m "not slow" -x``), killed when one fails;
+* **tests**: the default-suite files that cover the mutated code and
+  ``tests/test_replay.py`` (``pytest -m "not slow" -x``), killed when one
+  fails;
 * **replay**: ``audit --method replay --pairs N`` on the sound variants
   the mutant touches, on vote and credit-g, killed when one exits 1 (or
   2, the learner failing);
@@ -13,6 +14,7 @@ each, in a fresh copy of the working tree, the script runs
   killed when one exits 1 (or 2).
 
 and prints one Markdown row per mutant, then a summary and the run time.
+It checks the committed tree (``git archive HEAD``), not uncommitted edits.
 Too slow for the default check (tens of minutes); run it by hand:
 
     .venv/bin/python scripts/mutants.py [--only ID,ID] [--pairs 500] [--skip-mc] [--jobs 2]
@@ -22,8 +24,9 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
+import io
 import os
-import shutil
+import tarfile
 import subprocess
 import sys
 import tempfile
@@ -53,6 +56,9 @@ class Mutant:
 def _sound(*names: str, params: Tuple[str, ...] = (), relation: str = "add-remove") -> Tuple[Config, ...]:
     return tuple((name, params, relation) for name in names)
 
+
+ALWAYS = ("tests/test_replay.py",)
+"""Test files run for every mutant besides its own: the replay tests cover every learner."""
 
 ALL = ("thesis-tree", "dpdf", "dpea", "dp-adaboost", "kanon-rdt", "diffpid3", "private-rdt", "noisy-majority")
 GREEDY = ("thesis-tree", "dpdf", "diffpid3")
@@ -232,11 +238,10 @@ MUTANTS: Tuple[Mutant, ...] = (
 
 
 def _copy(into: Path) -> None:
-    shutil.copytree(
-        ROOT, into, dirs_exist_ok=True,
-        ignore=shutil.ignore_patterns(".git", ".venv", "__pycache__", "*.pyc", ".mypy_cache", ".pytest_cache",
-                                      ".ruff_cache", "*.egg-info"),
-    )
+    """The committed tree (HEAD), so that a run checks one version whatever the working tree holds."""
+    archive = subprocess.run(["git", "archive", "--format=tar", "HEAD"], cwd=ROOT, capture_output=True, check=True)
+    with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
+        tar.extractall(into)
 
 
 def _apply(root: Path, mutant: Mutant) -> None:
@@ -282,7 +287,7 @@ def check(mutant: Mutant, pairs: int, skip_mc: bool) -> Dict[str, str]:
         _copy(root)
         _apply(root, mutant)
         tests = _run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-x", "-m", "not slow",
-                      *mutant.tests], root, timeout=1800)
+                      *mutant.tests, *ALWAYS], root, timeout=1800)
         result = {"tests": "killed" if tests not in (0, -1) else ("timeout" if tests == -1 else "survived")}
         result["replay"] = _audits(root, mutant, "replay", ("vote", "credit-g"), pairs)
         result["monte-carlo"] = "skipped" if skip_mc else _audits(root, mutant, "monte-carlo", ("vote",), pairs)

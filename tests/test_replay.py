@@ -245,6 +245,52 @@ def test_sound_defaults_pass_on_vote_pairs(name: str) -> None:
         assert report.ok, (name, seed, report.violations)
 
 
+@pytest.mark.claim("replay-audit", "continuous-split-exponential-mechanism")
+@pytest.mark.parametrize("name", ["diffpid3", "thesis-tree", "dpdf", "dp-adaboost"])
+def test_deep_trees_on_credit_g_pass(name: str) -> None:
+    # Without the noisy size's cap the trees reach small nodes, where a size-dependent release would show.
+    credit = load("credit-g")
+    spec = get_algorithm(name)
+    params = spec.resolve({"size_share": "0"})
+    rng = random.Random(9)
+    for seed in range(8):
+        d = credit.subset(sorted(rng.sample(range(len(credit)), 60)))
+        d_prime = remove_row(d, rng.randrange(len(d))) if seed % 2 else add_record(d, record_of(credit, seed))
+        report = replay_pair(
+            lambda data, r: spec.fit(data, EPS, params, r, Relation.ADD_REMOVE), d, d_prime, seed=seed,
+            to_json=lambda m: m.to_json(),
+        )
+        assert report.ok, (name, seed, report.violations)
+
+
+@pytest.mark.claim("replay-audit", "noisy-size-plan", "kanon-rdt-privacy")
+@pytest.mark.parametrize("name, forced, check", [
+    ("kanon-rdt", 10**6, lambda m: len(m.trees) == 12),  # the forest plan, though 40 rows would pick one tree
+    ("kanon-rdt", 0, lambda m: len(m.trees) == 1),
+    ("thesis-tree", 0, lambda m: m.trees[0].__class__.__name__ == "Leaf"),  # a noisy size of 0 plans depth 0
+])
+def test_plans_follow_the_noisy_size(name: str, forced: int, check: Any) -> None:
+    """What a plan reads is the released noisy size, never the true one: force it, and the plan follows."""
+
+    class ForceFirst:
+        def __init__(self) -> None:
+            self.first = True
+
+        def call(self, call: Call, rng: RandomSource, draw: Any) -> Any:
+            if self.first:
+                self.first = False
+                assert "noisy size" in call.label
+                return forced
+            return draw()
+
+    from refdp.mechanisms.recording import recording
+
+    vote = load("vote").subset(list(range(40 if forced else 400)))
+    with recording(ForceFirst()):
+        model = train(name, vote, 1, {}, rng=5)
+    assert check(model), model.render()[:300]
+
+
 def _request(name: str, data: str, pairs: int, params: Dict[str, str]) -> ReplayAudit:
     from refdp.audit.search import size_thresholds
     from refdp.cli.audit import RegistryMechanism
@@ -265,7 +311,7 @@ def _request(name: str, data: str, pairs: int, params: Dict[str, str]) -> Replay
 @pytest.mark.parametrize(
     "name, data, params, kind",
     [
-        ("thesis-tree", "vote", {"variant": "published"}, {"sensitivity", "sequence", "output"}),
+        ("thesis-tree", "vote", {"variant": "published"}, {"sensitivity", "sequence", "output", "budget"}),
         ("dpdf", "vote", {"variant": "published"}, {"sensitivity"}),
         ("dpdf", "credit-g", {"variant": "published"}, {"sensitivity"}),
         ("dp-adaboost", "credit-g", {"variant": "published"}, {"output"}),
@@ -281,11 +327,16 @@ def test_unsound_variants_are_refuted(name: str, data: str, params: Dict[str, st
 
 
 def test_the_command_exits_1_on_a_refutation_and_0_on_a_pass(capsys: pytest.CaptureFixture[str]) -> None:
-    status = main(["audit", "--method", "replay", "--algorithm", "thesis-tree", "--param", "variant=published",
+    status = main(["audit", "--method", "replay", "--algorithm", "dpdf", "--param", "variant=published",
                    "--data", "vote", "--epsilon", "1", "--seed", "2", "--json"])
     report = json.loads(capsys.readouterr().out)
     assert status == 1 and report["method"] == "replay" and report["verdict"] == "refuted"
     assert report["call"] >= 1 and report["field"] and report["declared"] and report["actual"]
+    # the thesis code's receipt composes to more than the budget: refuted before any pair
+    status = main(["audit", "--method", "replay", "--algorithm", "thesis-tree", "--param", "variant=published",
+                   "--data", "vote", "--epsilon", "1", "--seed", "2"])
+    out = capsys.readouterr().out
+    assert status == 1 and "violation: budget: the receipt's composed epsilon: declared <= the claimed 1, actual 14/13" in out
     status = main(["audit", "--method", "replay", "--algorithm", "noisy-majority", "--data", "vote", "--epsilon", "1",
                    "--seed", "2", "--pairs", "60"])
     out = capsys.readouterr().out

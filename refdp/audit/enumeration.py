@@ -168,7 +168,7 @@ def law_outcomes(law: Law, window: Optional[Tuple[Tuple[int, int], ...]] = None)
     if isinstance(law, FloatInversionLaw):
         return [(i, _log(p)) for i, p in _float_interval_law(law.chances)]
     if isinstance(law, ExponentialLaw):
-        logs = [math.log(w) - float(g) if w > 0 else -math.inf for w, g in zip(law.weights, law.gammas)]
+        logs = [math.log(w) - float(law.gamma(r)) if w > 0 else -math.inf for r, w in enumerate(law.weights)]
         total = log_sum_exp(logs)
         return [(i, lp - total) for i, lp in enumerate(logs) if lp > -math.inf]
     if isinstance(law, DiscreteLaplaceLaw):

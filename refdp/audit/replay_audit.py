@@ -12,7 +12,10 @@ a fresh seed per pair) until one fails or ``pairs`` have passed:
   row of the data added, or a record of the schema's universe added (under
   substitute: a row replaced);
 * small data sets of 1 to 5 rows, rows of the data and records drawn from
-  the schema's universe in turn, with a random neighbour.
+  the schema's universe in turn, with a random neighbour;
+* sized data sets, of a size drawn log-uniformly from 1 to 600 rows, with
+  a random neighbour: a branch on a true size flips only at its threshold,
+  and these pairs put some pairs there (and make deeper trees).
 
 A failure is a counterexample to the learner's privacy argument: the
 report gives the pair, its seed and the first violation, and the command
@@ -22,6 +25,7 @@ the argument says (``proofs/replay-audit.md``).
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from dataclasses import dataclass
@@ -31,10 +35,11 @@ from typing import Any, Callable, Dict, Iterator, Mapping, Optional, Sequence, T
 from refdp.audit.neighbours import dataset_of, random_neighbour, record_of, universe_record, universe_size
 from refdp.audit.pair import Neighbour, addition, removal, substitution
 from refdp.audit.replay import ReplayReport, replay_pair
+from refdp.mechanisms.recording import Finding
 from refdp.audit.search import Pair, candidate_pairs
 from refdp.audit.timing import PhaseProgress
 from refdp.data import Dataset
-from refdp.errors import InvalidParameterError, RefdpError
+from refdp.errors import DataError, InvalidParameterError, SchemaError
 from refdp.privacy import Relation
 from refdp.rng import RandomSource
 from refdp.tree import TreeModel
@@ -45,6 +50,7 @@ DEFAULT_PAIRS = 2000
 """Pairs ``audit --method replay`` replays unless ``--pairs`` says otherwise."""
 
 _SMALLEST, _LARGEST = 1, 5
+_SIZED = 600  # the largest sized pair: a threshold on a node's or a data set's size below it gets pairs at it
 
 
 @dataclass(frozen=True)
@@ -106,10 +112,16 @@ def _random_pair(
     return Pair(shape, d, neighbour, record_of(d, 0))
 
 
+def _sized(data: Dataset, rng: random.Random) -> int:
+    """A size drawn log-uniformly from 1 to min(|data|, 600): every size threshold of a learner gets pairs."""
+    largest = min(len(data), _SIZED)
+    return min(largest, max(1, int(math.exp(rng.uniform(0.0, math.log(largest + 1))))))
+
+
 def replay_pairs(
     data: Dataset, rows: Sequence[int], relation: Relation, sizes: Sequence[int], seed: int
 ) -> Iterator[Pair]:
-    """An endless stream of pairs: shaped, random of ``len(rows)`` rows, small (1-5 rows), in turn."""
+    """An endless stream of pairs: shaped, random of ``len(rows)`` rows, small (1-5 rows), sized, in turn."""
     shaped = candidate_pairs(data, rows, relation, sizes, seed)
     rng = random.Random(f"refdp-replay-pairs-{seed}")
     k = 0
@@ -117,6 +129,7 @@ def replay_pairs(
         yield shaped[k % len(shaped)]
         yield _random_pair(data, len(rows), relation, rng, "sample")
         yield _random_pair(data, rng.randint(_SMALLEST, _LARGEST), relation, rng, "small", schema_only=k % 2 == 1)
+        yield _random_pair(data, _sized(data, rng), relation, rng, "sized")
         k += 1
 
 
@@ -134,6 +147,7 @@ def audit_replay(request: ReplayAudit, progress: Optional[PhaseProgress] = None)
     started = time.perf_counter()
     d = request.data.subset(list(request.rows))
     model = request.learner(d, random.Random(request.seed))
+    over = _over_budget(model, request.epsilon)
     stream: Iterator[Pair]
     if request.neighbour is not None:
         given = Pair("given", d, request.neighbour, record_of(d, 0))
@@ -145,7 +159,7 @@ def audit_replay(request: ReplayAudit, progress: Optional[PhaseProgress] = None)
     checked = calls = skipped = 0
     kinds: Dict[str, int] = {}
     failure: Optional[Tuple[Pair, int, ReplayReport]] = None
-    while checked < request.pairs:
+    while checked < request.pairs and over is None:
         pair = next(stream)
         seed = seeds.getrandbits(32)
         try:
@@ -153,7 +167,7 @@ def audit_replay(request: ReplayAudit, progress: Optional[PhaseProgress] = None)
                 request.learner, pair.d, pair.neighbour.d_prime, seed=seed, relation=request.relation,
                 to_json=_model_json,
             )
-        except RefdpError:
+        except (InvalidParameterError, DataError, SchemaError):
             skipped += 1  # the learner refuses D itself (too few rows for its parameters): not a pair it runs on
             if skipped > 10 * request.pairs:
                 raise
@@ -186,8 +200,15 @@ def audit_replay(request: ReplayAudit, progress: Optional[PhaseProgress] = None)
         "calls": calls,
         "wall_time": time.perf_counter() - started,
     }
+    if over is not None:
+        fields.update(
+            verdict="refuted", neighbour="(none: the receipt of one model on D)", violation=f"budget: {over.line()}",
+            violation_kind="budget", call=None, where="the receipt", field=over.field, declared=over.declared,
+            actual=over.actual,
+        )
+        return fields
     if failure is None:
-        fields.update(verdict="not refuted", neighbour=f"{checked} pairs (shaped, random, small)")
+        fields.update(verdict="not refuted", neighbour=f"{checked} pairs (shaped, random, small, sized)")
         return fields
     pair, seed, report = failure
     assert report.first is not None
@@ -205,6 +226,13 @@ def audit_replay(request: ReplayAudit, progress: Optional[PhaseProgress] = None)
         actual=violation.finding.actual,
     )
     return fields
+
+
+def _over_budget(model: TreeModel, epsilon: Fraction) -> Optional[Finding]:
+    """The receipt's composed epsilon when it exceeds the claim (a learner that spends more than it was given)."""
+    if model.receipt.epsilon > epsilon:
+        return Finding("the receipt's composed epsilon", f"<= the claimed {epsilon}", str(model.receipt.epsilon))
+    return None
 
 
 def describe_kinds(kinds: Mapping[str, int]) -> str:

@@ -336,14 +336,13 @@ def _auto_exact(args: argparse.Namespace, registry: _Registry, seed: int, progre
     import dataclasses
 
     from refdp.audit.exact_audit import audit_exact
-    from refdp.errors import RefdpError
 
     request = dataclasses.replace(
         _exact_request(args, registry, seed, flags=False), budget=AUTO_EXACT_BUDGET, candidates=1
     )
     try:
         report = audit_exact(request, progress)
-    except RefdpError:
+    except InvalidParameterError:
         return None  # a mechanism with no finite law (continuous Laplace noise, an MCMC chain)
     return report if report["complete"] else None
 
@@ -554,7 +553,10 @@ def _render_replay(r: Dict[str, Any]) -> List[str]:
         f"{r['calls']} mechanism calls checked",
     ]
     again = f"--method replay --seed {r['seed']} --pairs {r['pairs']}"
-    if r["verdict"] == "refuted":
+    if r["verdict"] == "refuted" and r["violation_kind"] == "budget":
+        lines.append(f"violation: {r['violation']}")
+        lines.append(f"verdict: REFUTED: {_KIND_WORDS['budget']}")
+    elif r["verdict"] == "refuted":
         lines.append(f"pair: {r['neighbour']} (pair {r['pairs']}, seed {r['pair_seed']})")
         lines.append(f"violation: {r['violation']}")
         lines.append(
@@ -578,6 +580,7 @@ _KIND_WORDS = {
     "cells": "one record changed two cells of a disjoint split",
     "output": "the released model is not a function of the mechanisms' outputs",
     "failure": "the learner fails on D' only",
+    "budget": "the learner spends more than the claimed epsilon",
 }
 
 

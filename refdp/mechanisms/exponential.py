@@ -455,12 +455,8 @@ def _values(values: Sequence[Real]) -> Tuple[Union[Real, Ratio], ...]:
 
 
 def _exact_law(plan: _ExactPlan) -> ExponentialLaw:
-    """The exact sampler's law: weights W_r and exponents gamma_r (W_r = 0 where a utility has no slot)."""
-    gammas = [Fraction(n, d) for n, d in plan.gammas]
-    return ExponentialLaw(
-        tuple(Fraction(w) if slot >= 0 else Fraction(0) for w, slot in zip(plan.scaled_weights, plan.slots)),
-        tuple(gammas[slot] if slot >= 0 else Fraction(0) for slot in plan.slots),
-    )
+    """The exact sampler's law: integer weights W_r and the distinct exponents gamma with each candidate's slot."""
+    return ExponentialLaw(plan.scaled_weights, plan.gammas, plan.slots)
 
 
 def _call(

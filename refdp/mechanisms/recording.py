@@ -32,7 +32,7 @@ import math
 from contextvars import ContextVar
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable, Hashable, Iterator, Optional, Protocol, Sequence, Tuple, TypeVar, Union
+from typing import Callable, Dict, Hashable, Iterator, Optional, Protocol, Sequence, Tuple, TypeVar, Union
 
 from refdp.privacy import Relation
 from refdp.rng import RandomSource
@@ -280,10 +280,20 @@ class DiscreteLaplaceLaw:
 
 @dataclass(frozen=True)
 class ExponentialLaw:
-    """The exponential mechanism: P[r] proportional to w_r exp(-gamma_r), gamma_r >= 0 exact."""
+    """The exponential mechanism: P[r] proportional to W_r exp(-gamma_r), gamma_r >= 0 exact.
 
-    weights: Tuple[Fraction, ...]
-    gammas: Tuple[Fraction, ...]
+    ``gammas`` are the distinct exponents as (numerator, denominator)
+    pairs and ``slots[r]`` is candidate r's (-1: a candidate of weight 0).
+    """
+
+    weights: Tuple[int, ...]
+    gammas: Tuple[Tuple[int, int], ...]
+    slots: Tuple[int, ...]
+
+    def gamma(self, r: int) -> Fraction:
+        """gamma_r exactly (0 for a candidate of weight 0)."""
+        slot = self.slots[r]
+        return Fraction(*self.gammas[slot]) if slot >= 0 else Fraction(0)
 
 
 @dataclass(frozen=True)
@@ -393,25 +403,37 @@ def calibration(call: "Call") -> Optional[Finding]:
     public = dict(call.public)
     monotone = bool(public.get("monotone"))
     c = call.epsilon / (declared if monotone else 2 * declared)
-    utilities = [exact_value(u) for u in call.input.values]
+    values = call.input.values
     base = public.get("base_weights")
-    weights = [Fraction(1)] * len(utilities) if base is None else [exact_value(w) for w in base]  # type: ignore[attr-defined]
+    raw: Sequence[Union[Number, Tuple[int, int]]] = (1,) * len(values) if base is None else base  # type: ignore[assignment]
+    # int weights (the common case) are compared as they are; others made exact first
+    weights: Sequence[Union[int, Fraction]] = (
+        raw if all(type(w) is int for w in raw) else [exact_value(w) for w in raw]  # type: ignore[assignment]
+    )
     positive = [r for r, w in enumerate(weights) if w > 0]
-    top = max(utilities[r] for r in positive)
+    exact: Dict[object, Fraction] = {}  # utilities repeat: each distinct one is made exact once
+    for r in positive:
+        if values[r] not in exact:
+            exact[values[r]] = exact_value(values[r])
+    top = max(exact.values())
     if isinstance(law, ExponentialLaw):
         first = positive[0]
+        checked: Dict[Tuple[int, object], bool] = {}  # (slot, utility) pairs already compared
         for r in positive:
-            gamma = c * (top - utilities[r])
-            if law.gammas[r] != gamma:
-                form = "(u_max - u_r) / Delta" if monotone else "(u_max - u_r) / (2 Delta)"
-                return Finding(f"weight of candidate {r}", f"exp(-epsilon {form}) = exp(-{_shown(gamma)})",
-                               f"exp(-{_shown(law.gammas[r])})")
+            key = (law.slots[r], values[r])
+            if key not in checked:
+                checked[key] = True
+                gamma = c * (top - exact[values[r]])
+                if law.gamma(r) != gamma:
+                    form = "(u_max - u_r) / Delta" if monotone else "(u_max - u_r) / (2 Delta)"
+                    return Finding(f"weight of candidate {r}", f"exp(-epsilon {form}) = exp(-{_shown(gamma)})",
+                                   f"exp(-{_shown(law.gamma(r))})")
             if law.weights[r] * weights[first] != law.weights[first] * weights[r]:
                 return Finding(f"base weight of candidate {r}", "proportional to the declared base weights",
                                f"{law.weights[r]} against {law.weights[first]}")
         return None
-    logs = [math.log(weights[r]) + float(c) * float(utilities[r] - top) if weights[r] > 0 else -math.inf
-            for r in range(len(utilities))]
+    logs = [math.log(weights[r]) + float(c) * float(exact_value(values[r]) - top) if weights[r] > 0 else -math.inf
+            for r in range(len(values))]
     peak = max(logs)
     total = math.fsum(math.exp(x - peak) for x in logs)
     for r, (x, chance) in enumerate(zip(logs, law.chances)):
