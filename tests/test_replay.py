@@ -264,6 +264,29 @@ def test_deep_trees_on_credit_g_pass(name: str) -> None:
         assert report.ok, (name, seed, report.violations)
 
 
+@pytest.mark.claim("replay-audit", "continuous-split-exponential-mechanism", "diffpid3-budget")
+@pytest.mark.parametrize("name", ["diffpid3", "thesis-tree"])
+def test_steered_into_small_nodes(name: str) -> None:
+    # Noisy node sizes forced far above the true ones grow the tree down to nodes of a few rows, a path the
+    # draws take with negligible probability; a release that depends on a node's size would show there.
+    credit = load("credit-g")
+    spec = get_algorithm(name)
+    params = spec.resolve({"size_share": "0", "max_depth": "4"})
+    rng = random.Random(4)
+
+    def steer(call: Call) -> Any:
+        return 10**6 if "node size" in call.label or "noisy size" in call.label else None
+
+    for seed in range(6):
+        d = credit.subset(sorted(rng.sample(range(len(credit)), 40)))
+        d_prime = remove_row(d, rng.randrange(len(d))) if seed % 2 else add_record(d, record_of(credit, seed))
+        report = replay_pair(
+            lambda data, r: spec.fit(data, EPS, params, r, Relation.ADD_REMOVE), d, d_prime, seed=seed,
+            to_json=lambda m: m.to_json(), steer=steer,
+        )
+        assert report.ok and report.calls > 10, (name, seed, report.violations)
+
+
 @pytest.mark.claim("replay-audit", "noisy-size-plan", "kanon-rdt-privacy")
 @pytest.mark.parametrize("name, forced, check", [
     ("kanon-rdt", 10**6, lambda m: len(m.trees) == 12),  # the forest plan, though 40 rows would pick one tree

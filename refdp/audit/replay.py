@@ -179,14 +179,20 @@ def _state(rng: RandomSource) -> Any:
         ) from None
 
 
+Steer = Callable[[Call], Any]
+"""Returns the output to force for a call on D (steering the run into a rare path), or None to draw it."""
+
+
 @dataclass
 class _Recorder:
+    steer: Optional[Steer] = None
     calls: List[RecordedCall] = field(default_factory=list)
 
     def call(self, call: Call, rng: RandomSource, draw: Callable[[], T]) -> T:
-        output = draw()
+        forced = self.steer(call) if self.steer is not None else None
+        output = draw() if forced is None else forced
         self.calls.append(RecordedCall(call, copy.deepcopy(output), _state(rng), _breach(call)))
-        return output
+        return output  # type: ignore[no-any-return]
 
 
 def _breach(call: Call) -> Optional[Tuple[str, Finding]]:
@@ -324,9 +330,9 @@ def _json_difference(a: Any, b: Any, path: str = "$") -> Optional[Tuple[str, str
     return None if a == b else (path, repr(a), repr(b))
 
 
-def record_run(fn: Callable[[], T]) -> Tuple[T, List[RecordedCall]]:
-    """Run ``fn()`` and record every mechanism call it makes (output, calls)."""
-    recorder = _Recorder()
+def record_run(fn: Callable[[], T], steer: Optional[Steer] = None) -> Tuple[T, List[RecordedCall]]:
+    """Run ``fn()`` and record every mechanism call it makes (output, calls); ``steer`` may force outputs."""
+    recorder = _Recorder(steer)
     with recording(recorder):
         output = fn()
     return output, recorder.calls
@@ -347,16 +353,21 @@ def replay_pair(
     seed: int,
     relation: Relation = Relation.ADD_REMOVE,
     to_json: Callable[[Any], Any] = lambda output: output,
+    steer: Optional[Steer] = None,
 ) -> ReplayReport:
     """Record ``run(data, rng)`` and replay ``run(neighbour, rng)`` from ``seed``; the report of the first failure.
 
     ``to_json`` turns an output into the JSON value whose bytes must agree
-    (a model's file, or the output itself).  A run on ``data`` that raises
-    a refdp error is not replayed (the error propagates); a run on
-    ``neighbour`` that raises one where ``data``'s did not is a violation.
+    (a model's file, or the output itself).  ``steer(call)`` may force a
+    call's output on ``data`` (which the replay then returns on
+    ``neighbour`` too), to take the run into a path its draws would rarely
+    take: a noisy count far above the true one, say.  A run on ``data``
+    that raises a refdp error is not replayed (the error propagates); a run
+    on ``neighbour`` that raises one where ``data``'s did not is a
+    violation.
     """
     started = time.perf_counter()
-    output, calls = record_run(lambda: run(data, random.Random(seed)))
+    output, calls = record_run(lambda: run(data, random.Random(seed)), steer)
     text = _canonical(to_json(output))
     sampled = any(c.call.mechanism == "row-sampling" for c in calls)
     replayer = _Replayer(calls, align(data, neighbour) if sampled else None)
