@@ -192,7 +192,7 @@ class _Recorder:
         forced = self.steer(call) if self.steer is not None else None
         output = draw() if forced is None else forced
         self.calls.append(RecordedCall(call, copy.deepcopy(output), _state(rng), _breach(call)))
-        return output  # type: ignore[no-any-return]
+        return output
 
 
 def _breach(call: Call) -> Optional[Tuple[str, Finding]]:

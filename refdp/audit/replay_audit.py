@@ -15,7 +15,11 @@ a fresh seed per pair) until one fails or ``pairs`` have passed:
   the schema's universe in turn, with a random neighbour;
 * sized data sets, of a size drawn log-uniformly from 1 to 600 rows, with
   a random neighbour: a branch on a true size flips only at its threshold,
-  and these pairs put some pairs there (and make deeper trees).
+  and these pairs put some pairs there (and make deeper trees);
+* steered pairs (every tenth): a random pair replayed with every discrete
+  Laplace output on D forced :data:`STEER_SHIFT` above its true count
+  (:func:`steer_high`), a path of positive probability that the draws
+  would rarely take: nodes that look large split down to a few rows.
 
 A failure is a counterexample to the learner's privacy argument: the
 report gives the pair, its seed and the first violation, and the command
@@ -35,7 +39,7 @@ from typing import Any, Callable, Dict, Iterator, Mapping, Optional, Sequence, T
 from refdp.audit.neighbours import dataset_of, random_neighbour, record_of, universe_record, universe_size
 from refdp.audit.pair import Neighbour, addition, removal, substitution
 from refdp.audit.replay import ReplayReport, replay_pair
-from refdp.mechanisms.recording import Finding
+from refdp.mechanisms.recording import Call, DiscreteLaplaceLaw, Finding
 from refdp.audit.search import Pair, candidate_pairs
 from refdp.audit.timing import PhaseProgress
 from refdp.data import Dataset
@@ -130,7 +134,34 @@ def replay_pairs(
         yield _random_pair(data, len(rows), relation, rng, "sample")
         yield _random_pair(data, rng.randint(_SMALLEST, _LARGEST), relation, rng, "small", schema_only=k % 2 == 1)
         yield _random_pair(data, _sized(data, rng), relation, rng, "sized")
+        if k % 2 == 0:  # a steered run grows the deepest tree its plan allows: the dearest pairs, every tenth
+            pair = _random_pair(data, len(rows), relation, rng, "sample")
+            yield Pair("steered " + pair.shape, pair.d, pair.neighbour, pair.probe)
         k += 1
+
+
+STEER_SHIFT = 200
+"""What a steered replay adds to every discrete Laplace output on D: noisy counts far above the true ones."""
+
+
+def steer_high(call: Call) -> Any:
+    """The output of ``call`` moved :data:`STEER_SHIFT` above its input, for discrete Laplace calls (else None).
+
+    Any such output has positive probability, so the privacy argument must
+    hold on the path it opens: nodes that look large and split down to a few
+    true rows, plans that choose their deepest tree.
+
+    >>> from refdp.mechanisms.recording import Scalar, DiscreteLaplaceLaw
+    >>> from refdp.privacy import Relation
+    >>> steer_high(Call("discrete-laplace", "n", (), Fraction(1), Fraction(0), Fraction(1), Relation.ADD_REMOVE,
+    ...                 (), (), Scalar(7), DiscreteLaplaceLaw((7,), Fraction(1), False)))
+    207
+    """
+    law = call.law
+    if not isinstance(law, DiscreteLaplaceLaw):
+        return None
+    shifted = [c + STEER_SHIFT for c in law.centres]
+    return shifted if law.vector else shifted[0]
 
 
 def _model_json(model: TreeModel) -> Any:
@@ -165,7 +196,7 @@ def audit_replay(request: ReplayAudit, progress: Optional[PhaseProgress] = None)
         try:
             report = replay_pair(
                 request.learner, pair.d, pair.neighbour.d_prime, seed=seed, relation=request.relation,
-                to_json=_model_json,
+                to_json=_model_json, steer=steer_high if pair.shape.startswith("steered") else None,
             )
         except (InvalidParameterError, DataError, SchemaError):
             skipped += 1  # the learner refuses D itself (too few rows for its parameters): not a pair it runs on
@@ -174,7 +205,7 @@ def audit_replay(request: ReplayAudit, progress: Optional[PhaseProgress] = None)
             continue
         checked += 1
         calls += report.calls
-        kind = pair.shape.split(" (")[0]
+        kind = "steered" if pair.shape.startswith("steered") else pair.shape.split(" (")[0]
         kinds[kind] = kinds.get(kind, 0) + 1
         if tick is not None and (checked % 10 == 0 or checked == request.pairs):
             tick(checked, request.pairs)
@@ -208,7 +239,7 @@ def audit_replay(request: ReplayAudit, progress: Optional[PhaseProgress] = None)
         )
         return fields
     if failure is None:
-        fields.update(verdict="not refuted", neighbour=f"{checked} pairs (shaped, random, small, sized)")
+        fields.update(verdict="not refuted", neighbour=f"{checked} pairs (shaped, random, small, sized, steered)")
         return fields
     pair, seed, report = failure
     assert report.first is not None
