@@ -54,7 +54,6 @@ from __future__ import annotations
 
 import csv
 import gzip
-import io
 import math
 import os
 from dataclasses import dataclass
@@ -150,6 +149,7 @@ class RawTable:
     ``lines[i]``, with None for a missing value.  Records may have any
     number of fields: the readers check them against the header.
 
+    >>> import io
     >>> table = read_csv_records(io.StringIO("a,b\\n1,?\\n"))
     >>> table.names, table.records, table.lines
     (('a', 'b'), (('1', None),), (2,))
@@ -279,6 +279,7 @@ def read_csv_records(
     (with ``header``: one without a header line) or a line the :mod:`csv`
     module cannot read.
 
+    >>> import io
     >>> read_csv_records(io.StringIO("# made by hand\\nx,class\\n3, yes\\n"), comment="#").records
     (('3', 'yes'),)
     """
@@ -334,6 +335,7 @@ def read_csv(
 
     >>> from refdp.data import ContinuousAttribute
     >>> schema = Schema((ContinuousAttribute("x", 0, 10),), "class", ("no", "yes"))
+    >>> import io
     >>> data = read_csv(io.StringIO("x,class\\n3,yes\\n?,no\\n"), schema=schema)
     >>> data.row(1), data.missing.continuous   # a missing value is the midpoint of the bounds
     ((5.0,), 'midpoint')
@@ -530,6 +532,7 @@ def read_arff_records(source: Source) -> Tuple[List[ArffAttribute], RawTable]:
     syntax understood is :func:`read_arff`'s; SchemaError for a header it
     cannot read or an empty one.
 
+    >>> import io
     >>> header, table = read_arff_records(io.StringIO("@relation r\\n@attribute x real\\n@attribute c {p, q}\\n@data\\n?,p\\n"))
     >>> header, table.records
     ([('x', None), ('c', ('p', 'q'))], ((None, 'p'),))
@@ -605,6 +608,7 @@ def read_arff(
     ``schema.label``, and ``bounds`` must be None.
 
     >>> text = "@relation r\\n@attribute a {x, y}\\n@attribute n real\\n@attribute c {p, q}\\n@data\\n?,?,p\\ny,3,q\\n"
+    >>> import io
     >>> data = read_arff(io.StringIO(text), bounds={"n": (0, 10)})
     >>> data.schema.attributes[0].values, data.row(0)
     (('x', 'y', '?'), ('?', 5.0))
