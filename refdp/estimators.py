@@ -52,7 +52,8 @@ from typing import Any, ClassVar, Dict, List, Mapping, Optional, Sequence, Type,
 
 from refdp.algorithms import AlgorithmSpec, Param, get_algorithm
 from refdp.algorithms.registry import Fit
-from refdp.data import Dataset, RawValue, Schema, clipped, widened
+from refdp.data import Dataset, RawValue, Schema
+from refdp.data.rows import rows_to_predict
 from refdp.errors import InvalidParameterError, ModelError
 from refdp.evaluation import accuracy
 from refdp.privacy import Number, Receipt, Relation, as_epsilon, parse_relation
@@ -243,13 +244,10 @@ class TreeClassifier:
         return self.model_.classes_
 
     def _data(self, X: Union[Dataset, Rows]) -> Dataset:
-        if isinstance(X, Dataset):
-            return X
-        schema = self.model_.schema
-        rows = _row_list(X)
-        # Prediction reads the attributes only: the class column is a placeholder.  Values beyond the
-        # public bounds are clipped to them, which changes no sound tree's prediction (refdp.data.clipping).
-        return clipped(Dataset.from_rows(widened(schema), rows, [schema.classes[0]] * len(rows)), schema)[0]
+        # Prediction reads the attributes only, with the training data's missing-value policy; values
+        # beyond the public bounds are clipped to them, which changes no sound tree's prediction
+        # (refdp.data.clipping).
+        return rows_to_predict(X, self.model_.schema, self.model_.missing)[0]
 
     def predict(self, X: Union[Dataset, Rows]) -> List[str]:
         """The predicted class of every row (a Dataset, or raw rows in the model's schema)."""

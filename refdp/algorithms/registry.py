@@ -14,7 +14,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Dict, Mapping, Optional, Protocol, Sequence, Tuple, Union
 
-from refdp.data import Dataset
+from refdp.data import Dataset, MissingPolicy
 from refdp.engine import REFERENCE, Engine
 from refdp.errors import InvalidParameterError, ModelError
 from refdp.params import Param, Parameter
@@ -34,6 +34,8 @@ __all__ = [
     "get_algorithm",
     "algorithm_names",
     "start_ledger",
+    "missing_value_label",
+    "MISSING_VALUE_RULE",
     "finish_model",
     "check_model",
     "model_from_json",
@@ -170,11 +172,36 @@ def get_algorithm(name: str) -> AlgorithmSpec:
         ) from None
 
 
+MISSING_VALUE_RULE = "missing-value-rule"
+"""The mechanism name of the receipt entry that records the data's missing-value policy."""
+
+
+def missing_value_label(policy: MissingPolicy) -> str:
+    """The label of the receipt entry recording ``policy``.
+
+    >>> missing_value_label(MissingPolicy("drop", "drop"))
+    'missing values: a row with a missing categorical value is dropped; a row with a missing continuous value is dropped'
+    """
+    return f"missing values: {policy.describe()}"
+
+
 def start_ledger(data: Dataset, relation: Relation) -> Ledger:
-    """A fresh ledger that already records any leak in the data's schema."""
+    """A fresh ledger that already records any leak in the data's schema, and the data's missing-value policy.
+
+    The policy (:attr:`refdp.data.Dataset.missing`) is a rule applied to each
+    row before training: an entry of epsilon 0 citing the claims that keep
+    the learner's guarantee through it (``missing-values-public-rule``,
+    ``missing-values-drop``), recorded whenever a policy was applied, whether
+    or not any value was missing (which would otherwise show in the receipt).
+    """
     ledger = Ledger(relation)
     for leak in data.schema.leaks:
         ledger.record_leak(leak)
+    if data.missing is not None:
+        ledger.charge(
+            label=missing_value_label(data.missing), mechanism=MISSING_VALUE_RULE, epsilon=0, sensitivity=None,
+            claims=data.missing.claims, note="applied to every row read, for training and for prediction",
+        )
     return ledger
 
 
@@ -198,6 +225,7 @@ def finish_model(
         receipt=receipt_from_ledger(ledger),
         weights=tuple(weights),
         voting=voting,
+        missing=data.missing,
     )
 
 
@@ -227,10 +255,21 @@ def check_model(model: TreeModel) -> None:
         raise ModelError(
             f"{spec.name} variant {variant.name!r} is registered as sound but its receipt has the {what}"
         )
+    _check_missing(model)
     if not variant.sound and not (unsound or own_leaks):
         raise ModelError(
             f"{spec.name} variant {variant.name!r} is registered as unsound but every charge of its receipt is "
             "sound and nothing leaked: the variant or the charges were changed"
+        )
+
+
+def _check_missing(model: TreeModel) -> None:
+    recorded = [c for c in model.receipt.charges if c.mechanism == MISSING_VALUE_RULE]
+    wanted = [] if model.missing is None else [missing_value_label(model.missing)]
+    if [c.label for c in recorded] != wanted or any(c.epsilon or c.delta for c in recorded):
+        raise ModelError(
+            f"the model's missing-value policy ({model.missing.describe() if model.missing else 'none'}) "
+            f"is not what its receipt records ({'; '.join(c.label for c in recorded) or 'nothing'})"
         )
 
 
