@@ -56,6 +56,10 @@ def stratified_folds(labels: Sequence[int], k: int, rng: RandomSource) -> List[L
     """Split row indices into ``k`` folds that keep the class proportions."""
     if isinstance(k, bool) or not isinstance(k, int) or k < 2:
         raise InvalidParameterError(f"the number of folds must be an integer >= 2, got {k!r}")
+    if len(labels) < 2:
+        raise InvalidParameterError(
+            f"cannot cross-validate {len(labels)} row(s): it takes at least 2 rows, one per fold"
+        )
     if k > len(labels):
         raise InvalidParameterError(
             f"cannot make {k} folds from {len(labels)} rows; use at most {len(labels)} folds"

@@ -304,8 +304,15 @@ def test_arff_with_a_given_schema() -> None:
         read_arff(io.StringIO(text.replace("e,3,red", "e,3,blue")), schema=SCHEMA)
     with pytest.raises(SchemaError, match="'age' is nominal in the header but continuous"):
         read_arff(io.StringIO(text.replace("age real", "age {3, 4}")), schema=SCHEMA)
-    with pytest.raises(SchemaError, match="'colour' is not in the ARFF header"):
+    with pytest.raises(SchemaError, match=r"attribute\(s\) \['colour'\] are not in the ARFF header"):
         read_arff(io.StringIO(text.replace("colour {", "color {")), schema=SCHEMA)
+    # every problem at once
+    with pytest.raises(SchemaError, match=r"attribute\(s\) \['colour', 'age'\] are not in the ARFF header"):
+        read_arff(io.StringIO(text.replace("colour {", "color {").replace("age real", "years real")), schema=SCHEMA)
+    with pytest.raises(SchemaError, match="'colour' is numeric in the header but categorical in the schema; attribute "
+                                          "'age' is nominal"):
+        read_arff(io.StringIO(text.replace("colour {red, blue}", "colour real").replace("age real", "age {3, 4}")),
+                  schema=SCHEMA)
     with pytest.raises(SchemaError, match="no attribute 'class' to use as the class"):
         read_arff(io.StringIO(text.replace("class {", "klass {")), schema=SCHEMA)
     with pytest.raises(InvalidParameterError, match="'age' is an attribute of the schema"):

@@ -47,7 +47,7 @@ def _run(args: argparse.Namespace) -> int:
         )
         text = dumps_model(model)
     write_text(args.out, text)
-    print(f"trained {model.algorithm} on {len(data)} rows, level {model.receipt.level}{_variant(model)}: "
+    print(f"trained {model.algorithm} on {len(data)} row{'' if len(data) == 1 else 's'}, level {model.receipt.level}{_variant(model)}: "
           f"{_shape(model)}; wrote {args.out}")
     warning = single_leaf_warning(model, args.epsilon)
     if warning:

@@ -698,17 +698,17 @@ def _check_header_against(
             f"label {label!r} is an attribute of the schema; name the class attribute instead"
         )
     kinds = {n: values is None for n, values in header}
-    for attribute in schema.attributes:
-        if attribute.name not in kinds:
-            raise SchemaError(
-                f"{source}: the schema's attribute {attribute.name!r} is not in the ARFF header"
-            )
-        if kinds[attribute.name] != isinstance(attribute, ContinuousAttribute):
-            raise SchemaError(
-                f"{source}: attribute {attribute.name!r} is "
-                f"{'numeric' if kinds[attribute.name] else 'nominal'} in the header but "
-                f"{attribute.kind} in the schema"
-            )
+    absent = [a.name for a in schema.attributes if a.name not in kinds]
+    if absent:
+        raise SchemaError(
+            f"{source}: the schema's attribute(s) {absent} are not in the ARFF header"
+        )
+    differing = [
+        f"{a.name!r} is {'numeric' if kinds[a.name] else 'nominal'} in the header but {a.kind} in the schema"
+        for a in schema.attributes if kinds[a.name] != isinstance(a, ContinuousAttribute)
+    ]
+    if differing:
+        raise SchemaError(f"{source}: attribute " + "; attribute ".join(differing))
     if label not in kinds:
         raise SchemaError(f"{source}: no attribute {label!r} to use as the class; pass label=")
     if kinds[label]:
