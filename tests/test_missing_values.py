@@ -459,3 +459,16 @@ def test_a_csv_file_without_a_header_line_is_told_what_the_header_must_hold(
     status, _, err = run(capsys, "train", "--algorithm", "noisy-majority", "--data", str(path), "--schema",
                          str(schema), "--epsilon", "1", "--out", str(tmp_path / "m.json"))
     assert status == 2 and "the attributes ['radius', 'texture'] and the class column 'target'" in err, err
+
+
+def test_a_dataset_read_with_another_schema_is_read_by_attribute_name() -> None:
+    # the ARFF file read with --missing drop has no category '?': a default model reads its rows by value
+    same = read_arff(ARFF, bounds=BOUNDS)
+    model = train("thesis-tree", same, 20, rng=4)
+    dropped = read_arff(ARFF, bounds=BOUNDS, categorical_missing="drop", continuous_missing="drop")
+    assert dropped.schema.attributes != model.schema.attributes and len(dropped) == ROWS - MISSING_ROWS
+    lines = ARFF.read_text(encoding="utf-8").split("@data\n")[1].splitlines()
+    complete = [i for i, line in enumerate(lines) if "?" not in line.split(",")]
+    assert model.predict(dropped) == model.predict(same.subset(complete))
+    with pytest.raises(ModelError, match=r"attributes differ from the model's schema: it lacks \['sex', "):
+        model.predict(load("vote"))

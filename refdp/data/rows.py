@@ -29,7 +29,7 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 from refdp.data.dataset import Dataset
 from refdp.data.missing import MARKER, MissingPolicy, fill_value
 from refdp.data.schema import CategoricalAttribute, ContinuousAttribute, Schema
-from refdp.errors import DataError, SchemaError
+from refdp.errors import DataError, ModelError, SchemaError
 
 __all__ = ["raw_rows", "encode_row", "rows_to_predict", "is_missing"]
 
@@ -202,8 +202,9 @@ def encode_row(
 def rows_to_predict(X: object, schema: Schema, missing: Optional[MissingPolicy] = None) -> Tuple[Dataset, int]:
     """``X`` as a data set to predict with a model of ``schema`` and ``missing``, and how many values were clipped.
 
-    A :class:`Dataset` is returned as it is; anything :func:`raw_rows` reads
-    is encoded row by row with :func:`encode_row` (the first row that cannot
+    A :class:`Dataset` of ``schema``'s attributes is returned as it is (one
+    read with another schema is read by attribute name and value); anything
+    :func:`raw_rows` reads is encoded row by row with :func:`encode_row` (the first row that cannot
     be read raises, naming it).  The class of every row is a placeholder:
     prediction reads the attributes only.
 
@@ -214,7 +215,16 @@ def rows_to_predict(X: object, schema: Schema, missing: Optional[MissingPolicy] 
     ([(20.0,), (50.0,), (100.0,)], 1)
     """
     if isinstance(X, Dataset):
-        return X, 0
+        if X.schema.attributes == schema.attributes:
+            return X, 0
+        absent = [name for name in schema.names if name not in X.schema.names]
+        if absent:
+            raise ModelError(
+                f"the data's attributes differ from the model's schema: it lacks {absent}; read the data with the "
+                "schema stored in the model"
+            )
+        # read with another schema (say without the category '?'): its values, by attribute name
+        X = [dict(zip(X.schema.names, X.row(i))) for i in range(len(X))]
     encoded: List[Encoded] = []
     clipped = 0
     for i, values in enumerate(raw_rows(X, schema)):
