@@ -6,8 +6,9 @@ as a user's file would be:
 * ``vote``: ``vote.arff.gz`` (its header's domains; the default gives each
   the category ``?``);
 * ``adult``: ``adult.data.gz`` with the public adult schema (``?`` declared
-  for workclass, occupation and native-country; the drop run reads it with
-  those ``?`` removed);
+  for workclass, occupation and native-country, and added by the default to
+  the other categorical domains; the drop run reads it with those ``?``
+  removed);
 * ``credit-g``: ``credit-g.arff.gz`` with the built-in's public bounds. It
   has no missing value, so the two policies keep the same rows, and the
   difference is the cost of the ``?`` category that the default adds to

@@ -86,11 +86,16 @@ def test_csv_missing_policies() -> None:
         read_csv(io.StringIO(text), schema=SCHEMA, continuous_missing="error")
     with pytest.raises(DataError, match="line 3 of <stream>, column 'colour': missing value; fix"):
         read_csv(io.StringIO(text), schema=SCHEMA, categorical_missing="error", continuous_missing="drop")
-    # a given schema is taken as it is: no '?' where it does not declare one
-    with pytest.raises(SchemaError, match=r"line 3 .* the marker '\?' is not in the public domain"):
-        read_csv(io.StringIO(text), schema=NO_MARKER, continuous_missing="drop")
-    custom = read_csv(io.StringIO("colour,age,class\nred,NA,yes\nred,2,no\n"), schema=SCHEMA, missing="NA", continuous_missing="drop")
-    assert _table(custom) == [(("red", 2.0), "no")]
+    # a given schema gets the category '?' where it lacks it, whatever the rows hold (a rule of the format)
+    added = read_csv(io.StringIO(text), schema=NO_MARKER, continuous_missing="drop")
+    assert added.schema.attributes[0] == CategoricalAttribute("colour", ("red", "green, dark", "?"))
+    assert _table(added) == [(("red", 1.0), "yes"), (("?", 2.0), "no")]
+    assert read_csv(io.StringIO("colour,age,class\nred,1,yes\n"), schema=NO_MARKER).schema == added.schema
+    assert read_csv(io.StringIO(text), schema=NO_MARKER, categorical_missing="drop",
+                    continuous_missing="drop").schema == NO_MARKER
+    # another marker: a missing value is still the category '?'
+    custom = read_csv(io.StringIO("colour,age,class\nNA,NA,yes\nred,2,no\n"), schema=NO_MARKER, missing="NA")
+    assert _table(custom) == [(("?", 50.0), "yes"), (("red", 2.0), "no")]
 
 
 def test_csv_missing_class() -> None:
@@ -193,7 +198,7 @@ def test_arff_header_schema_and_rows() -> None:
 
 def test_arff_header_domains_get_the_missing_category() -> None:
     # With the default policy, every nominal attribute of a header gets the category '?' (last), whatever
-    # the rows hold: a rule of the format, never read off the data.  The classes do not.
+    # the rows hold: a rule of the schema format, never read off the data.  The classes do not.
     text = "@relation r\n@attribute a {x, y}\n@attribute b {u, v, ?}\n@attribute c {p, q}\n@data\nx,u,p\ny,?,q\n"
     for rows in (text, text.replace("y,?,q", "y,v,q")):
         data = read_arff(io.StringIO(rows))
@@ -206,13 +211,14 @@ def test_arff_header_domains_get_the_missing_category() -> None:
     for policy in ("error", "drop"):
         schema = read_arff(io.StringIO(text.replace("y,?,q", "y,v,q")), categorical_missing=policy).schema
         assert schema.attributes == (CategoricalAttribute("a", ("x", "y")), CategoricalAttribute("b", ("u", "v", "?")))
-    # A given schema decides instead of the header.
+    # A given schema decides instead of the header, with the same rule.
     given = Schema((CategoricalAttribute("a", ("x", "y", "?")), CategoricalAttribute("b", ("u", "v"))), "c", ("p", "q"))
     assert _table(read_arff(io.StringIO(text.replace("y,?,q", "?,v,q")), schema=given)) == [
         (("x", "u"), "p"), (("?", "v"), "q")
     ]
-    with pytest.raises(SchemaError, match="declare '\\?' as a value of 'b' in the schema,"):
-        read_arff(io.StringIO(text), schema=given)
+    data = read_arff(io.StringIO(text), schema=given)
+    assert data.schema.attributes[1] == CategoricalAttribute("b", ("u", "v", "?")) and data.row(1) == ("y", "?")
+    assert read_arff(io.StringIO(text.replace("y,?,q", "y,v,q")), schema=given, categorical_missing="error").schema is given
 
 
 def test_arff_quoted_question_mark_is_a_value() -> None:

@@ -56,8 +56,8 @@ def add_missing_argument(p: argparse.ArgumentParser) -> None:
 
     p.add_argument(
         "--missing", default=None, choices=sorted(MISSING),
-        help="a missing value (?) is the category '?' of a categorical attribute (an ARFF header's domains get it; "
-        "a --schema declares it) and the midpoint of a continuous one's public bounds (category, the default), "
+        help="a missing value (?) is the category '?' of a categorical attribute (every domain gets it) and the "
+        "midpoint of a continuous one's public bounds (category, the default), "
         "drops its row (drop; compatible with add-remove DP), or is an error (error)",
     )
 

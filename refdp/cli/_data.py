@@ -2,12 +2,12 @@
 
 * a built-in name: its own public schema; the other flags do not apply;
 * a ``.csv`` file (optionally ``.gz``): ``--schema`` is required;
-* an ``.arff`` file: the header's nominal domains (each with the category
-  ``?`` added under the default ``--missing``) and ``--bounds ATTR=LO:HI``
+* an ``.arff`` file: the header's nominal domains and ``--bounds ATTR=LO:HI``
   for each numeric attribute, or a ``--schema``.
 
 ``--missing`` chooses what a missing value (``?``) does: ``category``
-(default: a missing categorical value is the category ``?``, a missing
+(default: a missing categorical value is the category ``?``, which every
+categorical domain gets where the schema does not list it, and a missing
 continuous value the midpoint of its public bounds; :mod:`refdp.data.missing`),
 ``drop`` (the row is dropped; row-local, so compatible with add-remove DP)
 or ``error``.

@@ -30,10 +30,9 @@ _RULES: Tuple[Tuple[str, _Replacement], ...] = (
     ),
     (r"pass categorical_missing='drop'", "pass --missing drop"),
     (
-        r"pass categorical_missing='category' \(and declare the marker in the schema\) or 'drop'",
-        "pass --missing category (and declare the marker in the --schema) or --missing drop",
+        r"pass categorical_missing='category' \(the category '\?'\) or 'drop'",
+        "pass --missing category (the category '?') or --missing drop",
     ),
-    (r"in a schema passed as schema=", "in a --schema file"),
     # the class column
     (r"pass label= to", "pass --label to"),
     (r"pass label=$", "pass --label"),

@@ -285,7 +285,8 @@ _ADULT_TEST_FILE_SCHEMA = Schema(
 
 
 # The built-ins declare "?" as a value where their documentation says values are missing, and have no
-# missing continuous value: they are read without a missing-value rule (Dataset.missing is None).
+# missing continuous value: they are read without a missing-value rule (Dataset.missing is None), the
+# adult files with "?" as a plain value (no missing marker) so that no other domain gains one.
 
 
 def _load_vote() -> Dataset:
@@ -302,12 +303,18 @@ def _load_credit_g() -> Dataset:
 
 def _load_adult() -> Dataset:
     with _open_file("adult.data.gz") as text:
-        return read_csv(text, schema=ADULT_SCHEMA, header=False, continuous_missing="error").with_missing(None)
+        return read_csv(
+            text, schema=ADULT_SCHEMA, header=False, missing="", categorical_missing="error",
+            continuous_missing="error",
+        ).with_missing(None)
 
 
 def _load_adult_test() -> Dataset:
     with _open_file("adult.test.gz") as text:
-        raw = read_csv(text, schema=_ADULT_TEST_FILE_SCHEMA, header=False, comment="|", continuous_missing="error")
+        raw = read_csv(
+            text, schema=_ADULT_TEST_FILE_SCHEMA, header=False, comment="|", missing="",
+            categorical_missing="error", continuous_missing="error",
+        )
     columns = [raw.column(j) for j in range(ADULT_SCHEMA.n_attributes)]
     return Dataset.from_codes(ADULT_SCHEMA, columns, raw.labels)
 

@@ -4,12 +4,12 @@ A missing value is a cell equal to the marker ``?`` in a file (an unquoted
 ``?`` in ARFF), or ``None`` or NaN in rows given from Python.  A
 :class:`MissingPolicy` says what it becomes, per kind of attribute:
 
-* categorical: ``"category"`` (default) reads it as the category ``?`` of the
-  attribute's public domain.  The schema an ARFF header gives declares ``?``
-  as the last value of every nominal attribute (a rule of the format, which
-  never looks at the rows); a schema given by hand declares it where it
-  wants it, and a missing value of an attribute whose domain lacks ``?`` is
-  an error.  ``"drop"`` drops the row; ``"error"`` refuses it.
+* categorical: ``"category"`` (default) reads it as the category ``?``,
+  which this policy adds as the last value of every categorical domain that
+  does not list it (:func:`with_missing_category`, a rule of the schema
+  format that never looks at the rows), whether the schema comes from an
+  ARFF header or a schema file.  ``"drop"`` drops the row; ``"error"``
+  refuses it.
 * continuous: ``"midpoint"`` (default) reads it as :func:`fill_value`, the
   midpoint of the attribute's public bounds; ``"drop"`` drops the row;
   ``"error"`` refuses it.
@@ -25,10 +25,10 @@ prediction applies it to the rows to predict.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Dict, Mapping, Tuple
 
-from refdp.data.schema import ContinuousAttribute
+from refdp.data.schema import CategoricalAttribute, ContinuousAttribute, Schema
 from refdp.errors import InvalidParameterError
 
 __all__ = [
@@ -38,6 +38,7 @@ __all__ = [
     "MissingPolicy",
     "DEFAULT_POLICY",
     "fill_value",
+    "with_missing_category",
     "PUBLIC_RULE_CLAIM",
     "DROP_CLAIM",
 ]
@@ -135,3 +136,24 @@ def fill_value(attribute: ContinuousAttribute) -> float:
     60.0
     """
     return min(max(attribute.lower / 2 + attribute.upper / 2, attribute.lower), attribute.upper)
+
+
+def with_missing_category(schema: Schema) -> Schema:
+    """``schema`` with the category ``?`` last in every categorical domain that lacks it (classes unchanged).
+
+    The rule of the ``category`` policy: it looks at the schema only, never
+    at the rows, so the domains are the same whatever the data hold.
+
+    >>> schema = Schema((CategoricalAttribute("colour", ("red", "blue")),), "class", ("no", "yes"))
+    >>> with_missing_category(schema).attributes[0].values
+    ('red', 'blue', '?')
+    >>> with_missing_category(with_missing_category(schema)) == with_missing_category(schema)
+    True
+    """
+    attributes = tuple(
+        CategoricalAttribute(a.name, a.values + (MARKER,))
+        if isinstance(a, CategoricalAttribute) and MARKER not in a.codes else a
+        for a in schema.attributes
+    )
+    # the same object when nothing is added, so that a schema that has '?' everywhere stays itself
+    return schema if attributes == schema.attributes else replace(schema, attributes=attributes)

@@ -9,12 +9,11 @@ kind of attribute (:mod:`refdp.data.missing`), and the data set records it
 
 * categorical (``categorical_missing``):
 
-  - ``"category"`` (default): the marker is the category ``?`` of the
-    attribute's public domain.  The schema built from an ARFF header
-    declares ``?`` as the last value of every nominal attribute that does
-    not list it (a rule of the format: it never looks at the rows).  A
-    given schema is taken as it is: a missing value of an attribute whose
-    domain lacks the marker is a SchemaError saying so.
+  - ``"category"`` (default): a missing value is the category ``?``, which
+    this policy adds as the last value of every categorical domain that does
+    not list it, in a given schema as in one built from an ARFF header (a
+    rule of the schema format: it never looks at the rows;
+    :func:`refdp.data.missing.with_missing_category`).
   - ``"error"``: a missing value raises DataError.
   - ``"drop"``: the row is dropped (see below).
 
@@ -76,7 +75,7 @@ from typing import (
 )
 
 from refdp.data.dataset import Dataset, RawValue
-from refdp.data.missing import MARKER, MissingPolicy, fill_value
+from refdp.data.missing import MARKER, MissingPolicy, fill_value, with_missing_category
 from refdp.data.schema import (
     Attribute,
     CategoricalAttribute,
@@ -167,15 +166,13 @@ def _assemble(
     lines: Sequence[int],
     positions: Sequence[int],
     label_position: int,
-    marker: str,
     policy: MissingPolicy,
     source: str,
-    declared_in: str = "the schema",
 ) -> Dataset:
     """Apply the missing-value policy, pick the schema's columns and validate.
 
-    ``declared_in`` says where the domains come from, for the message that
-    asks to declare the marker.
+    Under the ``category`` policy ``schema`` must already have the category
+    ``?`` in every categorical domain (:func:`with_missing_category`).
     """
     columns: List[Tuple[str, Attribute, int]] = [
         (a.name, a, p) for a, p in zip(schema.attributes, positions)
@@ -186,7 +183,7 @@ def _assemble(
     kept_lines: List[int] = []
     for record, line in zip(records, lines):
         if None in record:
-            filled = _fill_missing(record, columns, marker, policy, line, source, declared_in)
+            filled = _fill_missing(record, columns, policy, line, source)
             if filled is None:
                 continue
             kept_records.append(filled)
@@ -211,11 +208,9 @@ def _assemble(
 def _fill_missing(
     record: _Record,
     columns: Sequence[Tuple[str, Attribute, int]],
-    marker: str,
     policy: MissingPolicy,
     line: int,
     source: str,
-    declared_in: str,
 ) -> Optional[List[Optional[RawValue]]]:
     """``record`` with each missing value replaced as ``policy`` says, or None to drop the row.
 
@@ -239,8 +234,7 @@ def _fill_missing(
             continue
         if policy.categorical == "drop":
             return None
-        declared = policy.categorical == "category" and marker in attribute.codes
-        if position == label_position and not declared:
+        if position == label_position and not (policy.categorical == "category" and MARKER in attribute.codes):
             raise DataError(
                 f"{where}: the class is missing; a row without a class cannot be used for "
                 "training: fix the data or pass categorical_missing='drop'"
@@ -248,15 +242,9 @@ def _fill_missing(
         if policy.categorical == "error":
             raise DataError(
                 f"{where}: missing value; fix the data, or pass categorical_missing='category' "
-                "(and declare the marker in the schema) or 'drop'"
+                f"(the category {MARKER!r}) or 'drop'"
             )
-        if not declared:
-            raise SchemaError(
-                f"{where}: missing value, but the marker {marker!r} is not in the public "
-                f"domain {attribute.values}; declare {marker!r} as a value of {name!r} in "
-                f"{declared_in}, or pass categorical_missing='drop'"
-            )
-        filled[position] = marker
+        filled[position] = MARKER
     return filled
 
 
@@ -331,7 +319,9 @@ def read_csv(
     whitespace is stripped.  Blank lines are skipped, and so are lines whose
     first field starts with ``comment`` (if given).  A field equal to
     ``missing`` is missing and follows the policies in the module
-    docstring.  Every other error names the file and line.
+    docstring: under the default ``category`` policy the data set's schema
+    is ``schema`` with the category ``?`` added to every categorical domain
+    that lacks it.  Every other error names the file and line.
 
     >>> from refdp.data import ContinuousAttribute
     >>> schema = Schema((ContinuousAttribute("x", 0, 10),), "class", ("no", "yes"))
@@ -354,6 +344,8 @@ def read_csv(
         raise InvalidParameterError(
             f"label {label!r} is an attribute of the schema; name the class column instead"
         )
+    if policy.categorical == "category":
+        schema = with_missing_category(schema)
     table = read_csv_records(source, header=header, missing=missing, comment=comment)
     name = table.source
     if header:
@@ -370,9 +362,7 @@ def read_csv(
                 + f" {width}; fix the row (quote fields that contain commas)"
                 + (header_advice(table.names) if header else "")
             )
-    return _assemble(
-        schema, table.records, table.lines, positions, label_position, missing, policy, name,
-    )
+    return _assemble(schema, table.records, table.lines, positions, label_position, policy, name)
 
 
 def is_number(text: str) -> bool:
@@ -596,11 +586,11 @@ def read_arff(
     must be nominal, and its domain gives the classes.
 
     Without ``schema``, the schema is built from the header: nominal domains
-    as declared, with ``"?"`` appended where it is not listed when
-    ``categorical_missing`` is ``"category"`` (the public category of a
-    missing value; see the module docstring); a numeric attribute needs
-    public ``bounds[name] = (lower, upper)``, chosen without looking at the
-    data.
+    as declared (with ``"?"`` appended where it is not listed when
+    ``categorical_missing`` is ``"category"``, as for a given schema: the
+    public category of a missing value; see the module docstring); a numeric
+    attribute needs public ``bounds[name] = (lower, upper)``, chosen without
+    looking at the data.
 
     With ``schema`` (for example a trained model's), the rows are encoded
     against it: each of its attributes must be in the header with the same
@@ -629,16 +619,13 @@ def read_arff(
             )
     positions_of = {attr_name: position for position, attr_name in enumerate(table.names)}
     if schema is None:
-        schema = _schema_from_header(header, label, bounds, name, missing_category=policy.categorical == "category")
-        declared_in = "the ARFF header (or in a schema passed as schema=)"
+        schema = _schema_from_header(header, label, bounds, name)
     else:
         _check_header_against(header, schema, label or schema.label, name)
-        declared_in = "the schema"
+    if policy.categorical == "category":
+        schema = with_missing_category(schema)
     positions = [positions_of[n] for n in schema.names]
-    return _assemble(
-        schema, table.records, table.lines, positions, positions_of[label or schema.label], MARKER,
-        policy, name, declared_in,
-    )
+    return _assemble(schema, table.records, table.lines, positions, positions_of[label or schema.label], policy, name)
 
 
 def _schema_from_header(
@@ -646,8 +633,6 @@ def _schema_from_header(
     label: Optional[str],
     bounds: Optional[Mapping[str, Tuple[float, float]]],
     source: str,
-    *,
-    missing_category: bool,
 ) -> Schema:
     names = [n for n, _ in header]
     label = names[-1] if label is None else label
@@ -677,8 +662,6 @@ def _schema_from_header(
         if attr_name == label:
             classes = cast(Tuple[str, ...], values)
         elif values is not None:
-            if missing_category and MARKER not in values:
-                values += (MARKER,)
             attributes.append(CategoricalAttribute(attr_name, values))
         else:
             pair = given[attr_name]
