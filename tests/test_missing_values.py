@@ -472,3 +472,23 @@ def test_a_dataset_read_with_another_schema_is_read_by_attribute_name() -> None:
     assert model.predict(dropped) == model.predict(same.subset(complete))
     with pytest.raises(ModelError, match=r"attributes differ from the model's schema: it lacks \['sex', "):
         model.predict(load("vote"))
+
+
+def test_a_schema_file_without_the_category_gets_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # the clinic schema file without its '?': the default adds it to every categorical domain, as for a header
+    plain = json.loads(SCHEMA.read_text(encoding="utf-8"))
+    for attribute in plain["attributes"]:
+        if attribute["kind"] == "categorical":
+            attribute["values"].remove("?")
+    schema = tmp_path / "plain.json"
+    schema.write_text(json.dumps(plain), encoding="utf-8")
+    model = str(tmp_path / "m.json")
+    status, out, err = run(capsys, "train", "--algorithm", "thesis-tree", "--data", str(CSV), "--schema", str(schema),
+                           "--epsilon", "20", "--seed", "3", "--out", model)
+    assert status == 0 and f"on {ROWS} rows" in out, err
+    trained = model_from_json(json.loads(Path(model).read_text(encoding="utf-8")))
+    assert trained.schema == read_schema(SCHEMA) and trained.schema != read_schema(schema)
+    status, out, err = run(capsys, "train", "--algorithm", "thesis-tree", "--data", str(CSV), "--schema", str(schema),
+                           "--missing", "drop", "--epsilon", "20", "--seed", "3", "--out", model)
+    assert status == 0 and f"on {ROWS - MISSING_ROWS} rows" in out, err
+    assert model_from_json(json.loads(Path(model).read_text(encoding="utf-8"))).schema == read_schema(schema)
