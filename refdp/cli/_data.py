@@ -30,6 +30,7 @@ from typing import Dict, Iterator, Optional, Sequence, TextIO, Tuple, cast
 
 from refdp.data import BUILTIN_NAMES, Dataset, Schema, clipped, load, read_arff, read_csv, widened
 from refdp.errors import DataError, InvalidParameterError
+from refdp.files import check_writable
 
 __all__ = [
     "MISSING",
@@ -143,9 +144,10 @@ def read_data(
 
 
 def check_output(out: Optional[str], inputs: Sequence[Optional[str]]) -> None:
-    """Refuse an ``--out`` that is one of the input files: writing it would destroy the input."""
+    """Refuse, before any work, an ``--out`` that cannot be written or is one of the input files."""
     if out is None:
         return
+    check_writable(out)
     target = Path(out)
     for given in inputs:
         if given and given not in BUILTIN_NAMES and target.exists() and Path(given).exists():
