@@ -48,15 +48,20 @@ def parse_json(text: str, what: str, error: Type[RefdpError]) -> Any:
 
 
 def read_json(path: PathLike, what: str, error: Type[RefdpError]) -> Any:
-    """The JSON value in the file at ``path``; ``error`` when it is not UTF-8 JSON refdp can read.
+    """The JSON value in the file at ``path``; ``error`` when it is missing, unreadable or not UTF-8 JSON.
 
-    A missing or unreadable file raises the :class:`OSError` (the command
-    line prints it as one line).
+    >>> read_json("/no/such/model.json", "model file", RefdpError)
+    Traceback (most recent call last):
+    refdp.errors.RefdpError: cannot read model file /no/such/model.json: No such file or directory
     """
+    if not isinstance(path, (str, os.PathLike)):
+        raise error(f"{what} must be a path (a str or pathlib.Path), got {type(path).__name__}")
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = Path(path).read_text(encoding="utf-8-sig")  # a byte-order mark is skipped
     except UnicodeDecodeError:
         raise error(f"{what} {os.fspath(path)} is not a text file (refdp reads UTF-8 JSON)") from None
+    except OSError as exc:
+        raise error(f"cannot read {what} {os.fspath(path)}: {exc.strerror or exc}") from None
     return parse_json(text, f"{what} {os.fspath(path)}", error)
 
 

@@ -11,18 +11,19 @@ Every number parameter declares a minimum and a maximum, so that no value
 makes a learner's time or memory unbounded (a depth of ``2**70`` would
 otherwise plan ``2**70`` levels): a value outside is refused at once, with
 the range in the message.  A number given as text is ASCII digits in
-Python's plain syntax (``12``, ``-1``, ``0.5``, ``1e-3``): no underscores,
-no full-width or other Unicode digits, at most :data:`MAX_TEXT` characters.
+plain syntax (``12``, ``-1``, ``0.5``, ``1e-3``; :mod:`refdp.numbers`): no
+underscores, no full-width or other scripts' digits, at most
+:data:`MAX_TEXT` characters.
 """
 
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 from typing import Optional, Tuple, Union
 
 from refdp.errors import InvalidParameterError
+from refdp.numbers import is_plain_decimal, is_plain_int
 
 __all__ = ["MAX_DEPTH", "MAX_TEXT", "Param", "Parameter"]
 
@@ -37,8 +38,6 @@ MAX_DEPTH = 64
 MAX_TEXT = 100
 """The longest text read as a number parameter (a value in range is far shorter)."""
 
-_INT = re.compile(r"[+-]?[0-9]+\Z")
-_FLOAT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?\Z")
 
 
 @dataclass(frozen=True)
@@ -110,13 +109,14 @@ class Parameter:
             result = self._number(value)
         else:
             try:
-                result = self.kind(value)
+                number = int(value) if self.kind is int else float(value)
             except OverflowError:  # an int too large for a float
                 raise InvalidParameterError(
                     f"parameter {self.name} must be in {self._range()}, got {_shown(value)}"
                 ) from None
-            if not math.isfinite(result):
+            if not math.isfinite(number):
                 raise wrong
+            result = number
         if self.choices and result not in self.choices:
             raise InvalidParameterError(
                 f"parameter {self.name} must be one of {', '.join(self.choices)}; got {_shown(value)}"
@@ -132,7 +132,7 @@ class Parameter:
             raise InvalidParameterError(
                 f"parameter {self.name} must be in {self._range()}, got {len(text)} characters"
             )
-        if not (_INT if self.kind is int else _FLOAT).match(text):
+        if not (is_plain_int if self.kind is int else is_plain_decimal)(text):
             example = "3 or -1" if self.kind is int else "0.5 or 1e-3"
             raise InvalidParameterError(
                 f"parameter {self.name} must be of type {self.kind.__name__}, written in ASCII digits such as "

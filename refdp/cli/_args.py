@@ -9,6 +9,7 @@ import shlex
 from typing import TYPE_CHECKING, Dict, Optional, Sequence, Tuple
 
 from refdp.errors import InvalidParameterError
+from refdp.numbers import is_plain_decimal, is_plain_int
 from refdp.privacy import Relation
 
 if TYPE_CHECKING:
@@ -26,13 +27,32 @@ __all__ = [
     "check_positive",
     "check_program_run_arguments",
     "command_words",
+    "integer",
     "load_data",
+    "number",
     "parse_params",
 ]
 
 
 RELATIONS = tuple(r.value for r in Relation)
 """The values of ``--relation``."""
+
+
+def integer(text: str) -> int:
+    """The ``type`` of an integer flag: ASCII digits only (argparse names the flag when this refuses).
+
+    ``int`` would also read ``1_000`` and other scripts' digits.
+    """
+    if len(text) > 100 or not is_plain_int(text):
+        raise ValueError(text)
+    return int(text)
+
+
+def number(text: str) -> float:
+    """The ``type`` of a real-number flag: a plain decimal in ASCII digits, such as ``0.5`` or ``1e-6``."""
+    if len(text) > 100 or not is_plain_decimal(text):
+        raise ValueError(text)
+    return float(text)
 
 
 def add_data_arguments(p: argparse.ArgumentParser, *, required: bool = True) -> None:
@@ -84,6 +104,8 @@ def parse_params(pairs: Sequence[str]) -> Dict[str, str]:
         key, sep, value = pair.partition("=")
         if not sep or not key.strip():
             raise InvalidParameterError(f"--param takes KEY=VALUE, got {pair!r}")
+        if key.strip() in out:
+            raise InvalidParameterError(f"--param names {key.strip()!r} twice; give each parameter once")
         out[key.strip()] = value.strip()
     return out
 
@@ -105,7 +127,7 @@ def add_training_arguments(p: argparse.ArgumentParser) -> None:
 
 def add_seed_argument(p: argparse.ArgumentParser) -> None:
     """``--seed`` for replay; without it, secure randomness."""
-    p.add_argument("--seed", type=int, default=None, help="seed for replay (default: secure randomness)")
+    p.add_argument("--seed", type=integer, default=None, help="seed for replay (default: secure randomness)")
 
 
 def check_positive(value: Optional[int], flag: str) -> None:
@@ -116,13 +138,13 @@ def check_positive(value: Optional[int], flag: str) -> None:
 
 def add_program_run_arguments(p: argparse.ArgumentParser, *, max_failure_rate: float, failure_note: str = "") -> None:
     """``--jobs``, ``--timeout``, ``--max-failure-rate`` and ``--alpha`` of the commands that run a ``--cmd`` program."""
-    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="runs at a time (default: the cores)")
-    p.add_argument("--timeout", type=float, default=60.0, help="seconds per run before it counts as failed (default 60)")
+    p.add_argument("--jobs", type=integer, default=os.cpu_count() or 1, help="runs at a time (default: the cores)")
+    p.add_argument("--timeout", type=number, default=60.0, help="seconds per run before it counts as failed (default 60)")
     p.add_argument(
-        "--max-failure-rate", type=float, default=max_failure_rate,
+        "--max-failure-rate", type=number, default=max_failure_rate,
         help=f"stop when more runs fail (default {max_failure_rate:g}{failure_note})",
     )
-    p.add_argument("--alpha", type=float, default=1e-6, help="false-alarm probability (default 1e-6)")
+    p.add_argument("--alpha", type=number, default=1e-6, help="false-alarm probability (default 1e-6)")
 
 
 def check_program_run_arguments(args: argparse.Namespace) -> None:

@@ -31,6 +31,7 @@ from typing import Dict, Iterator, Optional, Sequence, TextIO, Tuple, cast
 from refdp.data import BUILTIN_NAMES, Dataset, Schema, clipped, load, read_arff, read_csv, widened
 from refdp.errors import DataError, InvalidParameterError
 from refdp.files import check_writable
+from refdp.numbers import is_plain_decimal
 
 __all__ = [
     "MISSING",
@@ -62,13 +63,12 @@ def parse_bounds(pairs: Sequence[str]) -> Optional[Dict[str, Tuple[float, float]
     for pair in pairs:
         name, sep, interval = pair.rpartition("=")
         low, colon, high = interval.partition(":")
-        try:
-            lower, upper = float(low), float(high)
-        except ValueError:
-            lower = upper = math.nan
+        plain = is_plain_decimal(low) and is_plain_decimal(high)
+        lower, upper = (float(low), float(high)) if plain else (math.nan, math.nan)
         if not (sep and name.strip() and colon and math.isfinite(lower) and math.isfinite(upper)):
             raise InvalidParameterError(
-                f"--bounds takes ATTR=LO:HI with finite numbers, for example --bounds age=0:120; got {pair!r}"
+                f"--bounds takes ATTR=LO:HI with finite numbers in ASCII digits, for example --bounds age=0:120; "
+                f"got {pair!r}"
             )
         if name.strip() in out:
             raise InvalidParameterError(f"--bounds names {name.strip()!r} twice; give each attribute once")
@@ -161,9 +161,10 @@ def check_output(out: Optional[str], inputs: Sequence[Optional[str]]) -> None:
 def text_lines(path: str) -> Iterator[str]:
     """The lines of the text file ``path`` (through gzip when it ends in ``.gz``); DataError if unreadable."""
     try:
+        # utf-8-sig: a byte-order mark at the start is skipped
         stream: TextIO = (
-            gzip.open(path, "rt", encoding="utf-8", newline="") if path.lower().endswith(".gz")
-            else open(path, encoding="utf-8", newline="")
+            gzip.open(path, "rt", encoding="utf-8-sig", newline="") if path.lower().endswith(".gz")
+            else open(path, encoding="utf-8-sig", newline="")
         )
     except OSError as exc:
         raise DataError(f"cannot open {path!r}: {exc.strerror or exc}") from None

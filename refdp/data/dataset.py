@@ -378,10 +378,14 @@ def _encode_column(
         )
     try:
         values = tuple(map(float, raw))
+        # float() also reads other scripts' digits and underscores: a text value is plain ASCII
+        texts = "".join(v for v in raw if type(v) is str)
+        if not texts.isascii() or "_" in texts:
+            raise ValueError(texts)
     except ValueError:
         row = next(i for i, v in enumerate(raw) if not _parses(v))
         raise DataError(
-            f"{name(row)}, column {attribute.name!r}: {raw[row]!r} is not a number; fix the "
+            f"{name(row)}, column {attribute.name!r}: {raw[row]!r} is not a number in ASCII digits; fix the "
             "value or mark it missing"
         ) from None
     return _check_floats(values, attribute, name)
@@ -392,6 +396,8 @@ _RAW_NUMBER_TYPES = frozenset((str, int, float))
 
 
 def _parses(value: RawValue) -> bool:
+    if type(value) is str and (not value.isascii() or "_" in value):
+        return False
     try:
         float(value)
     except ValueError:

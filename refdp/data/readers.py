@@ -78,6 +78,7 @@ from refdp.data.schema import (
 )
 from refdp.errors import DataError, InvalidParameterError, SchemaError
 from refdp.files import read_json
+from refdp.numbers import is_plain_decimal
 
 __all__ = [
     "ArffAttribute", "Source", "is_number", "leaky_infer_schema", "parse_arff_attribute", "read_arff", "read_csv",
@@ -120,7 +121,8 @@ def _checked_lines(stream: Iterable[str], name: str) -> Iterator[str]:
             return
         if not isinstance(first, str):
             raise DataError(f"{name} yields {type(first).__name__}, not text; open it in text mode")
-        yield first
+        # a byte-order mark (an editor's "UTF-8 with BOM") is not part of the first name or value
+        yield first[1:] if first.startswith("\ufeff") else first
         yield from lines
     except (UnicodeDecodeError, gzip.BadGzipFile, EOFError) as exc:
         raise DataError(f"cannot read {name}: {exc}; is it UTF-8 text (gzipped if .gz)?") from None
@@ -336,11 +338,8 @@ def read_csv(
 
 
 def is_number(text: str) -> bool:
-    """Whether ``text`` reads as a finite number (as a continuous value or, by mistake, a column name)."""
-    try:
-        return math.isfinite(float(text))
-    except ValueError:
-        return False
+    """Whether ``text`` reads as a finite number in ASCII digits (as a continuous value or, by mistake, a column name)."""
+    return is_plain_decimal(text) and math.isfinite(float(text))
 
 
 def _header_positions(
@@ -696,7 +695,8 @@ def _leaky_bounds(column: List[RawValue], name: str) -> Tuple[float, float]:
     numbers: List[float] = []
     for v in column:
         try:
-            number = float(v) if not isinstance(v, bool) else math.nan
+            plain = not isinstance(v, bool) and (not isinstance(v, str) or is_plain_decimal(v))
+            number = float(v) if plain else math.nan
         except (TypeError, ValueError):
             number = math.nan
         if not math.isfinite(number):
