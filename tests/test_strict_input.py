@@ -96,7 +96,7 @@ def test_schema_of_a_file_with_unicode_digits_makes_the_column_categorical(
     csv_path.write_text("x,class\n1,a\n\uff15,b\n", encoding="utf-8")
     assert main(["schema", "--data", str(csv_path), "--out", str(tmp_path / "s.json")]) == 0
     capsys.readouterr()
-    assert read_schema(tmp_path / "s.json").attribute("x").kind == "categorical"  # type: ignore[union-attr]
+    assert read_schema(tmp_path / "s.json").attribute("x").kind == "categorical"
 
 
 def test_a_byte_order_mark_is_skipped(tmp_path: Path, schema_file: str, capsys: pytest.CaptureFixture[str]) -> None:
