@@ -37,7 +37,7 @@ from typing import (
 from refdp.data.schema import Attribute, CategoricalAttribute, ContinuousAttribute, Schema
 from refdp.errors import DataError, SchemaError
 
-__all__ = ["Dataset", "ColumnView", "RawValue"]
+__all__ = ["Dataset", "ColumnView", "RawValue", "expect_dataset"]
 
 T = TypeVar("T")
 
@@ -91,6 +91,21 @@ class ColumnView(Sequence[T]):
 
 def _default_row_name(row: int) -> str:
     return f"row {row}"
+
+
+def expect_dataset(value: object, what: str) -> "Dataset":
+    """``value`` if it is a :class:`Dataset`; else a DataError saying how to make one (``what`` names the argument).
+
+    >>> expect_dataset([[1, 2]], "train's data")
+    Traceback (most recent call last):
+    refdp.errors.DataError: train's data must be a refdp Dataset (refdp.load, read_csv, read_arff or Dataset.from_rows), got list; for rows and labels as lists, use the estimators of refdp.estimators
+    """
+    if not isinstance(value, Dataset):
+        raise DataError(
+            f"{what} must be a refdp Dataset (refdp.load, read_csv, read_arff or Dataset.from_rows), got "
+            f"{type(value).__name__}; for rows and labels as lists, use the estimators of refdp.estimators"
+        )
+    return value
 
 
 class Dataset:

@@ -128,6 +128,25 @@ def _checked_lines(stream: Iterable[str], name: str) -> Iterator[str]:
         raise DataError(f"cannot read {name}: {exc}; is it UTF-8 text (gzipped if .gz)?") from None
 
 
+def _check_arguments(
+    label: object, schema: object = None, bounds: object = None
+) -> None:
+    """Refuse a ``label``, ``schema`` or ``bounds`` of the wrong type before reading anything."""
+    if label is not None and not isinstance(label, str):
+        raise InvalidParameterError(f"label must be a column name (a str) or None, got {type(label).__name__}")
+    if schema is not None and not isinstance(schema, Schema):
+        raise InvalidParameterError(
+            f"schema must be a Schema (for example read_schema('schema.json')) or None, got {type(schema).__name__}"
+        )
+    if bounds is not None and (
+        not isinstance(bounds, Mapping) or not all(isinstance(name, str) for name in bounds)
+    ):
+        raise InvalidParameterError(
+            "bounds must map numeric attribute names to (lower, upper), such as {'age': (0, 120)}; got "
+            f"{type(bounds).__name__}"
+        )
+
+
 def _check_policies(categorical_missing: str, continuous_missing: str) -> None:
     if categorical_missing not in _CATEGORICAL_POLICIES:
         raise InvalidParameterError(
@@ -285,6 +304,7 @@ def read_csv(
             "load one with read_schema(), or (leaking) use leaky_infer_schema()"
         )
     _check_policies(categorical_missing, continuous_missing)
+    _check_arguments(label)
     if label is not None and not header:
         raise InvalidParameterError(
             "label names a header column; without a header the class must be the last column"
@@ -486,6 +506,7 @@ def read_arff(
     ``schema.label``, and ``bounds`` must be None.
     """
     _check_policies(categorical_missing, continuous_missing)
+    _check_arguments(label, schema, bounds)
     if schema is not None and bounds is not None:
         raise InvalidParameterError(
             "pass either schema or bounds: with a schema, the bounds are the schema's"
