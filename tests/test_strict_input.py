@@ -162,3 +162,13 @@ def test_a_repeated_param_is_an_error(tmp_path: Path, capsys: pytest.CaptureFixt
 
 def test_a_data_set_still_loads_its_numbers() -> None:
     assert len(load("adult")) == 32561
+
+
+def test_braces_that_are_no_placeholder_name_stay_the_program_s() -> None:
+    from refdp.cli._args import command_words
+
+    words = command_words("""prog --config '{"depth": 3}' {data} {seed} {out} {schema}""")
+    assert words[2] == '{"depth": 3}'
+    for bad in ("prog {data} {seed} {output}", "prog {data} {seed} {DATA}", "prog {data} {seed} x{y_1}z"):
+        with pytest.raises(InvalidParameterError, match="unknown placeholder"):
+            command_words(bad)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import re
 import shlex
 from typing import TYPE_CHECKING, Dict, Optional, Sequence, Tuple
 
@@ -17,6 +18,7 @@ if TYPE_CHECKING:
     from refdp.data import Dataset
 
 __all__ = [
+    "PLACEHOLDERS",
     "RELATIONS",
     "add_data_arguments",
     "add_missing_argument",
@@ -158,6 +160,12 @@ def check_program_run_arguments(args: argparse.Namespace) -> None:
         raise InvalidParameterError(f"--alpha must be in (0, 1), got {args.alpha}")
 
 
+PLACEHOLDERS = ("{data}", "{seed}", "{out}", "{schema}")
+"""What ``--cmd`` may contain in braces: the data's path, the seed, the output file, the schema's path."""
+
+_PLACEHOLDER = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")  # {name}; other braces (JSON) are the program's
+
+
 def command_words(cmd: str) -> Tuple[str, ...]:
     """``--cmd`` split into words like a shell line; it must pass the data ``{data}`` and the seed ``{seed}``."""
     try:
@@ -166,6 +174,12 @@ def command_words(cmd: str) -> Tuple[str, ...]:
         raise InvalidParameterError(f"--cmd cannot be split into words: {exc}") from None
     if not words:
         raise InvalidParameterError("--cmd is empty")
+    unknown = sorted({p for w in words for p in _PLACEHOLDER.findall(w)} - set(PLACEHOLDERS))
+    if unknown:
+        raise InvalidParameterError(
+            f"--cmd has the unknown placeholder(s) {', '.join(unknown)}; the placeholders are "
+            f"{', '.join(PLACEHOLDERS)}"
+        )
     if not any("{data}" in w for w in words):
         raise InvalidParameterError("--cmd must pass the data to the program: put {data} where its path goes")
     if not any("{seed}" in w for w in words):

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Dict, Iterator, Optional, Sequence, TextIO, Tuple, cast
 
 from refdp.data import BUILTIN_NAMES, Dataset, Schema, clipped, load, read_arff, read_csv, widened
-from refdp.errors import DataError, InvalidParameterError
+from refdp.errors import DataError, InvalidParameterError, SchemaError
 from refdp.files import check_writable
 from refdp.numbers import is_plain_decimal
 
@@ -90,13 +90,17 @@ def _builtin(name: str, given: Sequence[Tuple[str, object]]) -> Dataset:
     return load(name)
 
 
-def _kind(path: str) -> str:
+def _kind(path: str, flag: str) -> str:
+    """``csv`` or ``arff``: the kind of the file ``path`` that ``flag`` names, which must exist."""
     lowered = path.lower()
     for suffix in ("csv", "arff"):
         if lowered.endswith((f".{suffix}", f".{suffix}.gz")):
+            if not os.path.isfile(path):
+                found = "is a directory" if os.path.isdir(path) else "does not exist"
+                raise InvalidParameterError(f"{flag} {path}: the file {found}")
             return suffix
     raise InvalidParameterError(
-        f"--data {path!r} is neither a built-in data set (see `python3 -m refdp datasets`) nor a "
+        f"{flag} {path!r} is neither a built-in data set (see `python3 -m refdp datasets`) nor a "
         ".csv or .arff file (optionally .gz)"
     )
 
@@ -124,7 +128,7 @@ def read_data(
     if path in BUILTIN_NAMES:
         return _builtin(path, (("--label", label), ("--schema", schema), ("--bounds", bounds), ("--missing", missing)))
     categorical, continuous = _policies(missing)
-    if _kind(path) == "csv":
+    if _kind(path, flag) == "csv":
         if schema is None:
             raise InvalidParameterError(
                 f"{flag} {path}: a CSV file needs --schema FILE, its public schema (docs/schema.md; "
@@ -249,11 +253,28 @@ def read_unlabelled(path: str, schema: Schema, missing: Optional[str] = None) ->
     categorical, continuous = _policies(missing)
     reading = Schema(schema.attributes, _PLACEHOLDER_LABEL, (_PLACEHOLDER_CLASS,))
     wide = widened(reading)
-    if _kind(path) == "csv":
-        rows = _Lines(path, _csv_with_class(text_lines(path)))
-        read = read_csv(cast(TextIO, rows), schema=wide, categorical_missing=categorical, continuous_missing=continuous)
-    else:
-        rows = _Lines(path, _arff_with_class(text_lines(path)))
-        read = read_arff(cast(TextIO, rows), schema=wide, categorical_missing=categorical, continuous_missing=continuous)
+    try:
+        if _kind(path, "--data") == "csv":
+            rows = _Lines(path, _csv_with_class(text_lines(path)))
+            read = read_csv(
+                cast(TextIO, rows), schema=wide, categorical_missing=categorical, continuous_missing=continuous
+            )
+        else:
+            rows = _Lines(path, _arff_with_class(text_lines(path)))
+            read = read_arff(
+                cast(TextIO, rows), schema=wide, categorical_missing=categorical, continuous_missing=continuous
+            )
+    except (DataError, SchemaError) as exc:
+        # the placeholder class column is ours, not the user's: keep it out of what they read
+        raise type(exc)(_without_placeholder(str(exc))) from None
     return clipped(read, reading)
+
+
+def _without_placeholder(message: str) -> str:
+    """``message`` without the placeholder class column in the lists of columns it quotes."""
+    for quoted in (f", {_PLACEHOLDER_LABEL!r}", f"{_PLACEHOLDER_LABEL!r}, ", f"{_PLACEHOLDER_LABEL!r}"):
+        message = message.replace(quoted, "")
+    if _PLACEHOLDER_LABEL in message:  # the file has a column of that name itself
+        message += f" (refdp reads the rows to predict with a class column named {_PLACEHOLDER_LABEL!r} of its own)"
+    return message
 
