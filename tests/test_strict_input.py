@@ -172,3 +172,20 @@ def test_braces_that_are_no_placeholder_name_stay_the_program_s() -> None:
     for bad in ("prog {data} {seed} {output}", "prog {data} {seed} {DATA}", "prog {data} {seed} x{y_1}z"):
         with pytest.raises(InvalidParameterError, match="unknown placeholder"):
             command_words(bad)
+
+
+def test_a_gzip_file_that_expands_to_one_huge_line_is_refused_early(
+    tmp_path: Path, schema_file: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import gzip
+
+    from refdp.data.readers import MAX_LINE
+
+    bomb = tmp_path / "bomb.csv.gz"
+    with gzip.open(bomb, "wb") as stream:  # 9 MB of one line in 9 kB
+        stream.write(b"x" * (MAX_LINE + 2**20))
+    err = _run(capsys, ["train", "--algorithm", "noisy-majority", "--data", str(bomb), "--schema", schema_file,
+                        "--epsilon", "1", "--out", str(tmp_path / "m.json")])
+    assert f"line 1 of {bomb} is longer than {MAX_LINE} characters" in err
+    err = _run(capsys, ["schema", "--data", str(bomb), "--out", str(tmp_path / "s.json")])
+    assert "is longer than" in err

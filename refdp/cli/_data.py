@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Dict, Iterator, Optional, Sequence, TextIO, Tuple, cast
 
 from refdp.data import BUILTIN_NAMES, Dataset, Schema, clipped, load, read_arff, read_csv, widened
+from refdp.data.readers import bounded_lines
 from refdp.errors import DataError, InvalidParameterError, SchemaError
 from refdp.files import check_writable
 from refdp.numbers import is_plain_decimal
@@ -95,7 +96,7 @@ def _kind(path: str, flag: str) -> str:
     lowered = path.lower()
     for suffix in ("csv", "arff"):
         if lowered.endswith((f".{suffix}", f".{suffix}.gz")):
-            if not os.path.isfile(path):
+            if os.path.isdir(path) or not os.path.exists(path):
                 found = "is a directory" if os.path.isdir(path) else "does not exist"
                 raise InvalidParameterError(f"{flag} {path}: the file {found}")
             return suffix
@@ -174,7 +175,7 @@ def text_lines(path: str) -> Iterator[str]:
         raise DataError(f"cannot open {path!r}: {exc.strerror or exc}") from None
     with stream:
         try:
-            yield from stream
+            yield from bounded_lines(stream, path)
         except (UnicodeDecodeError, gzip.BadGzipFile, EOFError) as exc:
             raise DataError(f"cannot read {path}: {exc}; is it UTF-8 text (gzipped if .gz)?") from None
 

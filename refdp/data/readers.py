@@ -81,12 +81,16 @@ from refdp.files import read_json
 from refdp.numbers import is_plain_decimal
 
 __all__ = [
-    "ArffAttribute", "Source", "is_number", "leaky_infer_schema", "parse_arff_attribute", "read_arff", "read_csv",
+    "MAX_LINE", "ArffAttribute", "Source", "bounded_lines", "is_number", "leaky_infer_schema", "parse_arff_attribute", "read_arff", "read_csv",
     "read_schema",
 ]
 
 Source = Union[str, "os.PathLike[str]", TextIO]
 """A path (a name ending in ``.gz`` is read through gzip) or an open text file."""
+
+MAX_LINE = 8 * 2**20
+"""The longest line read from a data file, in characters: a longer one (a gzip file that expands to one
+line of gigabytes) is refused before it fills the memory."""
 
 _CATEGORICAL_POLICIES = ("category", "error", "drop")
 _CONTINUOUS_POLICIES = ("error", "drop")
@@ -106,11 +110,26 @@ def _lines(source: Source) -> Tuple[Iterator[str], str, Callable[[], None]]:
                 stream = open(path, encoding="utf-8", newline="")
         except OSError as exc:
             raise DataError(f"cannot open {str(path)!r}: {exc.strerror or exc}") from None
-        return _checked_lines(stream, str(path)), str(path), stream.close
+        return _checked_lines(bounded_lines(stream, str(path)), str(path)), str(path), stream.close
     if not hasattr(source, "__iter__"):
         raise DataError(f"source must be a path or an open text file, got {type(source).__name__}")
     name = str(getattr(source, "name", "<stream>"))
     return _checked_lines(source, name), name, lambda: None
+
+
+def bounded_lines(stream: TextIO, name: str) -> Iterator[str]:
+    """The lines of ``stream`` (named ``name`` in messages); DataError at a line over :data:`MAX_LINE` characters."""
+    number = 0
+    while True:
+        line = stream.readline(MAX_LINE + 1)
+        if not line:
+            return
+        number += 1
+        if len(line) > MAX_LINE:
+            raise DataError(
+                f"line {number} of {name} is longer than {MAX_LINE} characters; is it a text data file?"
+            )
+        yield line
 
 
 def _checked_lines(stream: Iterable[str], name: str) -> Iterator[str]:
