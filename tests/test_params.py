@@ -143,3 +143,11 @@ def test_huge_values_are_refused_at_once_within_a_memory_bound() -> None:
     assert int(result.stdout) >= 6 * sum(
         1 for name in algorithm_names() for p in get_algorithm(name).parameters if p.kind is not str
     )
+
+
+def test_the_audits_refuse_trials_beyond_their_maximum_at_once() -> None:
+    from refdp.audit import audit_program
+    from refdp.audit.montecarlo import MAX_TRIALS
+
+    with pytest.raises(InvalidParameterError, match=f"trials must be at most {MAX_TRIALS}"):
+        audit_program(lambda data, seed: 0, 1, 2, epsilon=1, trials=2**70, seed=1)

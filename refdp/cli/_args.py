@@ -18,6 +18,8 @@ if TYPE_CHECKING:
     from refdp.data import Dataset
 
 __all__ = [
+    "MAX_JOBS",
+    "MAX_RUNS",
     "PLACEHOLDERS",
     "RELATIONS",
     "add_data_arguments",
@@ -132,10 +134,19 @@ def add_seed_argument(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=integer, default=None, help="seed for replay (default: secure randomness)")
 
 
-def check_positive(value: Optional[int], flag: str) -> None:
-    """Refuse a count below 1 (None means the flag was not given)."""
+def check_positive(value: Optional[int], flag: str, maximum: Optional[int] = None) -> None:
+    """Refuse a count below 1 or above ``maximum`` (None means the flag was not given)."""
     if value is not None and value < 1:
         raise InvalidParameterError(f"{flag} must be >= 1, got {value}")
+    if value is not None and maximum is not None and value > maximum:
+        raise InvalidParameterError(f"{flag} must be at most {maximum}, got {value}")
+
+
+MAX_JOBS = 1024
+"""The most runs (``--jobs``) or worker processes (``--workers``) at a time."""
+
+MAX_RUNS = 10**7
+"""The most runs of a program or test runs per side an audit or cross-check takes (``--trials``, ``--runs``)."""
 
 
 def add_program_run_arguments(p: argparse.ArgumentParser, *, max_failure_rate: float, failure_note: str = "") -> None:
@@ -151,7 +162,7 @@ def add_program_run_arguments(p: argparse.ArgumentParser, *, max_failure_rate: f
 
 def check_program_run_arguments(args: argparse.Namespace) -> None:
     """Refuse what :func:`add_program_run_arguments` adds when it is out of range."""
-    check_positive(args.jobs, "--jobs")
+    check_positive(args.jobs, "--jobs", MAX_JOBS)
     if not (args.timeout > 0 and math.isfinite(args.timeout)):
         raise InvalidParameterError(f"--timeout must be a positive number of seconds, got {args.timeout}")
     if not 0 <= args.max_failure_rate <= 1:

@@ -30,6 +30,8 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Dict, Tuple
 
 from refdp.cli._args import (
+    MAX_JOBS,
+    MAX_RUNS,
     RELATIONS,
     add_data_arguments,
     add_param_argument,
@@ -137,10 +139,10 @@ def _run(args: argparse.Namespace) -> int:
     if not args.algorithm:
         raise InvalidParameterError("--algorithm is required (or --list-planted); see `audit --help`")
     alpha = _alpha(args.alpha)
-    check_positive(args.trials, "--trials")
-    check_positive(args.pilot_runs, "--pilot-runs")
+    check_positive(args.trials, "--trials", MAX_RUNS)
+    check_positive(args.pilot_runs, "--pilot-runs", MAX_RUNS)
     check_positive(args.rows, "--rows")
-    check_positive(args.workers, "--workers")
+    check_positive(args.workers, "--workers", MAX_JOBS)
     check_executor_spec(args.executor)
     seed = args.seed if args.seed is not None else secrets.randbits(32)
     kind, sep, name = args.algorithm.partition(":")

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, List, Optional, Tuple
 
 from refdp.cli._args import (
+    MAX_RUNS,
     RELATIONS,
     add_data_arguments,
     add_program_run_arguments,
@@ -70,8 +71,8 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _check_args(args: argparse.Namespace) -> None:
-    for flag, value in (("--trials", args.trials), ("--rows", args.rows)):
-        check_positive(value, flag)
+    check_positive(args.trials, "--trials", MAX_RUNS)
+    check_positive(args.rows, "--rows")
     check_program_run_arguments(args)
 
 

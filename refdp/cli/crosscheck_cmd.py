@@ -22,6 +22,7 @@ import secrets
 from typing import Any, Dict, List
 
 from refdp.cli._args import (
+    MAX_RUNS,
     add_data_arguments,
     add_param_argument,
     add_program_run_arguments,
@@ -58,7 +59,7 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
 def _check_args(args: argparse.Namespace) -> None:
     from refdp.audit.crosscheck_command import OUTPUTS
 
-    check_positive(args.runs, "--runs")
+    check_positive(args.runs, "--runs", MAX_RUNS)
     check_program_run_arguments(args)
     if args.output not in OUTPUTS:
         raise InvalidParameterError(f"--output {args.output!r}: use one of {', '.join(OUTPUTS)}")

@@ -52,7 +52,7 @@ def _evaluate(args: argparse.Namespace) -> CVResult:
 
     if args.folds < 2:
         raise InvalidParameterError(f"--folds must be at least 2, got {args.folds}")
-    check_positive(args.repeats, "--repeats")
+    check_positive(args.repeats, "--repeats", 10_000)
     epsilon = as_budget(args.epsilon)
     params = parse_params(args.param)
     relation = parse_relation(args.relation)
