@@ -57,9 +57,9 @@ import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
-from types import TracebackType
 from fractions import Fraction
 from pathlib import Path
+from types import TracebackType
 from typing import Any, Dict, Hashable, List, Optional, Sequence, Set, Tuple, Type
 
 from refdp.audit.external import ProgramAuditResult, RunFailed, audit_program
