@@ -66,7 +66,7 @@ from typing import (
 from refdp.algorithms import AlgorithmSpec, Param, get_algorithm
 from refdp.data import Dataset, RawValue, Schema, clipped, widened
 from refdp.data.declared import Declared, FitSchema, dataset_schema, declare, fit_schema, given_schema
-from refdp.data.rows import as_output, is_array_like, read_labels, read_table
+from refdp.data.rows import as_output, is_array_like, label_name, read_labels, read_table
 from refdp.errors import DataError, InvalidParameterError, NotFittedError, PrivacyLeakWarning
 from refdp.evaluation import accuracy
 from refdp.privacy import Number, Receipt, Relation, as_epsilon, parse_relation
@@ -180,9 +180,10 @@ class _Fitted:
     names: Optional[Tuple[str, ...]]
     arrays: bool
 
-    def labels(self, codes: Sequence[int]) -> Any:
+    def labels(self, codes: Sequence[int], arrays: bool = False) -> Any:
+        """The class labels of ``codes``: an array when ``fit`` or this call (``arrays``) had array input."""
         values = self.schema.classes.values
-        return as_output([values[c] for c in codes], self.arrays)
+        return as_output([values[c] for c in codes], self.arrays or arrays)
 
 
 class TreeClassifier:
@@ -256,10 +257,12 @@ class TreeClassifier:
         tag classes imports nothing new.
         """
         utils = importlib.import_module("sklearn.utils")
+        private = any(v.sound for v in get_algorithm(self.algorithm).variants)
         return utils.Tags(
             estimator_type="classifier",
             target_tags=utils.TargetTags(required=True),
-            classifier_tags=utils.ClassifierTags(),
+            # A DP learner's accuracy on a few hundred rows depends on its budget: no score is promised.
+            classifier_tags=utils.ClassifierTags(poor_score=private),
             input_tags=utils.InputTags(string=True),
             # Without a seed, fits draw fresh randomness: two fits differ.
             non_deterministic=self._settings["seed"] is None,
@@ -284,7 +287,7 @@ class TreeClassifier:
             if checked.schema is not None:
                 fitted = given_schema(table, labels, checked.schema)
             else:
-                fitted = fit_schema(table, labels, checked.declared)
+                fitted = fit_schema(table, labels, checked.declared, label_name(y))
                 if fitted.read_off:
                     warnings.warn(PrivacyLeakWarning(_leak_message(type(self).__name__, fitted.read_off)), stacklevel=2)
             data = Dataset.from_codes(fitted.schema, fitted.encode(table), fitted.label_codes(labels))
@@ -359,13 +362,17 @@ class TreeClassifier:
         return [index[c] for c in model.predict(data)]
 
     def predict(self, X: Any) -> Any:
-        """The predicted class of every row (of a Dataset, rows, an array or a DataFrame)."""
-        return self._require().labels(self._class_codes(self._prediction_data(X)))
+        """The predicted class of every row (of a Dataset, rows, an array or a DataFrame).
+
+        A NumPy array when ``fit`` or this call had NumPy or pandas input, else a list.
+        """
+        return self._require().labels(self._class_codes(self._prediction_data(X)), is_array_like(X))
 
     def predict_proba(self, X: Any) -> Any:
         """Class probabilities of every row, from the released leaf counts; columns as :attr:`classes_`."""
         fitted = self._require()
-        return as_output(fitted.model.predict_proba(self._prediction_data(X)), fitted.arrays)
+        probabilities = fitted.model.predict_proba(self._prediction_data(X))
+        return as_output(probabilities, fitted.arrays or is_array_like(X))
 
     def score(self, X: Any, y: Any = None) -> float:
         """The accuracy of :meth:`predict` on a Dataset's labels, or on ``X`` and labels ``y``."""

@@ -247,15 +247,18 @@ def _read_classes(labels: Sequence[object]) -> Coding:
     return Coding.of_values(_sorted_unique(labels, "y"), "the classes read off y")
 
 
-def _label_name(names: Sequence[str]) -> str:
-    label = "y"
+def _label_name(names: Sequence[str], wanted: Optional[str]) -> str:
+    label = wanted or "y"
     while label in names:
         label += "_"
     return label
 
 
-def fit_schema(table: Table, labels: Sequence[object], declared: Declared) -> FitSchema:
+def fit_schema(table: Table, labels: Sequence[object], declared: Declared, label: Optional[str] = None) -> FitSchema:
     """The schema of ``table`` from ``declared``; what it leaves open is read off the data and recorded.
+
+    The class column is called ``label`` (a Series's name, say), or ``y``,
+    with underscores added while a feature has that name.
 
     >>> from refdp.data.rows import read_table
     >>> fs = fit_schema(read_table([[1.5, "a"], [2.5, "b"]]), [0, 1], declare(bounds={0: (0, 10)},
@@ -310,7 +313,7 @@ def fit_schema(table: Table, labels: Sequence[object], declared: Declared) -> Fi
     if classes is None:
         classes = _read_classes(labels)
         read_off.append("classes read off the data (estimator fit)")
-    schema = Schema(tuple(attributes), _label_name(names), classes.texts, tuple(read_off))
+    schema = Schema(tuple(attributes), _label_name(names, label), classes.texts, tuple(read_off))
     return FitSchema(schema, tuple(range(n)), tuple(codings), classes, tuple(read_off))
 
 

@@ -22,7 +22,7 @@ from typing import Any, List, Optional, Sequence, Tuple
 
 from refdp.errors import DataConversionWarning, DataError
 
-__all__ = ["Table", "read_table", "read_labels", "is_array_like", "as_output"]
+__all__ = ["Table", "read_table", "read_labels", "label_name", "is_array_like", "as_output"]
 
 NUMBER = "number"
 """A column hint: the container's dtype is numeric."""
@@ -217,6 +217,16 @@ def read_labels(y: object, n_rows: int) -> Tuple[Any, ...]:
     if len(labels) != n_rows:
         raise DataError(f"X has {n_rows} rows but y has {len(labels)} labels; give one label per row")
     return tuple(labels)
+
+
+def label_name(y: object) -> Optional[str]:
+    """The name ``y`` carries (a pandas Series's), if it is a non-empty string.
+
+    >>> label_name([0, 1]) is None
+    True
+    """
+    name = getattr(y, "name", None)
+    return name if isinstance(name, str) and name else None
 
 
 def _warn_column_vector() -> None:
