@@ -176,11 +176,14 @@ def _number(value: Any, row: int, name: str) -> float:
         try:
             return float(value)
         except (ValueError, OverflowError):
-            raise DataError(f"{where}: {value!r} is not a number; fix the value") from None
-    raise DataError(
-        f"{where}: {value!r} is a {type(value).__name__}, not a number; a continuous feature needs numbers "
-        "(declare the column categorical if it is one: categorical_features=)"
-    )
+            raise DataError(f"{where}: {value!r} is not a number; {_CONTINUOUS}") from None
+    raise DataError(f"{where}: {value!r} is a {type(value).__name__}, not a number; {_CONTINUOUS}")
+
+
+_CONTINUOUS = (
+    "a continuous feature needs numbers (bounds= declares it continuous, and so does the schema; declare a "
+    "categorical one with categories= or categorical_features=)"
+)
 
 
 def label_codes(labels: Sequence[object], coding: Coding) -> List[int]:

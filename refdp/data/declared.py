@@ -297,12 +297,14 @@ def fit_schema(table: Table, labels: Sequence[object], declared: Declared, label
                 table.hints[j] != CATEGORY and all(is_real(v) for v in column)
             )
             coding = None
+            # A kind the container's dtype does not state is read off the values: that leaks too.
+            kind = "kind and " if pair is None and not table.hints[j] else ""
             if pair is None and continuous:
                 pair = leaky_bounds(numbers(column, name), name)
-                read_off.append(f"bounds of {name!r} read off the data (estimator fit)")
+                read_off.append(f"{kind}bounds of {name!r} read off the data (estimator fit)")
             elif not continuous:
                 coding = _read_categories(table, j, name)
-                read_off.append(f"kind and categories of {name!r} read off the data (estimator fit)")
+                read_off.append(f"{kind}categories of {name!r} read off the data (estimator fit)")
         if coding is None:
             assert pair is not None
             attributes.append(ContinuousAttribute(name, *pair))
