@@ -103,7 +103,7 @@ def test_a_given_schema_wins_and_its_texts_match_numbers() -> None:
 def test_what_the_parameters_leave_open_is_read_off_the_data_with_a_warning() -> None:
     rows = [["red", 1.5, 10], ["blue", 7.0, 20], ["red", 3.0, 30], ["blue", 2.0, 40]]
     labels = ["yes", "no", "yes", "no"]
-    cases = [
+    cases: List[Tuple[Dict[str, Any], List[str]]] = [
         ({"bounds": {1: (0, 10), 2: (0, 100)}, "categories": {0: ["red", "blue"]}}, ["classes"]),
         ({"bounds": {1: (0, 10)}, "categories": {0: ["red", "blue"]}, "classes": ["no", "yes"]}, ["bounds of 'x2'"]),
         ({"bounds": ([None, 0, 0], [None, 10, 100]), "categorical_features": [0], "classes": ["no", "yes"]},
@@ -233,19 +233,19 @@ def test_a_column_vector_y_is_read_flat_with_a_warning() -> None:
 # --- NumPy and pandas ---------------------------------------------------------------------------
 
 
-def _numeric() -> Tuple[List[int], List[List[float]], Schema]:
-    """credit-g's continuous columns: their positions, the rows, and their schema."""
+def _numeric() -> Tuple[List[List[float]], List[ContinuousAttribute]]:
+    """credit-g's continuous columns: the rows and their attributes."""
     positions = [j for j, a in enumerate(SCHEMA.attributes) if isinstance(a, ContinuousAttribute)]
     rows = [[float(row[j]) for j in positions] for row in ROWS]
-    return positions, rows, Schema(tuple(SCHEMA.attributes[j] for j in positions), "class", SCHEMA.classes)
+    return rows, [a for a in SCHEMA.attributes if isinstance(a, ContinuousAttribute)]
 
 
 def test_numpy_arrays_give_the_model_of_refdp_train() -> None:
     np = pytest.importorskip("numpy")
-    _, rows, numeric = _numeric()
+    rows, attributes = _numeric()
     X, y = np.array(rows), np.array(INTS)
-    lows = np.array([a.lower for a in numeric.attributes])
-    highs = np.array([a.upper for a in numeric.attributes])
+    lows, highs = np.array([a.lower for a in attributes]), np.array([a.upper for a in attributes])
+    numeric = Schema(tuple(attributes), "class", SCHEMA.classes)
     before = X.copy()
     with _no_leak_warning():
         clf = ThesisTreeClassifier(epsilon=1, seed=5, bounds=(lows, highs), classes=np.array([0, 1])).fit(X, y)
