@@ -78,7 +78,7 @@ class Parameter:
                     raise wrong
             else:
                 result = str(value)
-        except ValueError:
+        except (TypeError, ValueError):  # int(None), float([1]): not a value of the declared type
             raise wrong from None
         if self.choices and result not in self.choices:
             raise InvalidParameterError(

@@ -25,6 +25,11 @@ def test_ranges_are_checked_with_one_message() -> None:
     for value in wrong:
         with pytest.raises(InvalidParameterError, match="of type int"):
             depth.parse(value)
+    for kind in (int, float):  # None or a list (as scikit-learn's checks pass) is a wrong type, not a TypeError
+        parameter = Parameter("p", kind, 1, "p")
+        for other in (None, [1], {}):
+            with pytest.raises(InvalidParameterError, match=f"parameter p must be of type {kind.__name__}, got"):
+                parameter.parse(other)  # type: ignore[arg-type]
 
 
 def test_a_default_outside_its_own_range_is_a_programming_error() -> None:
