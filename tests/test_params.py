@@ -27,7 +27,8 @@ def test_ranges_are_checked_with_one_message() -> None:
             depth.parse(value)
     for kind in (int, float):  # None or a list (as scikit-learn's checks pass) is a wrong type, not a TypeError
         parameter = Parameter("p", kind, 1, "p")
-        for other in (None, [1], {}):
+        others: Tuple[object, ...] = (None, [1], {})
+        for other in others:
             with pytest.raises(InvalidParameterError, match=f"parameter p must be of type {kind.__name__}, got"):
                 parameter.parse(other)  # type: ignore[arg-type]
 

@@ -10,7 +10,7 @@ The data sets scikit-learn bundles are used here for API behaviour only, never t
 from __future__ import annotations
 
 import warnings
-from typing import Any, Dict, List
+from typing import Any, Callable, Dict, List
 
 import pytest
 
@@ -57,6 +57,7 @@ def _expected_failures(estimator: TreeClassifier) -> Dict[str, str]:
 # every fit reads one off the data, with a PrivacyLeakWarning (ignored below) and an unsound receipt.
 with warnings.catch_warnings():
     warnings.filterwarnings("ignore", message=".*does not inherit from `sklearn.base.BaseEstimator`")
+    _CHECKS: Callable[[Callable[[TreeClassifier, Any], None]], Callable[[TreeClassifier, Any], None]]
     _CHECKS = checks.parametrize_with_checks(
         [ESTIMATORS[name](epsilon=1, seed=0) for name in sorted(ESTIMATORS)],
         expected_failed_checks=_expected_failures,
