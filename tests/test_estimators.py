@@ -4,8 +4,12 @@ scikit-learn's parameter protocol (get_params / set_params), and fit on rows."""
 from __future__ import annotations
 
 import copy
+import importlib.util
+import inspect
 import random
+import typing
 import warnings
+from pathlib import Path
 from fractions import Fraction
 from typing import Any, Dict, List, Type
 
@@ -124,6 +128,27 @@ def test_errors_are_clear_and_change_nothing() -> None:
         clf.fit(7)
     with pytest.raises(InvalidParameterError, match="max_depth"):
         ThesisTreeClassifier(max_depth=-1, seed=1).fit(data)
+
+
+def test_each_constructor_lists_its_parameters_with_the_registry_s_types_and_defaults() -> None:
+    root = Path(__file__).resolve().parent.parent
+    spec = importlib.util.spec_from_file_location("estimator_signatures", root / "scripts" / "estimator_signatures.py")
+    assert spec is not None and spec.loader is not None
+    generator = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(generator)
+    source = (root / "refdp" / "estimators.py").read_text(encoding="utf-8")
+    assert generator.render(source) == source, "run python3 scripts/estimator_signatures.py --write"
+    for name, cls in ESTIMATORS.items():
+        parameters = get_algorithm(name).parameters
+        signature = inspect.signature(cls)
+        hints = typing.get_type_hints(cls.__init__)
+        assert list(signature.parameters) == ["epsilon", *(p.name for p in parameters), *COMMON[1:]]
+        for p in parameters:
+            given = signature.parameters[p.name]
+            assert given.kind is inspect.Parameter.KEYWORD_ONLY and given.default == p.default, (name, p.name)
+            assert type(given.default) is p.kind
+            assert hints[p.name] == (typing.Literal[p.choices] if p.choices else p.kind), (name, p.name)
+        assert {k: v.default for k, v in signature.parameters.items()} == cls().get_params()
 
 
 # Non-default settings of every algorithm, for the round trips.
