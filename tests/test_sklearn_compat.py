@@ -10,6 +10,7 @@ The data sets scikit-learn bundles are used here for API behaviour only, never t
 from __future__ import annotations
 
 import warnings
+from pathlib import Path
 from typing import Any, Callable, Dict, List
 
 import pytest
@@ -184,3 +185,14 @@ def test_predictions_of_a_search_refit_match_a_plain_fit() -> None:
         load_builtin("credit-g")
     )
     assert grid.predict(frame).tolist() == expected
+
+
+def test_the_readme_s_five_lines_run(capsys: pytest.CaptureFixture[str]) -> None:
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    after = readme[readme.index("A scikit-learn user's five lines"):]
+    block = after[after.index("```python\n") + len("```python\n"):after.index("```\n", after.index("```python"))]
+    assert len(block.strip().splitlines()) == 5 and "bounds=" in block and "classes=" in block
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        exec(compile(block, "README.md", "exec"), {})
+    assert capsys.readouterr().out.strip().endswith("] proved")
