@@ -274,13 +274,15 @@ class TreeClassifier:
     # --- learning -----------------------------------------------------------
 
     def fit(self: _Self, X: Any, y: Any = None) -> _Self:
-        """Train on a :class:`~refdp.data.Dataset` (``y`` None), or on ``X`` and ``y``: a list of rows, an
-        array or a DataFrame, and one label per row (see the module docstring); returns self."""
+        """Train on ``X`` and ``y`` (a list of rows, an array or a DataFrame, and one label per row; see
+        the module docstring), or on a :class:`~refdp.data.Dataset` with ``y`` None, whose own schema is
+        used (``bounds=``, ``categories=``, ``categorical_features=`` and ``classes=`` are then not read).
+        Returns self."""
         checked = self._checked
         if isinstance(X, Dataset):
             data = _dataset(X, y, checked.schema)
             fitted = dataset_schema(data.schema)
-            shape: Tuple[int, Optional[Tuple[str, ...]], bool] = (data.schema.n_attributes, None, False)
+            n_features, names, arrays = data.schema.n_attributes, None, False
         else:
             table = read_table(X)
             labels = read_labels(y, table.n_rows)
@@ -291,11 +293,11 @@ class TreeClassifier:
                 if fitted.read_off:
                     warnings.warn(PrivacyLeakWarning(_leak_message(type(self).__name__, fitted.read_off)), stacklevel=2)
             data = Dataset.from_codes(fitted.schema, fitted.encode(table), fitted.label_codes(labels))
-            shape = (table.n_columns, table.names, table.arrays or is_array_like(y))
+            n_features, names, arrays = table.n_columns, table.names, table.arrays or is_array_like(y)
         rng = checked.rng if checked.rng is not None else as_rng(checked.seed)
         fit = get_algorithm(self.algorithm).fitter(checked.engine)
         model = fit(data, checked.epsilon, checked.params, rng, checked.relation)
-        self._fitted = _Fitted(model, fitted, *shape)
+        self._fitted = _Fitted(model, fitted, n_features, names, arrays)
         return self
 
     def _require(self) -> _Fitted:
