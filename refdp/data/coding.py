@@ -23,7 +23,7 @@ from typing import Any, Dict, Hashable, Iterable, List, Optional, Sequence, Tupl
 
 from refdp.errors import DataError, SchemaError
 
-__all__ = ["Coding", "category_codes", "numbers", "label_codes", "is_real"]
+__all__ = ["Coding", "category_codes", "numbers", "label_codes", "is_real", "is_complex"]
 
 
 def _text(value: object) -> str:
@@ -132,6 +132,15 @@ def is_real(value: object) -> bool:
     return isinstance(value, abc.Real) and not isinstance(value, bool)
 
 
+def is_complex(value: object) -> bool:
+    """Whether ``value`` is a complex number that is not a real one (Python's or NumPy's).
+
+    >>> is_complex(1j), is_complex(1.0)
+    (True, False)
+    """
+    return isinstance(value, abc.Complex) and not isinstance(value, abc.Real)
+
+
 def category_codes(column: Sequence[object], coding: Coding, name: str) -> List[int]:
     """The code of every value of a categorical column; SchemaError names the first unknown one.
 
@@ -170,7 +179,7 @@ def numbers(column: Sequence[object], name: str) -> List[float]:
 
 def _number(value: Any, row: int, name: str) -> float:
     where = f"row {row}, column {name!r}"
-    if isinstance(value, abc.Complex) and not isinstance(value, abc.Real):
+    if is_complex(value):
         raise DataError(f"{where}: {value!r} is complex: Complex data not supported; give real numbers")
     if isinstance(value, str) or is_real(value):
         try:

@@ -34,7 +34,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
-from refdp.data.coding import Coding, category_codes, is_real, label_codes, numbers
+from refdp.data.coding import Coding, category_codes, is_complex, is_real, label_codes, numbers
 from refdp.data.readers import leaky_bounds
 from refdp.data.rows import CATEGORY, NUMBER, Table, is_array_like
 from refdp.data.schema import Attribute, CategoricalAttribute, ContinuousAttribute, Schema
@@ -237,7 +237,7 @@ def _hashable(value: object) -> bool:
 
 def _read_classes(labels: Sequence[object]) -> Coding:
     for value in labels:
-        if isinstance(value, complex) or (hasattr(value, "imag") and not is_real(value) and not isinstance(value, bool)):
+        if is_complex(value):
             raise DataError(f"y holds {value!r}: Complex data not supported; give class labels")
         if is_real(value) and math.isfinite(float(value)) and not float(value).is_integer():  # type: ignore[arg-type]
             raise DataError(
@@ -279,7 +279,6 @@ def fit_schema(table: Table, labels: Sequence[object], declared: Declared, label
     codings: List[Optional[Coding]] = []
     read_off: List[str] = []
     for j, name in enumerate(names):
-        column = table.columns[j]
         if j in categorical or j in categories:
             if j in by_key:
                 raise InvalidParameterError(
@@ -287,24 +286,14 @@ def fit_schema(table: Table, labels: Sequence[object], declared: Declared, label
                     "bounds; declare it one way"
                 )
             coding = categories.get(j)
-            if coding is None:
-                coding = _read_categories(table, j, name)
-                read_off.append(f"categories of {name!r} read off the data (estimator fit)")
+            leak = "" if coding is not None else "categories"
         else:
             per_feature = declared.per_feature[j] if declared.per_feature is not None else None
             pair = by_key.get(j) or per_feature or declared.every
-            continuous = pair is not None or table.hints[j] == NUMBER or (
-                table.hints[j] != CATEGORY and all(is_real(v) for v in column)
-            )
-            coding = None
-            # A kind the container's dtype does not state is read off the values: that leaks too.
-            kind = "kind and " if pair is None and not table.hints[j] else ""
-            if pair is None and continuous:
-                pair = leaky_bounds(numbers(column, name), name)
-                read_off.append(f"{kind}bounds of {name!r} read off the data (estimator fit)")
-            elif not continuous:
-                coding = _read_categories(table, j, name)
-                read_off.append(f"{kind}categories of {name!r} read off the data (estimator fit)")
+            coding, pair, leak = (None, pair, "") if pair is not None else _undeclared(table, j, name)
+        if leak:
+            read_off.append(f"{leak} of {name!r} read off the data (estimator fit)")
+            coding = _read_categories(table, j, name) if leak.endswith("categories") else coding
         if coding is None:
             assert pair is not None
             attributes.append(ContinuousAttribute(name, *pair))
@@ -317,6 +306,19 @@ def fit_schema(table: Table, labels: Sequence[object], declared: Declared, label
         read_off.append("classes read off the data (estimator fit)")
     schema = Schema(tuple(attributes), _label_name(names, label), classes.texts, tuple(read_off))
     return FitSchema(schema, tuple(range(n)), tuple(codings), classes, tuple(read_off))
+
+
+def _undeclared(table: Table, j: int, name: str) -> Tuple[None, Optional[Pair], str]:
+    """A feature the parameters do not declare: its bounds when it is continuous, and what was read off.
+
+    Continuous when its dtype is numeric, or (without a dtype that says) when
+    every value is a number; the kind then is read off the values too.
+    """
+    hint, column = table.hints[j], table.columns[j]
+    kind = "" if hint else "kind and "
+    if hint == NUMBER or (hint != CATEGORY and all(is_real(v) for v in column)):
+        return None, leaky_bounds(numbers(column, name), name), f"{kind}bounds"
+    return None, None, f"{kind}categories"
 
 
 def _read_categories(table: Table, j: int, name: str) -> Coding:
