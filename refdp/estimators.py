@@ -23,8 +23,8 @@ any numeric or object dtype, or a pandas DataFrame (whose columns name the
 features), with labels of any hashable type (ints, bools, strings, NumPy
 scalars) matched to the public classes by value.  NumPy and pandas are read
 through their own methods (:mod:`refdp.data.rows`); refdp never imports
-them.  Predictions are labels of the same kind: a NumPy array when ``fit``
-had NumPy or pandas input, a list otherwise.
+them.  Predictions are labels of the same kind, in a NumPy array when
+``fit`` or the call had NumPy or pandas input (a list otherwise).
 
 Whatever the schema parameters leave open (the bounds of a continuous
 feature, the categories of a categorical one, the classes) is read off the

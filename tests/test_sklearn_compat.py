@@ -109,6 +109,24 @@ def test_the_issue_s_scikit_learn_user_fits_numpy_with_bounds_and_classes() -> N
     assert dumps_model(lists.model_) == dumps_model(clf.model_)
 
 
+def test_the_issue_s_first_attempts_now_work() -> None:
+    """A refdp schema for the breast-cancer data (texts '0' and '1' for the classes) meets a NumPy X, integer
+    labels and lists; cross_val_score works on NumPy input; check_estimator needs no schema."""
+    X, y = _cancer()
+    schema = Schema(tuple(ContinuousAttribute(f"f{j}", *CANCER_BOUNDS) for j in range(30)), "y", ("0", "1"))
+    expected = train("thesis-tree", Dataset.from_rows(schema, X.tolist(), [str(v) for v in y.tolist()]), 1, rng=1)
+    for features, labels in ((X, y), (X.tolist(), y.tolist())):
+        clf = ThesisTreeClassifier(epsilon=1, seed=1, schema=schema).fit(features, labels)
+        assert dumps_model(clf.model_) == dumps_model(expected) and np.asarray(clf.classes_).tolist() == [0, 1]
+        assert set(np.asarray(clf.predict(features)).tolist()) <= {0, 1}
+    scores = selection.cross_val_score(ThesisTreeClassifier(epsilon=1, seed=1, schema=schema), X, y, cv=5)
+    assert len(scores) == 5 and all(0.5 < s <= 1 for s in scores), scores
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        warnings.filterwarnings("ignore", message=".*(BaseEstimator|delay parameter validation|expected to fail|SCIPY_ARRAY_API)")
+        checks.check_estimator(ThesisTreeClassifier(epsilon=1, seed=1), expected_failed_checks=EXPECTED_FAILURES)
+
+
 def _credit_frame() -> Any:
     """credit-g as a DataFrame with string, categorical and float columns, and its public schema as parameters."""
     data = load_builtin("credit-g")
