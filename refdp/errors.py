@@ -7,6 +7,8 @@ keep working.  A message that quotes an oversized value (a 30 MB field of a
 data file) is cut: a run of 200 or more characters without a space keeps its
 ends, and a message still longer than :data:`MAX_MESSAGE` characters loses
 its middle, so that where the error is and what to do remain.
+The warnings refdp gives (a schema part read off the data, an input reshaped)
+are here too.
 """
 
 from __future__ import annotations
@@ -21,6 +23,9 @@ __all__ = [
     "DataError",
     "PrivacyError",
     "ModelError",
+    "NotFittedError",
+    "PrivacyLeakWarning",
+    "DataConversionWarning",
 ]
 
 
@@ -77,3 +82,28 @@ class PrivacyError(RefdpError, RuntimeError):
 
 class ModelError(RefdpError, ValueError):
     """A model file or model object is malformed or used wrongly."""
+
+
+class NotFittedError(ModelError, AttributeError):
+    """An estimator's fitted attribute (``classes_``, ``model_``...) was read before ``fit``.
+
+    Also an AttributeError, as scikit-learn's own ``NotFittedError`` is, so that
+    ``hasattr(clf, "classes_")`` is False on an unfitted estimator.
+    """
+
+
+class PrivacyLeakWarning(UserWarning):
+    """Part of a public schema (bounds, categories, classes) was read off the data.
+
+    The model trained with it is not differentially private, and its receipt
+    says so (claim ``schema-inference-leaks``); the message says which
+    parameter makes that part public.
+    """
+
+
+class DataConversionWarning(UserWarning):
+    """Input was reshaped to what refdp expects (a column vector ``y`` read as a flat one).
+
+    The name and meaning are scikit-learn's warning of the same case, so that
+    code filtering warnings by name treats both alike.
+    """

@@ -35,6 +35,12 @@ def test_ranges_are_checked_with_one_message() -> None:
             depth.parse(value)
     with pytest.raises(InvalidParameterError, match="must be in .*, got 5000 characters"):
         depth.parse("1" * 5000)
+    for kind in (int, float):  # None or a list (as scikit-learn's checks pass) is a wrong type, not a TypeError
+        parameter = Parameter("p", kind, 1, "p", minimum=0, maximum=10)
+        others: Tuple[object, ...] = (None, [1], {})
+        for other in others:
+            with pytest.raises(InvalidParameterError, match=f"parameter p must be of type {kind.__name__}, got"):
+                parameter.parse(other)  # type: ignore[arg-type]
 
 
 def test_a_default_outside_its_own_range_is_a_programming_error() -> None:

@@ -713,7 +713,7 @@ def leaky_infer_schema(
     for j, attr_name in enumerate(names):
         column = [row[j] for row in table]
         if attr_name in wanted:
-            lower, upper = _leaky_bounds(column, attr_name)
+            lower, upper = leaky_bounds(column, attr_name)
             attributes.append(ContinuousAttribute(attr_name, lower, upper))
             leaks.append(f"bounds of {attr_name!r} read off the data (leaky_infer_schema)")
         else:
@@ -731,7 +731,15 @@ def _leaky_category(value: object, name: str) -> str:
     return value
 
 
-def _leaky_bounds(column: List[RawValue], name: str) -> Tuple[float, float]:
+def leaky_bounds(column: Sequence[RawValue], name: str) -> Tuple[float, float]:
+    """The bounds :func:`leaky_infer_schema` reads off a column: its minimum and maximum (NOT private).
+
+    Equal ends are widened by 0.5 each (or by one unit in the last place
+    where 0.5 is too small to move them).
+
+    >>> leaky_bounds([3, 1.5, "2"], "size"), leaky_bounds([4], "size")
+    ((1.5, 3.0), (3.5, 4.5))
+    """
     numbers: List[float] = []
     for v in column:
         try:

@@ -92,6 +92,13 @@ class TreeModel:
         if self.voting not in VOTING:
             raise ModelError(f"unknown voting rule {self.voting!r}; use one of {', '.join(VOTING)}")
 
+    def __getstate__(self) -> Dict[str, Any]:
+        # The memo of released counts is keyed by id(node): in a copy or an unpickled model those ids
+        # name other objects, so copies start without it (and without the priors computed from the trees).
+        state = dict(self.__dict__)
+        state["_released"], state["_priors"] = {}, []
+        return state
+
     @property
     def root(self) -> Node:
         """The root of a single-tree model."""
