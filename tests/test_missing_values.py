@@ -33,7 +33,7 @@ from refdp.data import (
     read_csv,
     read_schema,
 )
-from refdp.data.rows import encode_row, is_missing, raw_rows, rows_to_predict
+from refdp.data.predict_rows import encode_row, is_missing, raw_rows, rows_to_predict
 from refdp.errors import DataError, ModelError, SchemaError
 from refdp.evaluation import cross_validate
 from refdp.privacy import Relation
@@ -247,29 +247,6 @@ def test_cross_validation_on_a_file_with_missing_values() -> None:
 # --- rows from Python: lists, dicts, arrays and frames by duck typing --------------------------------
 
 
-class _Array:
-    """What refdp reads of a NumPy array: ndim and tolist."""
-
-    def __init__(self, rows: List[List[object]]) -> None:
-        self.ndim = 2
-        self._rows = rows
-
-    def tolist(self) -> List[List[object]]:
-        return [list(r) for r in self._rows]
-
-
-class _Frame:
-    """What refdp reads of a pandas DataFrame: columns and itertuples."""
-
-    def __init__(self, columns: List[object], rows: List[List[object]]) -> None:
-        self.columns = columns
-        self._rows = rows
-
-    def itertuples(self, index: bool = True, name: Optional[str] = "Pandas") -> Iterator[Tuple[object, ...]]:
-        assert index is False and name is None
-        return (tuple(r) for r in self._rows)
-
-
 class _NA:
     """pandas.NA: comparing it raises, so refdp must recognise it by its type's name."""
 
@@ -286,23 +263,33 @@ SMALL = Schema(
 )
 
 
-def test_rows_come_as_tuples_dicts_arrays_and_frames() -> None:
+def test_rows_come_as_tuples_and_dicts() -> None:
     expected = [("red", 30, "1"), ("blue", None, "0")]
     assert raw_rows(expected, SMALL) == expected
+    assert raw_rows([list(r) for r in expected], SMALL) == expected
     assert raw_rows([{"digit": "1", "age": 30, "colour": "red", "class": "no"},
                      {"colour": "blue", "age": None, "digit": "0"}], SMALL) == expected
-    assert raw_rows(_Array([list(r) for r in expected]), SMALL) == expected
-    frame = _Frame(["class", "digit", "age", "colour"], [["no", "1", 30, "red"], ["yes", "0", None, "blue"]])
-    assert raw_rows(frame, SMALL) == expected
-    assert raw_rows(_Frame([0, 1, 2], [list(r) for r in expected]), SMALL) == expected  # a frame from an array
-    with pytest.raises(DataError, match=r"lacks the column\(s\) \['digit'\]"):
-        raw_rows(_Frame(["colour", "age"], [["red", 1]]), SMALL)
     with pytest.raises(DataError, match=r"row 1 lacks the attribute\(s\) \['age'\]"):
         raw_rows([{"colour": "red", "age": 1, "digit": "0"}, {"colour": "red", "digit": "0"}], SMALL)
-    with pytest.raises(DataError, match="row 0 has 2 values but the schema has 3 attributes"):
+    with pytest.raises(DataError, match="the rows have 2 values but the schema has 3 attributes"):
         raw_rows([("red", 1)], SMALL)
+    with pytest.raises(DataError, match="put it in a list"):
+        raw_rows({"colour": "red", "age": 1, "digit": "0"}, SMALL)
     with pytest.raises(DataError, match="got str"):
         raw_rows("red,1,0", SMALL)
+
+
+def test_rows_come_as_arrays_and_frames() -> None:
+    np = pytest.importorskip("numpy")
+    pd = pytest.importorskip("pandas")
+    expected = [("red", 30, "1"), ("blue", None, "0")]
+    assert raw_rows(np.array(expected, dtype=object), SMALL) == expected
+    frame = pd.DataFrame({"class": ["no", "yes"], "digit": ["1", "0"], "age": [30, None], "colour": ["red", "blue"]})
+    rows = raw_rows(frame, SMALL)
+    assert [r[0] for r in rows] == ["red", "blue"] and rows[0][1] == 30 and math.isnan(rows[1][1])  # type: ignore[arg-type]
+    assert raw_rows(pd.DataFrame(np.array(expected, dtype=object)), SMALL) == expected  # a frame from an array
+    with pytest.raises(DataError, match=r"lacks the column\(s\) \['digit'\]"):
+        raw_rows(pd.DataFrame({"colour": ["red"], "age": [1]}), SMALL)
 
 
 def test_a_row_is_read_with_the_models_policy() -> None:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import copy
 import json
+import pickle
 from dataclasses import replace
 from typing import Dict, Optional, Sequence, Tuple
 
@@ -160,3 +162,14 @@ def test_log_odds_voting_by_hand() -> None:
     assert replace(model, voting="sum-counts").predict(rows) == ["q", "q"]
     again = model_from_json(json.loads(dumps_model(replace(model, algorithm="noisy-majority", params={"variant": "sound"}))))
     assert again.voting == "log-odds" and again.predict(rows) == ["p", "q"]
+
+
+def test_a_copied_or_unpickled_model_drops_its_memo_of_node_ids() -> None:
+    """The memo of released counts is keyed by id(node); a copy's nodes are other objects, so it starts empty."""
+    data = load("vote")
+    model = train("private-rdt", data, 1, rng=1)
+    predicted, probabilities = model.predict(data), model.predict_proba(data)
+    assert model._released and model._priors
+    for twin in (pickle.loads(pickle.dumps(model)), copy.deepcopy(model)):
+        assert twin == model and not twin._released and not twin._priors
+        assert twin.predict(data) == predicted and twin.predict_proba(data) == probabilities

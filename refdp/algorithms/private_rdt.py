@@ -74,6 +74,7 @@ from refdp.algorithms.noisy_depth import (
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
 from refdp.data import Dataset
 from refdp.errors import InvalidParameterError
+from refdp.params import MAX_DEPTH
 from refdp.privacy import Relation
 from refdp.rng import RandomSource
 from refdp.tree import Count, Node, TreeModel
@@ -182,12 +183,13 @@ SPEC = register(
         ),
         parameters=(
             Parameter("variant", str, "sound", "which variant to run", ("sound",)),
-            Parameter("n_trees", int, 10, "number of trees N_t (the budget is split evenly)", minimum=1),
+            Parameter("n_trees", int, 10, "number of trees N_t (the budget is split evenly)", minimum=1,
+                      maximum=1000),
             Parameter(
                 "max_depth", int, 3,
                 "depth of every tree (at most; see size_share); -1 means half the number of attributes "
                 "(Fan et al.)",
-                minimum=-1,
+                minimum=-1, maximum=MAX_DEPTH,
             ),
             Parameter(
                 "structure", str, "per-level",
@@ -206,7 +208,8 @@ SPEC = register(
                 "threshold drawn uniformly from the remaining public range (Fan et al.)",
                 CONTINUOUS_SPLITS,
             ),
-            Parameter("bins", int, 10, "bins of a continuous attribute when continuous=bins", minimum=2),
+            Parameter("bins", int, 10, "bins of a continuous attribute when continuous=bins", minimum=2,
+                      maximum=1024),
             Parameter(
                 "voting", str, "log-odds",
                 "how the trees vote: log-odds (each tree moves a class's odds by its leaf's share against the "
@@ -217,7 +220,7 @@ SPEC = register(
             Parameter(
                 "max_leaves", int, 16384,
                 "refuse settings whose trees could have more leaves than this (each leaf gets noise)",
-                minimum=1,
+                minimum=1, maximum=2**20,
             ),
             Parameter(
                 "noise", str, "discrete-laplace", "noise distribution of the counts",

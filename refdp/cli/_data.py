@@ -31,9 +31,11 @@ from pathlib import Path
 from typing import Dict, Iterator, List, Optional, Sequence, TextIO, Tuple
 
 from refdp.data import BUILTIN_NAMES, Dataset, MissingPolicy, Schema, load, read_arff, read_csv
-from refdp.data.readers import RawTable, header_advice, read_arff_records, read_csv_records
-from refdp.data.rows import Encoded, encode_row, raw_rows
+from refdp.data.predict_rows import Encoded, encode_row, raw_rows
+from refdp.data.readers import RawTable, bounded_lines, header_advice, read_arff_records, read_csv_records
 from refdp.errors import DataError, InvalidParameterError, SchemaError
+from refdp.files import check_writable
+from refdp.numbers import is_plain_decimal
 
 __all__ = [
     "MISSING",
@@ -63,13 +65,12 @@ def parse_bounds(pairs: Sequence[str]) -> Optional[Dict[str, Tuple[float, float]
     for pair in pairs:
         name, sep, interval = pair.rpartition("=")
         low, colon, high = interval.partition(":")
-        try:
-            lower, upper = float(low), float(high)
-        except ValueError:
-            lower = upper = math.nan
+        plain = is_plain_decimal(low) and is_plain_decimal(high)
+        lower, upper = (float(low), float(high)) if plain else (math.nan, math.nan)
         if not (sep and name.strip() and colon and math.isfinite(lower) and math.isfinite(upper)):
             raise InvalidParameterError(
-                f"--bounds takes ATTR=LO:HI with finite numbers, for example --bounds age=0:120; got {pair!r}"
+                f"--bounds takes ATTR=LO:HI with finite numbers in ASCII digits, for example --bounds age=0:120; "
+                f"got {pair!r}"
             )
         if name.strip() in out:
             raise InvalidParameterError(f"--bounds names {name.strip()!r} twice; give each attribute once")
@@ -91,13 +92,17 @@ def _builtin(name: str, given: Sequence[Tuple[str, object]]) -> Dataset:
     return load(name)
 
 
-def _kind(path: str) -> str:
+def _kind(path: str, flag: str) -> str:
+    """``csv`` or ``arff``: the kind of the file ``path`` that ``flag`` names, which must exist."""
     lowered = path.lower()
     for suffix in ("csv", "arff"):
         if lowered.endswith((f".{suffix}", f".{suffix}.gz")):
+            if os.path.isdir(path) or not os.path.exists(path):
+                found = "is a directory" if os.path.isdir(path) else "does not exist"
+                raise InvalidParameterError(f"{flag} {path}: the file {found}")
             return suffix
     raise InvalidParameterError(
-        f"--data {path!r} is neither a built-in data set (see `python3 -m refdp datasets`) nor a "
+        f"{flag} {path!r} is neither a built-in data set (see `python3 -m refdp datasets`) nor a "
         ".csv or .arff file (optionally .gz)"
     )
 
@@ -125,7 +130,7 @@ def read_data(
     if path in BUILTIN_NAMES:
         return _builtin(path, (("--label", label), ("--schema", schema), ("--bounds", bounds), ("--missing", missing)))
     categorical, continuous = _policies(missing)
-    if _kind(path) == "csv":
+    if _kind(path, flag) == "csv":
         if schema is None:
             raise InvalidParameterError(
                 f"{flag} {path}: a CSV file needs --schema FILE, its public schema (docs/schema.md; "
@@ -145,9 +150,10 @@ def read_data(
 
 
 def check_output(out: Optional[str], inputs: Sequence[Optional[str]]) -> None:
-    """Refuse an ``--out`` that is one of the input files: writing it would destroy the input."""
+    """Refuse, before any work, an ``--out`` that cannot be written or is one of the input files."""
     if out is None:
         return
+    check_writable(out)
     target = Path(out)
     for given in inputs:
         if given and given not in BUILTIN_NAMES and target.exists() and Path(given).exists():
@@ -161,15 +167,16 @@ def check_output(out: Optional[str], inputs: Sequence[Optional[str]]) -> None:
 def text_lines(path: str) -> Iterator[str]:
     """The lines of the text file ``path`` (through gzip when it ends in ``.gz``); DataError if unreadable."""
     try:
+        # utf-8-sig: a byte-order mark at the start is skipped
         stream: TextIO = (
-            gzip.open(path, "rt", encoding="utf-8", newline="") if path.lower().endswith(".gz")
-            else open(path, encoding="utf-8", newline="")
+            gzip.open(path, "rt", encoding="utf-8-sig", newline="") if path.lower().endswith(".gz")
+            else open(path, encoding="utf-8-sig", newline="")
         )
     except OSError as exc:
         raise DataError(f"cannot open {path!r}: {exc.strerror or exc}") from None
     with stream:
         try:
-            yield from stream
+            yield from bounded_lines(stream, path)
         except (UnicodeDecodeError, gzip.BadGzipFile, EOFError) as exc:
             raise DataError(f"cannot read {path}: {exc}; is it UTF-8 text (gzipped if .gz)?") from None
 
@@ -199,13 +206,13 @@ class RowsToPredict:
         return Dataset.from_codes(schema, columns, [0] * len(rows))
 
 
-def _table(path: str) -> RawTable:
-    """The records of the CSV (with a header line) or ARFF file ``path``."""
-    return read_csv_records(path) if _kind(path) == "csv" else read_arff_records(path)[1]
+def _table(path: str, flag: str) -> RawTable:
+    """The records of the CSV (with a header line) or ARFF file ``path`` that ``flag`` names."""
+    return read_csv_records(path) if _kind(path, flag) == "csv" else read_arff_records(path)[1]
 
 
 def read_rows_to_predict(
-    path: str, schema: Schema, missing: Optional[MissingPolicy], *, label: Optional[str] = None
+    path: str, schema: Schema, missing: Optional[MissingPolicy], *, label: Optional[str] = None, flag: str = "--data"
 ) -> RowsToPredict:
     """The rows of ``path`` read with a model's ``schema`` and missing-value policy ``missing``.
 
@@ -230,7 +237,7 @@ def read_rows_to_predict(
         where = tuple(f"row {i} of {path}" for i in range(len(data)))
         labels: Optional[Tuple[Optional[str], ...]] = tuple(data.label(i) for i in range(len(data)))
         return _encoded(path, records, where, labels, schema, missing)
-    table = _table(path)
+    table = _table(path, flag)
     positions = {name: i for i, name in enumerate(table.names)}
     absent = [n for n in schema.names if n not in positions]
     if absent:
@@ -296,7 +303,7 @@ def read_test_data(
     Read as :func:`read_rows_to_predict` reads them; every row must be
     readable and have a class of the schema.
     """
-    rows = read_rows_to_predict(path, schema, missing, label=label)
+    rows = read_rows_to_predict(path, schema, missing, label=label, flag="--test-data")
     class_column = label or schema.label
     if rows.labels is None:
         raise SchemaError(f"{path} has no class column {class_column!r} to test on; pass --label to name it")

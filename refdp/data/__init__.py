@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from refdp.data.builtin import BUILTIN_NAMES, builtin_schema, describe_builtin, load_builtin
 from refdp.data.clipping import clipped, widened
-from refdp.data.dataset import ColumnView, Dataset, RawValue
+from refdp.data.dataset import ColumnView, Dataset, RawValue, expect_dataset
 from refdp.data.generators import monk, tic_tac_toe
 from refdp.data.loading import load
 from refdp.data.missing import DEFAULT_POLICY, MissingPolicy, fill_value
@@ -31,6 +31,7 @@ __all__ = [
     "builtin_schema",
     "clipped",
     "describe_builtin",
+    "expect_dataset",
     "fill_value",
     "leaky_infer_schema",
     "load",

@@ -1,242 +1,254 @@
-"""Rows given from Python, as a model predicts them: lists of tuples or dicts, NumPy arrays, pandas frames.
+"""Tables as callers hold them (lists of rows, NumPy arrays, pandas DataFrames), read without NumPy or pandas.
 
-:func:`raw_rows` turns what a caller passes into one tuple of raw values per
-row, in the schema's attribute order:
+A scikit-learn user passes ``X`` as a list of rows, a two-dimensional NumPy
+array of any numeric or object dtype, or a pandas DataFrame, and ``y`` as a
+list, an array or a Series.  :func:`read_table` and :func:`read_labels` read
+each through the methods the object itself offers (``tolist``, ``__array__``,
+``columns``, ``iloc``, ``dtype``), so refdp never imports either library and
+works without them.  Values come out as Python objects, one tuple per column;
+what they mean (a category, a number, a class) is decided against the public
+schema (:mod:`refdp.data.declared`, :mod:`refdp.data.coding`).
 
-* a sequence of rows, each a sequence of values in attribute order (a
-  tuple, a list, a 1-D array) or a mapping from attribute name to value
-  (other keys, such as the class, are ignored);
-* a 2-D NumPy array (anything with ``ndim == 2`` and ``tolist()``): its
-  rows in attribute order;
-* a pandas DataFrame (anything with ``columns`` and ``itertuples``): its
-  columns by attribute name, or in attribute order when none of its column
-  names is an attribute name (a frame built from an array).
-
-NumPy and pandas are recognised by these features only: refdp never
-imports them.  :func:`encode_row` then reads one row as a model's schema and
-missing-value policy say (:mod:`refdp.data.missing`): a missing value
-(None, NaN, pandas' NA, or the string ``?``) becomes the category ``?`` or
-the midpoint of the bounds, and a value beyond a public bound is clipped to
-it (:mod:`refdp.data.clipping`).  :func:`rows_to_predict` does both for every
-row.
+Output follows the same rule: :func:`as_output` gives a NumPy array when the
+input was one (NumPy is then loaded already) and a list otherwise.
 """
 
 from __future__ import annotations
 
-import math
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
+import sys
+import warnings
+from dataclasses import dataclass
+from typing import Any, List, Optional, Sequence, Tuple
 
-from refdp.data.dataset import Dataset
-from refdp.data.missing import MARKER, MissingPolicy, fill_value
-from refdp.data.schema import CategoricalAttribute, ContinuousAttribute, Schema
-from refdp.errors import DataError, ModelError, SchemaError
+from refdp.errors import DataConversionWarning, DataError
 
-__all__ = ["raw_rows", "encode_row", "rows_to_predict", "is_missing"]
+__all__ = ["Table", "read_table", "read_labels", "label_name", "is_array_like", "as_output"]
 
-Encoded = Tuple[Union[int, float], ...]
+NUMBER = "number"
+"""A column hint: the container's dtype is numeric."""
+
+CATEGORY = "category"
+"""A column hint: the container's dtype holds categories (bool, string or categorical)."""
+
+_RESHAPE = (
+    "X must be two-dimensional, one row per sample; got {what}. Reshape your data either using "
+    "X.reshape(-1, 1) if your data has a single feature or X.reshape(1, -1) if it contains a single sample "
+    "(for a list: [[v] for v in X] or [X])"
+)
 
 
-def is_missing(value: object) -> bool:
-    """Whether ``value`` stands for a missing value: None, a NaN, pandas' NA or NaT, or the marker ``"?"``.
+@dataclass(frozen=True)
+class Table:
+    """A table read from a caller's container: Python values, one tuple per column.
 
-    >>> is_missing(None), is_missing(float("nan")), is_missing("?"), is_missing(0.0), is_missing("red")
-    (True, True, True, False, False)
+    ``names`` are the column names when the container has them and all are
+    strings (a DataFrame's), else None.  ``hints`` say per column what the
+    container's dtype declares: :data:`NUMBER`, :data:`CATEGORY`, or ``""``
+    when only the values can tell (lists, object arrays).  ``categories``
+    holds a pandas categorical column's declared categories (None
+    elsewhere).  ``arrays`` is True for NumPy or pandas input.
     """
-    if value is None:
-        return True
-    if isinstance(value, str):
-        return value == MARKER
-    if type(value).__name__ in ("NAType", "NaTType"):
-        return True
-    try:
-        return math.isnan(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        return False
+
+    columns: Tuple[Tuple[Any, ...], ...]
+    n_rows: int
+    names: Optional[Tuple[str, ...]]
+    hints: Tuple[str, ...]
+    categories: Tuple[Optional[Tuple[Any, ...]], ...]
+    arrays: bool
+
+    @property
+    def n_columns(self) -> int:
+        """The number of columns (features)."""
+        return len(self.columns)
+
+    @property
+    def shape(self) -> Tuple[int, int]:
+        """(rows, columns), as NumPy would say it."""
+        return (self.n_rows, self.n_columns)
 
 
-def _frame_rows(frame: object, schema: Schema) -> List[Tuple[object, ...]]:
-    columns = [str(c) for c in getattr(frame, "columns")]
-    names = schema.names
-    if any(name in columns for name in names):
-        absent = [name for name in names if name not in columns]
-        if absent:
-            raise DataError(f"the frame lacks the column(s) {absent}; the model's attributes are {list(names)}")
-        positions = [columns.index(name) for name in names]
-    elif len(columns) == len(names):
-        positions = list(range(len(names)))
+def is_array_like(obj: object) -> bool:
+    """Whether ``obj`` is a NumPy array, a pandas object or anything else offering ``__array__``.
+
+    >>> is_array_like([[1, 2]]), is_array_like("text")
+    (False, False)
+    """
+    return hasattr(obj, "__array__") and not isinstance(obj, (list, tuple, str, bytes))
+
+
+def read_table(X: object) -> Table:
+    """The columns of ``X``: a sequence of rows, a 2-D array (anything with ``__array__``) or a DataFrame.
+
+    >>> t = read_table([["red", 1.5], ["blue", 2]])
+    >>> t.columns, t.shape, t.names, t.arrays
+    ((('red', 'blue'), (1.5, 2)), (2, 2), None, False)
+
+    A one-dimensional input, a sparse matrix, complex numbers, no rows or no
+    columns raise DataError saying what to pass instead.
+    """
+    if hasattr(X, "toarray") and hasattr(X, "nnz"):
+        raise DataError(
+            f"X is a sparse matrix ({type(X).__name__}); refdp reads dense rows and does not support sparse "
+            "input: pass X.toarray()"
+        )
+    if hasattr(X, "columns") and hasattr(X, "iloc"):
+        table = _frame_table(X)
+    elif is_array_like(X):
+        table = _array_table(X)
+    elif isinstance(X, (str, bytes)) or not hasattr(X, "__iter__"):
+        raise DataError(f"X must be a sequence of rows, a 2-D array or a DataFrame, got {type(X).__name__}")
     else:
+        table = _rows_table(list(X))
+    if table.n_rows == 0:
+        raise DataError(f"X has no rows (shape={table.shape}); give at least one row")
+    if table.n_columns == 0:
         raise DataError(
-            f"the frame has {len(columns)} columns {columns[:10]}, none named after an attribute; name them "
-            f"{list(names)} (or give exactly {len(names)} columns in that order)"
+            f"X has 0 feature(s) (shape={table.shape}) while a minimum of 1 is required."
         )
-    rows = getattr(frame, "itertuples")(index=False, name=None)
-    return [tuple(row[p] for p in positions) for row in rows]
+    return table
 
 
-def _one_row(row: object, schema: Schema, i: int) -> Tuple[object, ...]:
-    names = schema.names
-    if isinstance(row, Mapping):
-        absent = [name for name in names if name not in row]
-        if absent:
-            raise DataError(
-                f"row {i} lacks the attribute(s) {absent}; give every attribute of {list(names)} "
-                "(None for a missing value)"
-            )
-        return tuple(row[name] for name in names)
-    if hasattr(row, "tolist") and not isinstance(row, (str, bytes)):
-        row = row.tolist()
-    if isinstance(row, (str, bytes)) or not isinstance(row, Sequence):
+def _array(obj: Any) -> Any:
+    # An object that only offers __array__ (no shape or tolist) is asked for its array.
+    return obj if hasattr(obj, "tolist") and hasattr(obj, "ndim") else obj.__array__()
+
+
+def _hint(dtype: Any, what: str) -> str:
+    """A column hint from a NumPy or pandas dtype; DataError for complex, date and time values."""
+    if getattr(dtype, "name", "") in ("category", "string", "str"):
+        return CATEGORY
+    kind = getattr(dtype, "kind", "O")
+    if kind == "c":
+        raise DataError(f"{what} holds complex numbers: Complex data not supported; give real numbers")
+    if kind in "mMV":
         raise DataError(
-            f"row {i} is a {type(row).__name__}; a row is a sequence of values in attribute order "
-            f"{list(names)} or a dict by attribute name"
+            f"{what} has dtype {dtype}; refdp reads numbers, strings and categories: convert it (a date to a "
+            "number, say)"
         )
-    if len(row) != len(names):
+    if kind in "fiu":
+        return NUMBER
+    if kind in "bUS":
+        return CATEGORY
+    return ""
+
+
+def _array_table(X: object) -> Table:
+    array = _array(X)
+    if array.ndim != 2:
+        raise DataError(_RESHAPE.format(what=f"a {array.ndim}-dimensional array of shape {array.shape}"))
+    n_rows, n_columns = array.shape
+    hint = _hint(array.dtype, "X")
+    rows = array.tolist()
+    columns = tuple(zip(*rows)) if n_rows else ((),) * n_columns
+    return Table(columns, n_rows, None, (hint,) * n_columns, (None,) * n_columns, True)
+
+
+def _frame_table(X: Any) -> Table:
+    raw_names = list(X.columns)
+    named = [isinstance(n, str) for n in raw_names]
+    if any(named) and not all(named):
         raise DataError(
-            f"row {i} has {len(row)} values but the schema has {len(names)} attributes {list(names)}; "
-            "give one value per attribute"
+            f"X's column names mix strings and other types ({sorted({type(n).__name__ for n in raw_names})}); "
+            "name every column by a string (X.columns = X.columns.astype(str)) or none"
         )
-    return tuple(row)
+    columns, hints, categories = [], [], []
+    for j, name in enumerate(raw_names):
+        column = X.iloc[:, j]
+        hints.append(_hint(column.dtype, f"column {name!r}"))
+        declared = getattr(column.dtype, "categories", None)
+        categories.append(None if declared is None else tuple(declared.tolist()))
+        columns.append(tuple(column.tolist()))
+    names = tuple(raw_names) if raw_names and all(named) else None
+    return Table(tuple(columns), len(X), names, tuple(hints), tuple(categories), True)
 
 
-def raw_rows(X: object, schema: Schema) -> List[Tuple[object, ...]]:
-    """The rows of ``X`` as tuples of raw values in the order of ``schema``'s attributes.
+def _rows_table(rows: List[Any]) -> Table:
+    if rows and not _is_row(rows[0]):
+        raise DataError(_RESHAPE.format(what=f"a sequence whose first item is {rows[0]!r}, not a row"))
+    as_lists: List[Sequence[Any]] = []
+    for i, row in enumerate(rows):
+        if not _is_row(row):
+            raise DataError(f"row {i} must be a sequence of values, got {row!r}")
+        as_lists.append(_array(row).tolist() if is_array_like(row) else row)
+    width = len(as_lists[0]) if as_lists else 0
+    for i, row in enumerate(as_lists):
+        if len(row) != width:
+            raise DataError(f"row {i} has {len(row)} values but row 0 has {width}; every row needs one value per feature")
+    columns = tuple(zip(*as_lists)) if width else ()
+    return Table(columns, len(rows), None, ("",) * width, (None,) * width, False)
 
-    See the module notes for what ``X`` may be.  DataError when it is none
-    of them, or a row lacks an attribute or has the wrong number of values.
 
-    >>> from refdp.data import ContinuousAttribute
-    >>> schema = Schema((CategoricalAttribute("colour", ("red", "blue")), ContinuousAttribute("age", 0, 100)),
-    ...                 "class", ("no", "yes"))
-    >>> raw_rows([("red", 30), {"age": None, "colour": "blue", "class": "yes"}], schema)
-    [('red', 30), ('blue', None)]
+def _is_row(row: object) -> bool:
+    return not isinstance(row, (str, bytes)) and hasattr(row, "__len__") and hasattr(row, "__getitem__")
+
+
+def read_labels(y: object, n_rows: int) -> Tuple[Any, ...]:
+    """The labels in ``y`` (a sequence, a 1-D array or a Series), one per row of X.
+
+    A column vector (shape ``(n, 1)``) is read as a flat one, with a
+    :class:`~refdp.errors.DataConversionWarning`.
+
+    >>> read_labels([0, 1, 1], 3)
+    (0, 1, 1)
     """
-    if hasattr(X, "columns") and hasattr(X, "itertuples"):
-        return _frame_rows(X, schema)
-    if getattr(X, "ndim", None) == 2 and hasattr(X, "tolist"):
-        X = X.tolist()
-    if isinstance(X, (str, bytes, Mapping)) or not hasattr(X, "__iter__"):
+    if y is None:
         raise DataError(
-            f"rows must be a Dataset, a sequence of rows (tuples or dicts by attribute name), a 2-D array or a "
-            f"data frame; got {type(X).__name__}"
+            "this estimator requires y to be passed, but the target y is None: give one class label per row"
         )
-    return [_one_row(row, schema, i) for i, row in enumerate(X)]
-
-
-def _why_not(attribute: str, policy: Optional[MissingPolicy], kind: str) -> str:
-    if policy is None:
-        rule = "its training data was read without a rule for missing values"
-    elif getattr(policy, kind) == "drop":
-        rule = "its training data had the rows with a missing value dropped"
-    else:
-        rule = "its training data was read with missing values refused"
-    return f"{attribute!r} is missing, and the model has no rule for that ({rule})"
-
-
-def _category(value: object, attribute: CategoricalAttribute, policy: Optional[MissingPolicy]) -> int:
-    codes = attribute.codes
-    if isinstance(value, str) and value in codes:
-        return codes[value]
-    if is_missing(value):
-        if policy is not None and policy.categorical != "category":
-            raise DataError(_why_not(attribute.name, policy, "categorical"))
-        if MARKER in codes:
-            return codes[MARKER]
-        raise SchemaError(
-            f"{attribute.name!r} is missing and its public domain {attribute.values} has no category {MARKER!r} "
-            "for missing values"
-        )
-    # an int such as pandas reads from a column of digits: its decimal text, if that is a value
-    if hasattr(value, "__index__") and not isinstance(value, bool) and str(int(value)) in codes:
-        return codes[str(int(value))]
-    raise SchemaError(f"{attribute.name!r} has the unknown category {value!r}; its public domain is {attribute.values}")
-
-
-def _number(value: object, attribute: ContinuousAttribute, policy: Optional[MissingPolicy]) -> Tuple[float, bool]:
-    """The value, whether it was clipped."""
-    if is_missing(value):
-        if policy is None or policy.continuous != "midpoint":
-            raise DataError(_why_not(attribute.name, policy, "continuous"))
-        return fill_value(attribute), False
-    if isinstance(value, bool) or not (isinstance(value, str) or hasattr(value, "__float__")):
-        raise DataError(f"{attribute.name!r} is {value!r}, not a number")
-    try:
-        number = float(value)
-    except ValueError:
-        raise DataError(f"{attribute.name!r} is {value!r}, not a number") from None
-    if not math.isfinite(number):
-        raise DataError(f"{attribute.name!r} is {value!r}, not a finite number")
-    clipped = min(max(number, attribute.lower), attribute.upper)
-    return clipped, clipped != number
-
-
-def encode_row(
-    values: Sequence[object], schema: Schema, missing: Optional[MissingPolicy]
-) -> Tuple[Encoded, int]:
-    """One row of raw values (attribute order) as codes and floats, and how many values were clipped.
-
-    ``missing`` is the policy of the model's training data (None: no rule,
-    so only a ``?`` that the domain declares is read).  DataError or
-    SchemaError saying why a row cannot be read: a missing value without a
-    rule, an unknown category, a value that is not a number.
-
-    >>> from refdp.data import ContinuousAttribute
-    >>> schema = Schema((CategoricalAttribute("colour", ("red", "?")), ContinuousAttribute("age", 0, 100)),
-    ...                 "class", ("no", "yes"))
-    >>> encode_row((None, "250"), schema, MissingPolicy())   # '?', and 250 clipped to 100
-    ((1, 100.0), 1)
-    >>> encode_row(("red", None), schema, MissingPolicy())   # the midpoint of the bounds
-    ((0, 50.0), 0)
-    """
-    codes: List[Union[int, float]] = []
-    clipped = 0
-    for attribute, value in zip(schema.attributes, values):
-        if isinstance(attribute, CategoricalAttribute):
-            codes.append(_category(value, attribute, missing))
+    if isinstance(y, (str, bytes)) or not (hasattr(y, "__iter__") or is_array_like(y)):
+        raise DataError(f"y must be a sequence of class labels, one per row, got {type(y).__name__}")
+    if hasattr(y, "columns") and hasattr(y, "to_numpy"):  # a DataFrame: read as a 2-D array
+        y = y.to_numpy()
+    if is_array_like(y):
+        array = _array(y)
+        if array.ndim == 2 and array.shape[1] == 1:
+            _warn_column_vector()
+            labels = [row[0] for row in array.tolist()]
+        elif array.ndim != 1:
+            raise DataError(f"y must be one-dimensional, one class label per row; got shape {array.shape}")
         else:
-            number, was_clipped = _number(value, attribute, missing)
-            codes.append(number)
-            clipped += was_clipped
-    return tuple(codes), clipped
+            _hint(array.dtype, "y")
+            labels = array.tolist()
+    else:
+        labels = list(y)  # type: ignore[call-overload]
+        if labels and all(_is_row(v) and len(v) == 1 for v in labels):
+            _warn_column_vector()
+            labels = [v[0] for v in labels]
+    if len(labels) != n_rows:
+        raise DataError(f"X has {n_rows} rows but y has {len(labels)} labels; give one label per row")
+    return tuple(labels)
 
 
-def rows_to_predict(X: object, schema: Schema, missing: Optional[MissingPolicy] = None) -> Tuple[Dataset, int]:
-    """``X`` as a data set to predict with a model of ``schema`` and ``missing``, and how many values were clipped.
+def label_name(y: object) -> Optional[str]:
+    """The name ``y`` carries (a pandas Series's), if it is a non-empty string.
 
-    A :class:`Dataset` of ``schema``'s attributes is returned as it is (one
-    read with another schema is read by attribute name and value); anything
-    :func:`raw_rows` reads is encoded row by row with :func:`encode_row` (the first row that cannot
-    be read raises, naming it).  The class of every row is a placeholder:
-    prediction reads the attributes only.
-
-    >>> from refdp.data import ContinuousAttribute
-    >>> schema = Schema((ContinuousAttribute("age", 0, 100),), "class", ("no", "yes"))
-    >>> data, clipped = rows_to_predict([[20], [None], [130]], schema, MissingPolicy())
-    >>> [data.row(i) for i in range(3)], clipped
-    ([(20.0,), (50.0,), (100.0,)], 1)
+    >>> label_name([0, 1]) is None
+    True
     """
-    if isinstance(X, Dataset):
-        if X.schema.attributes == schema.attributes:
-            return X, 0
-        absent = [name for name in schema.names if name not in X.schema.names]
-        if absent:
-            raise ModelError(
-                f"the data's attributes differ from the model's schema: it lacks {absent}; read the data with the "
-                "schema stored in the model"
-            )
-        # read with another schema (say without the category '?'): its values, by attribute name
-        X = [dict(zip(X.schema.names, X.row(i))) for i in range(len(X))]
-    encoded: List[Encoded] = []
-    clipped = 0
-    for i, values in enumerate(raw_rows(X, schema)):
-        try:
-            row, count = encode_row(values, schema, missing)
-        except (DataError, SchemaError) as exc:
-            raise type(exc)(f"row {i}: {exc}") from None
-        encoded.append(row)
-        clipped += count
-    columns: Dict[int, List[Union[int, float]]] = {a: [] for a in range(schema.n_attributes)}
-    for row in encoded:
-        for a, value in enumerate(row):
-            columns[a].append(value)
-    data = Dataset.from_codes(schema, [columns[a] for a in range(schema.n_attributes)], [0] * len(encoded))
-    return data, clipped
+    name = getattr(y, "name", None)
+    return name if isinstance(name, str) and name else None
+
+
+def _warn_column_vector() -> None:
+    warnings.warn(
+        DataConversionWarning(
+            "A column-vector y was passed when a 1d array was expected; refdp reads it as one label per row "
+            "(pass y.ravel() to say so)"
+        ),
+        stacklevel=4,
+    )
+
+
+def as_output(values: Sequence[Any], arrays: bool, dtype: Optional[str] = None) -> Any:
+    """``values`` as a NumPy array when ``arrays`` (and NumPy is loaded), else as a list.
+
+    refdp never imports NumPy: ``arrays`` is True only when the caller's
+    input was an array, which has loaded it.
+
+    >>> as_output((1, 2), arrays=False)
+    [1, 2]
+    """
+    numpy = sys.modules.get("numpy") if arrays else None
+    if numpy is None:
+        return list(values)
+    return numpy.asarray(values, dtype=dtype)

@@ -45,8 +45,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
-from refdp.data import Dataset, MissingPolicy, Schema
-from refdp.data.rows import rows_to_predict
+from refdp.data import Dataset, MissingPolicy, Schema, expect_dataset
+from refdp.data.predict_rows import rows_to_predict
 from refdp.errors import InvalidParameterError, ModelError
 from refdp.files import read_json
 from refdp.privacy import Receipt
@@ -96,6 +96,13 @@ class TreeModel:
         if self.voting not in VOTING:
             raise ModelError(f"unknown voting rule {self.voting!r}; use one of {', '.join(VOTING)}")
 
+    def __getstate__(self) -> Dict[str, Any]:
+        # The memo of released counts is keyed by id(node): in a copy or an unpickled model those ids
+        # name other objects, so copies start without it (and without the priors computed from the trees).
+        state = dict(self.__dict__)
+        state["_released"], state["_priors"] = {}, []
+        return state
+
     @property
     def root(self) -> Node:
         """The root of a single-tree model."""
@@ -118,6 +125,7 @@ class TreeModel:
         return sum(1 for tree in self.trees for _ in all_leaves(tree))
 
     def _columns(self, data: Dataset) -> List[Sequence[Union[int, float]]]:
+        expect_dataset(data, "the data to predict")
         if data.schema.attributes != self.schema.attributes:
             raise ModelError(
                 "the data's attributes differ from the model's schema; read the data with the "
@@ -223,6 +231,8 @@ class TreeModel:
 
     def rules(self, tree: int = 0) -> List[Rule]:
         """Every root-to-node rule of tree ``tree``."""
+        if isinstance(tree, bool) or not isinstance(tree, int) or not -len(self.trees) <= tree < len(self.trees):
+            raise ModelError(f"tree must be an index in 0..{len(self.trees) - 1}, got {tree!r:.60}")
         return rules(self.trees[tree], self.schema)
 
     def render(self) -> str:
@@ -322,4 +332,6 @@ def _weight(value: Any) -> float:
 
 def dumps_model(model: TreeModel) -> str:
     """The canonical JSON text of a model (sorted keys; byte-identical for equal models)."""
+    if not isinstance(model, TreeModel):
+        raise ModelError(f"dumps_model takes a TreeModel (what train returns), got {type(model).__name__}")
     return json.dumps(model.to_json(), sort_keys=True, indent=1) + "\n"
