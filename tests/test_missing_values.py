@@ -269,6 +269,9 @@ def test_rows_come_as_tuples_and_dicts() -> None:
     assert raw_rows([list(r) for r in expected], SMALL) == expected
     assert raw_rows([{"digit": "1", "age": 30, "colour": "red", "class": "no"},
                      {"colour": "blue", "age": None, "digit": "0"}], SMALL) == expected
+    assert raw_rows([expected[0], {"colour": "blue", "age": None, "digit": "0"}], SMALL) == expected  # mixed
+    with pytest.raises(DataError, match="row 1 has 2 values but the schema has 3 attributes"):
+        raw_rows([{"colour": "blue", "age": None, "digit": "0"}, ("red", 1)], SMALL)
     with pytest.raises(DataError, match=r"row 1 lacks the attribute\(s\) \['age'\]"):
         raw_rows([{"colour": "red", "age": 1, "digit": "0"}, {"colour": "red", "digit": "0"}], SMALL)
     with pytest.raises(DataError, match="the rows have 2 values but the schema has 3 attributes"):

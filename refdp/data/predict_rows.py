@@ -60,6 +60,16 @@ def _mapping_row(row: Mapping[object, object], schema: Schema, i: int) -> Tuple[
     return tuple(row[name] for name in schema.names)
 
 
+def _sequence_row(row: object, schema: Schema, i: int) -> Tuple[object, ...]:
+    values = read_table([row]).columns
+    if len(values) != schema.n_attributes:
+        raise DataError(
+            f"row {i} has {len(values)} values but the schema has {schema.n_attributes} attributes "
+            f"{list(schema.names)}; give one value per attribute, in that order (or a dict by attribute name)"
+        )
+    return tuple(column[0] for column in values)
+
+
 def raw_rows(X: object, schema: Schema) -> List[Tuple[object, ...]]:
     """The rows of ``X`` as tuples of raw values in the order of ``schema``'s attributes.
 
@@ -71,11 +81,14 @@ def raw_rows(X: object, schema: Schema) -> List[Tuple[object, ...]]:
     ...                 "class", ("no", "yes"))
     >>> raw_rows([("red", 30), ("blue", None)], schema)
     [('red', 30), ('blue', None)]
-    >>> raw_rows([{"age": None, "colour": "blue", "class": "yes"}], schema)
-    [('blue', None)]
+    >>> raw_rows([{"age": None, "colour": "blue", "class": "yes"}, ("red", 5)], schema)
+    [('blue', None), ('red', 5)]
     """
-    if isinstance(X, (list, tuple)) and X and all(isinstance(row, Mapping) for row in X):
-        return [_mapping_row(row, schema, i) for i, row in enumerate(X)]
+    if isinstance(X, (list, tuple)) and any(isinstance(row, Mapping) for row in X):
+        return [
+            _mapping_row(row, schema, i) if isinstance(row, Mapping) else _sequence_row(row, schema, i)
+            for i, row in enumerate(X)
+        ]
     if isinstance(X, Mapping):
         raise DataError(
             f"rows must be a sequence of rows (tuples or dicts by attribute name), a 2-D array or a data frame; "
