@@ -88,6 +88,7 @@ from fractions import Fraction
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from refdp.algorithms.derivation import (
+    check_plan_inputs,
     NO_RANDOMNESS,
     NOISY_SIZE,
     check_trees,
@@ -856,6 +857,7 @@ def derive_adaboost(model: TreeModel) -> Optional[Ledger]:
     check_voting(model, "vote")
     epsilon, ledger = model.receipt.epsilon, fresh_ledger(model)
     plan = round_plan(schema, epsilon, params, ledger.relation, 0, replay_size(model), NO_RANDOMNESS, ledger)
+    check_plan_inputs(model, {NOISY_SIZE: plan.noisy_size})
     if plan.depth == 0:
         check_trees(model, 1)
         check_weights(model, (1.0,))

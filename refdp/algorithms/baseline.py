@@ -31,7 +31,7 @@ from typing import Mapping, Optional, Sequence, Tuple
 
 from refdp.engine import REFERENCE, Engine, Interval, NodeCounts, Rows
 from refdp.scoring.kernels import score_function
-from refdp.algorithms.derivation import check_trees, check_voting, check_weights, fresh_ledger, integer_counts, tree_depth
+from refdp.algorithms.derivation import check_plan_inputs, check_trees, check_voting, check_weights, fresh_ledger, integer_counts, tree_depth
 from refdp.algorithms.derivation import refuse
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
 from refdp.data import CategoricalAttribute, Dataset, Schema
@@ -147,6 +147,7 @@ def fit_tree_baseline(
 
 def derive_tree_baseline(model: TreeModel) -> Optional[Ledger]:
     """No charge and one leak: the baseline reads the data and says so; its tree is one of at most max_depth levels."""
+    check_plan_inputs(model, {})
     check_trees(model, 1)
     check_weights(model, (1.0,))
     check_voting(model, "vote")

@@ -49,6 +49,7 @@ __all__ = [
     "tree_depth",
     "n_leaves",
     "receipt_children",
+    "check_plan_inputs",
     "NOISY_SIZE",
 ]
 
@@ -164,6 +165,16 @@ def leak_difference(expected: Sequence[str], stated: Sequence[str]) -> Optional[
     if len(stated) < len(expected):
         return f"the plan records the leak {expected[len(stated)]!r}, which the receipt does not state"
     return f"the receipt states the leak {stated[len(expected)]!r}, which the plan does not record"
+
+
+def check_plan_inputs(model: TreeModel, expected: Dict[str, Optional[int]]) -> None:
+    """The model's plan inputs are exactly ``expected`` (an entry None: not drawn, so not stated)."""
+    wanted = {name: value for name, value in expected.items() if value is not None}
+    for name in sorted(set(model.plan_inputs) | set(wanted)):
+        if model.plan_inputs.get(name) != wanted.get(name):
+            if name not in wanted:
+                refuse(f"the model states the plan input {name!r}, which {model.algorithm}'s plan does not read")
+            refuse(f"the model's plan input {name!r} is {model.plan_inputs.get(name)!r} where the plan reads {wanted[name]!r}")
 
 
 def check_trees(model: TreeModel, count: int) -> None:

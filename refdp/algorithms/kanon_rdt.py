@@ -84,6 +84,7 @@ from refdp.algorithms.rdt import (
     resolve_max_depth,
 )
 from refdp.algorithms.derivation import (
+    check_plan_inputs,
     NO_RANDOMNESS,
     NOISY_SIZE,
     check_trees,
@@ -626,6 +627,7 @@ def derive_kanon_rdt(model: TreeModel) -> Optional[Ledger]:
         schema, model.receipt.epsilon, params, ledger.relation, 0, replay_size(model), NO_RANDOMNESS, ledger,
     )
     settings, depth = chosen.plan.settings, chosen.plan.depth
+    check_plan_inputs(model, {NOISY_SIZE: chosen.noisy_size})
     check_trees(model, settings.n_trees)
     voting = str(params["voting"])
     check_voting(model, voting)

@@ -19,7 +19,7 @@ from fractions import Fraction
 from typing import Mapping, Optional
 
 from refdp.engine import REFERENCE, Engine
-from refdp.algorithms.derivation import check_trees, check_voting, check_weights, fresh_ledger, integer_counts, refuse
+from refdp.algorithms.derivation import check_plan_inputs, check_trees, check_voting, check_weights, fresh_ledger, integer_counts, refuse
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
 from refdp.algorithms.root_law import CountsLaw
 from refdp.data import Dataset
@@ -63,6 +63,7 @@ LABEL = "class histogram"
 
 def derive_noisy_majority(model: TreeModel) -> Optional[Ledger]:
     """The one histogram's charges, from the budget, the relation and the classes (see :mod:`refdp.algorithms.derivation`)."""
+    check_plan_inputs(model, {})
     check_trees(model, 1)
     check_weights(model, (1.0,))
     check_voting(model, "vote")

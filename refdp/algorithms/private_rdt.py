@@ -74,6 +74,7 @@ from refdp.algorithms.noisy_depth import (
     size_share,
 )
 from refdp.algorithms.derivation import (
+    check_plan_inputs,
     NO_RANDOMNESS,
     NOISY_SIZE,
     check_trees,
@@ -235,6 +236,7 @@ def derive_private_rdt(model: TreeModel) -> Optional[Ledger]:
     plan = forest_plan(
         schema, model.receipt.epsilon, params, ledger.relation, 0, replay_size(model), NO_RANDOMNESS, ledger,
     )
+    check_plan_inputs(model, {NOISY_SIZE: plan.noisy_size})
     check_trees(model, plan.n_trees)
     voting = str(params["voting"])
     check_voting(model, voting)

@@ -75,6 +75,7 @@ from operator import truediv
 from typing import Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 from refdp.algorithms.derivation import (
+    check_plan_inputs,
     NO_RANDOMNESS,
     NOISY_SIZE,
     check_trees,
@@ -769,6 +770,7 @@ def derive_thesis_tree(model: TreeModel) -> Optional[Ledger]:
     integer_counts(model, "discrete Laplace class counts")
     epsilon, ledger = model.receipt.epsilon, fresh_ledger(model)
     plan = depth_plan(schema, epsilon, params, ledger.relation, 0, replay_size(model), NO_RANDOMNESS, ledger)
+    check_plan_inputs(model, {NOISY_SIZE: plan.noisy_size})
     tree = _tree_plan(plan, epsilon, params, ledger.relation)
     candidates = _Candidates(None, schema, tree.quality, int(params["grid"]), ledger.relation)
     _Rederivation(schema, params, tree, candidates, variant == "float-threshold", ledger).walk(
