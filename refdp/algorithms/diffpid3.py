@@ -581,5 +581,6 @@ SPEC = register(
         fit=fit_diffpid3,
         engines=("reference", "array"),
         derive=derive_diffpid3,
+        reads_row_count=reads_public_size,
     )
 )

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Dict, Mapping, Optional, Protocol, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Mapping, Optional, Protocol, Sequence, Tuple, Union
 
 from refdp.data import Dataset
 from refdp.engine import REFERENCE, Engine
@@ -119,6 +119,14 @@ class AlgorithmSpec:
     """The engines ``fit`` counts correctly with (byte-identical models); names in :data:`ENGINES`."""
     derive: Optional[Derive] = None
     """Re-derives a model's charges from its public parts (see the module notes)."""
+    reads_row_count: Optional[Callable[[Mapping[str, Param], Relation], bool]] = None
+    """Whether, with these (resolved) parameters and relation, the plan reads the number of rows as a public
+    value.  Such a number must not come from a transformation that depends on a record (dropping the rows with
+    a missing value): under substitute one substitution can change it (``train`` refuses the pair)."""
+
+    def row_count_is_public(self, params: Mapping[str, Param], relation: Relation) -> bool:
+        """:attr:`reads_row_count` for these parameters (False when the algorithm never reads it)."""
+        return self.reads_row_count is not None and self.reads_row_count(params, relation)
 
     def variant(self, name: str) -> Variant:
         """The variant called ``name``, or InvalidParameterError."""

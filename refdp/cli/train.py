@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from refdp.cli._args import add_seed_argument, add_training_arguments, load_data, parse_params
+from refdp.cli._args import add_seed_argument, add_training_arguments, check_missing_policy, load_data, parse_params
 from refdp.cli._command import Command
 from refdp.cli._progress import Ticker
 from refdp.files import write_text
@@ -28,6 +28,7 @@ def _run(args: argparse.Namespace) -> int:
     check_output(args.out, [args.data, args.schema])
     epsilon = as_budget(args.epsilon)
     relation = parse_relation(args.relation)
+    check_missing_policy(args.algorithm, parse_params(args.param), relation, args.missing)
     data = load_data(args)
     with Ticker(f"training {args.algorithm} on {len(data)} rows"):
         model = train(
