@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 __all__ = [
     "RELATIONS",
     "add_data_arguments",
+    "add_key_argument",
     "add_missing_argument",
     "add_param_argument",
     "add_program_run_arguments",
@@ -29,6 +30,7 @@ __all__ = [
     "command_words",
     "load_data",
     "parse_params",
+    "read_key_argument",
 ]
 
 
@@ -94,6 +96,23 @@ def check_missing_policy(algorithm: str, params: Dict[str, str], relation: Relat
             "substituted record; use --relation add-remove or --missing category, or declare the bound "
             "(--param max_size=N, chosen without looking at the data)"
         )
+
+
+def add_key_argument(p: argparse.ArgumentParser, help: str) -> None:
+    """``--key-file FILE``: the secret key of a model's HMAC-SHA256 signature (:mod:`refdp.tree.integrity`)."""
+    p.add_argument("--key-file", default=None, metavar="FILE", help=help)
+
+
+def read_key_argument(args: argparse.Namespace) -> Optional[bytes]:
+    """The key in ``--key-file``, or None when it was not given."""
+    from refdp.tree.integrity import read_key
+
+    if args.key_file is None:
+        return None
+    try:
+        return read_key(args.key_file)
+    except InvalidParameterError as exc:
+        raise InvalidParameterError(f"--key-file: {exc}") from None
 
 
 def add_param_argument(p: argparse.ArgumentParser) -> None:
