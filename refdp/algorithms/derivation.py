@@ -129,7 +129,7 @@ def charge_difference(expected: Sequence[Charge], stated: Sequence[Charge]) -> O
     >>> from refdp.mechanisms import count_charge
     >>> plan = (count_charge(epsilon="1/2", label="size"),)
     >>> charge_difference(plan, (count_charge(epsilon="1/3", label="size"),))
-    "charge 0 ('size' on the whole data): its epsilon is 1/3 where the plan gives 1/2"
+    "charge 0 ('size' on the whole data) states epsilon 1/3 where the plan gives 1/2"
     """
     for index, (want, got) in enumerate(zip(expected, stated)):
         if want != got:
@@ -137,7 +137,7 @@ def charge_difference(expected: Sequence[Charge], stated: Sequence[Charge]) -> O
                 mine, theirs = getattr(want, name), getattr(got, name)
                 if mine != theirs:
                     return (
-                        f"charge {index} ({got.label!r} on {where(got)}): its {name} is {_shown(theirs)} where the "
+                        f"charge {index} ({got.label!r} on {where(got)}) states {name} {_shown(theirs)} where the "
                         f"plan gives {_shown(mine)}"
                     )
     if len(stated) < len(expected):
