@@ -264,34 +264,47 @@ def _check_params(spec: AlgorithmSpec, params: Mapping[str, Any]) -> None:
             raise ModelError(f"the model's parameter {name} must be the {parameter.kind.__name__} {parsed!r}, not {value!r}")
 
 
-def _check_derivation(spec: AlgorithmSpec, model: TreeModel) -> None:
-    """ModelError unless the model's charges and leaks are exactly those its algorithm's plan makes."""
+def _derivation_error(spec: AlgorithmSpec, model: TreeModel) -> Tuple[bool, Optional[str]]:
+    """(whether the variant's charges are re-derivable, the first difference from the plan or None)."""
     if spec.derive is None:
-        return
+        return False, None
     try:
         derived = spec.derive(model)
     except (InvalidParameterError, PrivacyError) as exc:
-        raise ModelError(f"{spec.name}'s plan cannot be made from the model's public parts: {exc}") from None
+        return True, f"{spec.name}'s plan cannot be made from the model's public parts: {exc}"
+    except ModelError as exc:
+        return True, str(exc)
     if derived is None:
-        return
+        return False, None
     difference = charge_difference(derived.charges, model.receipt.charges) or leak_difference(
         derived.leaks, model.receipt.leaks
     )
-    if difference:
-        raise ModelError(f"the receipt is not the one {spec.name}'s plan makes: {difference}")
+    return True, None if difference is None else f"the receipt is not the one {spec.name}'s plan makes: {difference}"
+
+
+def _check_derivation(spec: AlgorithmSpec, model: TreeModel) -> None:
+    """ModelError unless the model's charges and leaks are exactly those its algorithm's plan makes."""
+    _, error = _derivation_error(spec, model)
+    if error:
+        raise ModelError(error)
 
 
 def check_model(model: TreeModel) -> None:
     """ModelError unless ``model``'s algorithm and variant are registered and agree with its receipt.
 
     The parameters must be exactly the algorithm's, each of its type and in
-    its range.  A variant registered as sound must have only sound charges
-    and no leak of its own; a published (unsound) variant must show at least
-    one unsound charge or leak of its own.  The leaks of the model's schema
-    (read off the data, as by ``leaky_infer_schema`` or the ``schema``
-    command) belong to the data, not the variant: they make the receipt
-    unsound whatever the variant is.  Then the charges must be exactly the
-    ones the algorithm's ``derive`` re-issues from the model's public parts.
+    its range.  Then the charges and leaks must be exactly the ones the
+    algorithm's ``derive`` re-issues from the model's public parts.  Where a
+    variant's charges cannot be re-derived (they depend on the data), or
+    where they differ, the variant must at least agree with them: a variant
+    registered as sound has only sound charges and no leak of its own; a
+    published (unsound) variant shows at least one unsound charge or leak of
+    its own.  The leaks of the model's schema (read off the data, as by
+    ``leaky_infer_schema`` or the ``schema`` command) belong to the data, not
+    the variant: they make the receipt unsound whatever the variant is.  (A
+    sound variant whose parameters choose an unsound step, such as DPEA's
+    MCMC search, has its unsound charge re-derived and is accepted, at level
+    unsound.)
     """
     try:
         spec = get_algorithm(model.algorithm)
@@ -302,6 +315,9 @@ def check_model(model: TreeModel) -> None:
     if stated != model.variant:
         raise ModelError(f"the model's variant is {model.variant!r} but its parameters say {stated!r}")
     _check_params(spec, model.params)
+    derivable, error = _derivation_error(spec, model)
+    if derivable and error is None:
+        return
     receipt = model.receipt
     unsound = [c.label for c in receipt.charges if not c.sound]
     own_leaks = [leak for leak in receipt.leaks if leak not in model.schema.leaks]
@@ -315,7 +331,8 @@ def check_model(model: TreeModel) -> None:
             f"{spec.name} variant {variant.name!r} is registered as unsound but every charge of its receipt is "
             "sound and nothing leaked: the variant or the charges were changed"
         )
-    _check_derivation(spec, model)
+    if error:
+        raise ModelError(error)
 
 
 def model_from_json(obj: Mapping[str, Any], key: Optional[bytes] = None) -> TreeModel:
