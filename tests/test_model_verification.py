@@ -269,6 +269,7 @@ def test_at_least_25_edits_of_every_field_on_the_four_learners() -> None:
     assert {algorithm for _, algorithm, _, _ in EDITS} == set(ALGORITHMS)
 
 
+@pytest.mark.claim("receipt-rederivation")
 @pytest.mark.parametrize("algorithm", ALGORITHMS)
 def test_the_untouched_files_verify(algorithm: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     obj = _model(algorithm)
@@ -280,6 +281,7 @@ def test_the_untouched_files_verify(algorithm: str, tmp_path: Path, capsys: pyte
     assert capsys.readouterr().out.count("\n") == 1000
 
 
+@pytest.mark.claim("receipt-rederivation")
 @pytest.mark.parametrize("name, algorithm, edit, fragment", EDITS, ids=IDS)
 def test_an_edit_with_the_digest_recomputed_is_refused(name: str, algorithm: str, edit: Edit, fragment: str) -> None:
     obj = _edited(algorithm, edit)
@@ -300,6 +302,7 @@ def test_an_edit_without_a_new_digest_is_refused_by_the_digest(
         model_from_json(_edited(algorithm, edit, digest))
 
 
+@pytest.mark.claim("receipt-rederivation")
 @pytest.mark.parametrize("name, algorithm, edit, fragment", EDITS, ids=IDS)
 def test_receipt_verify_and_predict_exit_2_with_one_line(
     name: str, algorithm: str, edit: Edit, fragment: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
@@ -315,6 +318,7 @@ def test_receipt_verify_and_predict_exit_2_with_one_line(
 # --- re-training with the data and the seed -------------------------------------------------------------------
 
 
+@pytest.mark.claim("receipt-rederivation")
 @pytest.mark.parametrize("algorithm", ALGORITHMS)
 def test_retraining_tells_an_edited_leaf_count_from_the_original(
     algorithm: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
@@ -356,6 +360,7 @@ def test_retraining_needs_the_seed_and_checks_on_either_engine(tmp_path: Path, c
     assert "give --data as well" in capsys.readouterr().err
 
 
+@pytest.mark.claim("receipt-rederivation")
 def test_a_boosting_round_removed_looks_like_a_round_left_out_until_retrained(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -451,6 +456,7 @@ SETTINGS: List[Tuple[str, Dict[str, Any]]] = [
 ]
 
 
+@pytest.mark.claim("receipt-rederivation")
 @pytest.mark.parametrize("algorithm, params", SETTINGS, ids=[f"{a} {p}" for a, p in SETTINGS])
 def test_every_algorithm_and_variant_verifies_what_it_trains(algorithm: str, params: Dict[str, Any]) -> None:
     """finish_model re-derives every model it returns; a file written and read back verifies again."""

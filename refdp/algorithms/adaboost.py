@@ -88,6 +88,7 @@ from fractions import Fraction
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from refdp.algorithms.derivation import (
+    model_budget,
     check_plan_inputs,
     NO_RANDOMNESS,
     NOISY_SIZE,
@@ -834,7 +835,7 @@ def fit_adaboost(
         # The printed loop ends without a tree; the released model predicts the first class.
         trees, alphas = [Leaf((0.0,) * data.schema.n_classes)], [1.0]
     return finish_model(
-        SPEC.name, data, params, trees, ledger, weights=tuple(alphas), plan_inputs={NOISY_SIZE: noisy_size}
+        SPEC.name, data, params, trees, ledger, budget=epsilon, weights=tuple(alphas), plan_inputs={NOISY_SIZE: noisy_size}
     )
 
 
@@ -855,7 +856,7 @@ def derive_adaboost(model: TreeModel) -> Optional[Ledger]:
     if params["variant"] == "published":
         return None
     check_voting(model, "vote")
-    epsilon, ledger = model.receipt.epsilon, fresh_ledger(model)
+    epsilon, ledger = model_budget(model), fresh_ledger(model)
     plan = round_plan(schema, epsilon, params, ledger.relation, 0, replay_size(model), NO_RANDOMNESS, ledger)
     check_plan_inputs(model, {NOISY_SIZE: plan.noisy_size})
     if plan.depth == 0:

@@ -142,7 +142,7 @@ def fit_tree_baseline(
     )
     rows = counts.root()
     root = builder.build(rows, tuple(range(data.schema.n_attributes)), depth, counts.class_counts(rows))
-    return finish_model(SPEC.name, data, params, [root], ledger)
+    return finish_model(SPEC.name, data, params, [root], ledger, budget=epsilon)
 
 
 def derive_tree_baseline(model: TreeModel) -> Optional[Ledger]:

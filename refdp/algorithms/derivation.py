@@ -33,6 +33,7 @@ from refdp.rng import RandomSource
 from refdp.tree import Leaf, Node, TreeModel, children_of
 
 __all__ = [
+    "model_budget",
     "fresh_ledger",
     "replay_size",
     "NoRandomness",
@@ -65,6 +66,11 @@ _FIELDS = (
 def refuse(reason: str) -> NoReturn:
     """Raise the ModelError of a model whose public parts are not what its algorithm releases."""
     raise ModelError(reason)
+
+
+def model_budget(model: TreeModel) -> Fraction:
+    """The total epsilon the model was trained with (for a model built in code without one, its receipt's total)."""
+    return model.receipt.epsilon if model.budget is None else model.budget
 
 
 def fresh_ledger(model: TreeModel) -> Ledger:

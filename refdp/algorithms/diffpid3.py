@@ -62,6 +62,7 @@ from fractions import Fraction
 from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from refdp.algorithms.derivation import (
+    model_budget,
     NO_RANDOMNESS,
     NOISY_SIZE,
     check_plan_inputs,
@@ -377,7 +378,7 @@ def fit_diffpid3(
     root = builder.build(counts.root(), tuple(range(data.schema.n_attributes)), depth, ())
     close_budget(ledger, epsilon, BUDGET_CLAIMS)
     return finish_model(
-        SPEC.name, data, params, [root], ledger, plan_inputs={NOISY_SIZE: plan.noisy_size, SIZE_BOUND: bound}
+        SPEC.name, data, params, [root], ledger, budget=epsilon, plan_inputs={NOISY_SIZE: plan.noisy_size, SIZE_BOUND: bound}
     )
 
 
@@ -430,7 +431,7 @@ def derive_diffpid3(model: TreeModel) -> Optional[Ledger]:
     check_weights(model, (1.0,))
     check_voting(model, "vote")
     integer_counts(model, "discrete Laplace class counts")
-    epsilon, ledger = model.receipt.epsilon, fresh_ledger(model)
+    epsilon, ledger = model_budget(model), fresh_ledger(model)
     relation = ledger.relation
     plan = depth_plan(schema, epsilon, params, relation, 0, replay_size(model), NO_RANDOMNESS, ledger)
     stated = model.plan_inputs.get(SIZE_BOUND)

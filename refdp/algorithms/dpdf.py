@@ -70,6 +70,7 @@ from typing import List, Mapping, Optional, Sequence, Set, Tuple, cast
 
 from refdp.algorithms.binning import PublicBins
 from refdp.algorithms.derivation import (
+    model_budget,
     NO_RANDOMNESS,
     NOISY_SIZE,
     check_plan_inputs,
@@ -348,7 +349,7 @@ def fit_dpdf(
         )
     close_budget(ledger, epsilon, BUDGET_CLAIMS)
     return finish_model(
-        SPEC.name, data, params, trees, ledger, voting="confidence", plan_inputs={NOISY_SIZE: plan.noisy_size}
+        SPEC.name, data, params, trees, ledger, budget=epsilon, voting="confidence", plan_inputs={NOISY_SIZE: plan.noisy_size}
     )
 
 
@@ -409,7 +410,7 @@ def derive_dpdf(model: TreeModel) -> Optional[Ledger]:
     check_weights(model, [1.0] * n_trees)
     check_voting(model, "confidence")
     integer_counts(model, "discrete Laplace class counts")
-    epsilon, ledger = model.receipt.epsilon, fresh_ledger(model)
+    epsilon, ledger = model_budget(model), fresh_ledger(model)
     plan = tree_plan(schema, epsilon, params, ledger.relation, 0, replay_size(model), NO_RANDOMNESS, ledger)
     check_plan_inputs(model, {NOISY_SIZE: plan.noisy_size})
     _Forest(model, plan, ledger).derive()

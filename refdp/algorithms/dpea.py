@@ -78,6 +78,7 @@ from refdp.algorithms.dpea_subtrees import (
 )
 from refdp.algorithms.binning import PublicBins
 from refdp.algorithms.derivation import (
+    model_budget,
     NO_RANDOMNESS,
     NOISY_SIZE,
     check_plan_inputs,
@@ -379,7 +380,7 @@ def derive_dpea(model: TreeModel) -> Optional[Ledger]:
     check_weights(model, (1.0,))
     check_voting(model, "vote")
     integer_counts(model, "discrete Laplace class counts")
-    epsilon, ledger = model.receipt.epsilon, fresh_ledger(model)
+    epsilon, ledger = model_budget(model), fresh_ledger(model)
     relation = ledger.relation
     published = params["variant"] == "published"
     plan = tree_plan(schema, epsilon, params, relation, 0, replay_size(model), NO_RANDOMNESS, ledger)
@@ -479,7 +480,9 @@ def fit_dpea(
         ledger.record_leak(_published_leak(builder.min_size))
     root = bins.unbin(builder.grow(list(view.rows), tuple(range(data.schema.n_attributes)), 0, ()))
     close_budget(ledger, epsilon, BUDGET_CLAIMS)
-    return finish_model(SPEC.name, data, params, [root], ledger, plan_inputs={NOISY_SIZE: plan.noisy_size})
+    return finish_model(
+        SPEC.name, data, params, [root], ledger, budget=epsilon, plan_inputs={NOISY_SIZE: plan.noisy_size}
+    )
 
 
 SPEC = register(

@@ -84,6 +84,7 @@ from refdp.algorithms.rdt import (
     resolve_max_depth,
 )
 from refdp.algorithms.derivation import (
+    model_budget,
     check_plan_inputs,
     NO_RANDOMNESS,
     NOISY_SIZE,
@@ -602,7 +603,7 @@ def fit_kanon_rdt(
     _reserve(ledger, chosen)
     weights = forest_weights(schema.n_attributes, n_trees, depth) if voting == "log-odds" else ()
     model = finish_model(
-        SPEC.name, data, params, trees, ledger, weights=weights, voting=voting,
+        SPEC.name, data, params, trees, ledger, budget=epsilon, weights=weights, voting=voting,
         plan_inputs={NOISY_SIZE: chosen.noisy_size},
     )
     if model.receipt.delta != chosen.total_delta:
@@ -624,7 +625,7 @@ def derive_kanon_rdt(model: TreeModel) -> Optional[Ledger]:
     schema, params = model.schema, model.params
     ledger = fresh_ledger(model)
     chosen = choose_plan(
-        schema, model.receipt.epsilon, params, ledger.relation, 0, replay_size(model), NO_RANDOMNESS, ledger,
+        schema, model_budget(model), params, ledger.relation, 0, replay_size(model), NO_RANDOMNESS, ledger,
     )
     settings, depth = chosen.plan.settings, chosen.plan.depth
     check_plan_inputs(model, {NOISY_SIZE: chosen.noisy_size})

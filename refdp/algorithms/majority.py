@@ -19,7 +19,7 @@ from fractions import Fraction
 from typing import Mapping, Optional
 
 from refdp.engine import REFERENCE, Engine
-from refdp.algorithms.derivation import check_plan_inputs, check_trees, check_voting, check_weights, fresh_ledger, integer_counts, refuse
+from refdp.algorithms.derivation import model_budget, check_plan_inputs, check_trees, check_voting, check_weights, fresh_ledger, integer_counts, refuse
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
 from refdp.algorithms.root_law import CountsLaw
 from refdp.data import Dataset
@@ -55,7 +55,7 @@ def fit_noisy_majority(
         histogram, epsilon=cell_epsilon(epsilon, relation), rng=rng, ledger=ledger, label=LABEL,
         noise=str(params["noise"]), names=classes,
     )
-    return finish_model(SPEC.name, data, params, [Leaf(tuple(counts))], ledger)
+    return finish_model(SPEC.name, data, params, [Leaf(tuple(counts))], ledger, budget=epsilon)
 
 
 LABEL = "class histogram"
@@ -74,7 +74,7 @@ def derive_noisy_majority(model: TreeModel) -> Optional[Ledger]:
         integer_counts(model, "discrete Laplace counts")
     ledger = fresh_ledger(model)
     for charge in histogram_charges(
-        epsilon=cell_epsilon(model.receipt.epsilon, ledger.relation), label=LABEL, names=model.schema.classes,
+        epsilon=cell_epsilon(model_budget(model), ledger.relation), label=LABEL, names=model.schema.classes,
         noise=noise,
     ):
         ledger.record(charge)

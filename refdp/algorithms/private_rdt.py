@@ -74,6 +74,7 @@ from refdp.algorithms.noisy_depth import (
     size_share,
 )
 from refdp.algorithms.derivation import (
+    model_budget,
     check_plan_inputs,
     NO_RANDOMNESS,
     NOISY_SIZE,
@@ -217,7 +218,7 @@ def fit_private_rdt(
         trees.append(bins.unbin(tree) if bins is not None else tree)
     weights = forest_weights(schema.n_attributes, n_trees, depth) if voting == "log-odds" else ()
     return finish_model(
-        SPEC.name, data, params, trees, ledger, weights=weights, voting=voting,
+        SPEC.name, data, params, trees, ledger, budget=epsilon, weights=weights, voting=voting,
         plan_inputs={NOISY_SIZE: plan.noisy_size},
     )
 
@@ -234,7 +235,7 @@ def derive_private_rdt(model: TreeModel) -> Optional[Ledger]:
     schema, params = model.schema, model.params
     ledger = fresh_ledger(model)
     plan = forest_plan(
-        schema, model.receipt.epsilon, params, ledger.relation, 0, replay_size(model), NO_RANDOMNESS, ledger,
+        schema, model_budget(model), params, ledger.relation, 0, replay_size(model), NO_RANDOMNESS, ledger,
     )
     check_plan_inputs(model, {NOISY_SIZE: plan.noisy_size})
     check_trees(model, plan.n_trees)

@@ -212,11 +212,12 @@ def finish_model(
     trees: Sequence[Node],
     ledger: Ledger,
     *,
+    budget: Fraction,
     weights: Sequence[float] = (),
     voting: str = "vote",
     plan_inputs: Optional[Mapping[str, Optional[int]]] = None,
 ) -> TreeModel:
-    """The model an algorithm returns: its trees, with the receipt frozen from ``ledger``.
+    """The model an algorithm trained with total ``budget`` returns: its trees, with the receipt frozen from ``ledger``.
 
     ``plan_inputs`` are the public values the plan read besides the
     parameters (an entry None is left out: the value was not drawn).  The
@@ -234,6 +235,7 @@ def finish_model(
         weights=tuple(weights),
         voting=voting,
         plan_inputs={key: value for key, value in (plan_inputs or {}).items() if value is not None},
+        budget=budget,
     )
     try:
         _check_derivation(get_algorithm(name), model)

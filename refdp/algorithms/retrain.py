@@ -17,6 +17,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any, List, Optional
 
+from refdp.algorithms.derivation import model_budget
 from refdp.algorithms.registry import get_algorithm
 from refdp.data import Dataset
 from refdp.errors import ModelError
@@ -31,12 +32,10 @@ def retrained(model: TreeModel, data: Dataset, seed: int, engine: str = "referen
               epsilon: Optional[Fraction] = None) -> TreeModel:
     """``model``'s algorithm run again with its parameters and relation on ``data`` with ``seed``.
 
-    The budget is ``epsilon``, or else the receipt's total (which is the
-    budget of every sound variant; a published variant's receipt may state
-    more than it was given).
+    The budget is ``epsilon``, or else the one the model states.
     """
     spec = get_algorithm(model.algorithm)
-    budget = model.receipt.epsilon if epsilon is None else epsilon
+    budget = model_budget(model) if epsilon is None else epsilon
     return spec.fitter(engine)(data, budget, model.params, as_rng(seed), model.receipt.relation)
 
 
@@ -88,7 +87,4 @@ def check_retrained(obj: Any, model: TreeModel, data: Dataset, seed: int, engine
         {key: value for key, value in made.items() if key != DIGEST},
     )
     if found:
-        hint = ""
-        if epsilon is None and not get_algorithm(model.algorithm).variant(model.variant).sound:
-            hint = " (a published variant's receipt may state more than its budget: give the budget with --epsilon)"
-        raise ModelError(f"re-training on {source} with seed {seed} does not give this model: {found}{hint}")
+        raise ModelError(f"re-training on {source} with seed {seed} does not give this model: {found}")

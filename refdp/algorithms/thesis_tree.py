@@ -75,6 +75,7 @@ from operator import truediv
 from typing import Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 from refdp.algorithms.derivation import (
+    model_budget,
     check_plan_inputs,
     NO_RANDOMNESS,
     NOISY_SIZE,
@@ -709,7 +710,7 @@ def fit_thesis_tree(
         view = TrainingView.of(data)
         root = _PublishedBuilder(view, params, eps, depth, rng, ledger).build(list(view.rows), attributes, 0, ())
         close_budget(ledger, _planned_total(epsilon, depth, relation), BUDGET_CLAIMS)
-        return finish_model(SPEC.name, data, params, [root], ledger)
+        return finish_model(SPEC.name, data, params, [root], ledger, budget=epsilon)
     plan = depth_plan(data.schema, epsilon, params, relation, len(data), engine, rng, ledger)
     planted = variant == "float-threshold"
     # The planted fault's interval candidates are the reference engine's only.
@@ -719,7 +720,9 @@ def fit_thesis_tree(
     root = builder.build(counts.root(), attributes, plan.depth, ())
     # The noisy size and a full tree of the chosen depth together cost epsilon exactly.
     close_budget(ledger, epsilon, BUDGET_CLAIMS)
-    return finish_model(SPEC.name, data, params, [root], ledger, plan_inputs={NOISY_SIZE: plan.noisy_size})
+    return finish_model(
+        SPEC.name, data, params, [root], ledger, budget=epsilon, plan_inputs={NOISY_SIZE: plan.noisy_size}
+    )
 
 
 BUDGET_CLAIMS = ("tree-budget-plan", "thesis-tree-budget")
@@ -768,7 +771,7 @@ def derive_thesis_tree(model: TreeModel) -> Optional[Ledger]:
     check_weights(model, (1.0,))
     check_voting(model, "vote")
     integer_counts(model, "discrete Laplace class counts")
-    epsilon, ledger = model.receipt.epsilon, fresh_ledger(model)
+    epsilon, ledger = model_budget(model), fresh_ledger(model)
     plan = depth_plan(schema, epsilon, params, ledger.relation, 0, replay_size(model), NO_RANDOMNESS, ledger)
     check_plan_inputs(model, {NOISY_SIZE: plan.noisy_size})
     tree = _tree_plan(plan, epsilon, params, ledger.relation)

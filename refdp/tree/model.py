@@ -34,13 +34,13 @@ registered and agree with the charges; any mismatch is one ModelError.
 
 The file also states ``plan_inputs``: the public values the algorithm's
 budget plan read that the parameters do not hold (the noisy size N~ it
-released, for example), so that a verifier can recompute the plan, and a
-``digest`` of the whole file (:mod:`refdp.tree.integrity`), with an optional
-keyed ``signature``.
+released, for example), so that a verifier can recompute the plan, the
+``budget`` training was given, and a ``digest`` of the whole file
+(:mod:`refdp.tree.integrity`), with an optional keyed ``signature``.
 
 Format versions: 2 adds the receipt's soundness ``level``, the claims' statuses
-and a digest of the receipt; 3 adds ``plan_inputs``, the digest of the whole
-file and the optional signature.  A file of an older format cannot be
+and a digest of the receipt; 3 adds ``budget``, ``plan_inputs``, the digest
+of the whole file and the optional signature.  A file of an older format cannot be
 verified and must be retrained.
 """
 
@@ -49,6 +49,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field
+from fractions import Fraction
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
@@ -68,8 +69,8 @@ __all__ = ["TreeModel", "VOTING", "FORMAT", "VERSION", "decode_model", "dumps_mo
 FORMAT = "refdp-model"
 VERSION = 3
 _FIELDS = (
-    "format", "version", "algorithm", "variant", "params", "schema", "plan_inputs", "receipt", "voting", "weights",
-    "trees", DIGEST,
+    "format", "version", "algorithm", "variant", "params", "budget", "schema", "plan_inputs", "receipt", "voting",
+    "weights", "trees", DIGEST,
 )
 VOTING = ("vote", "confidence", "sum-counts", "log-odds")
 
@@ -90,6 +91,9 @@ class TreeModel:
     voting: str = "vote"
     plan_inputs: Mapping[str, int] = field(default_factory=dict)
     """Public values the budget plan read besides the parameters, such as the released noisy size ``noisy_size``."""
+    budget: Optional[Fraction] = None
+    """The total epsilon training was given (the receipt's total may be less, or, for a published variant,
+    more); None: the receipt's total."""
     _released: Dict[int, Tuple[Count, ...]] = field(default_factory=dict, init=False, repr=False, compare=False)
     _priors: List[List[Tuple[float, float]]] = field(default_factory=list, init=False, repr=False, compare=False)
 
@@ -105,6 +109,8 @@ class TreeModel:
                 raise ModelError(f"tree {index} has weight {weight!r}; every tree weight must be a finite number")
         if self.voting not in VOTING:
             raise ModelError(f"unknown voting rule {self.voting!r}; use one of {', '.join(VOTING)}")
+        if self.budget is None:
+            object.__setattr__(self, "budget", self.receipt.epsilon)
         for name, value in self.plan_inputs.items():
             if not isinstance(name, str) or isinstance(value, bool) or not isinstance(value, int):
                 raise ModelError(f"plan input {name!r} must be an integer, got {value!r}")
@@ -229,6 +235,7 @@ class TreeModel:
             "algorithm": self.algorithm,
             "variant": self.variant,
             "params": dict(self.params),
+            "budget": str(self.budget),
             "schema": self.schema.to_json(),
             "plan_inputs": dict(sorted(self.plan_inputs.items())),
             "receipt": self.receipt.to_json(),
@@ -321,6 +328,7 @@ def decode_model(obj: Mapping[str, Any], key: Optional[bytes] = None) -> TreeMod
             weights=weights,
             voting=str(obj["voting"]),
             plan_inputs=_plan_inputs(obj["plan_inputs"]),
+            budget=_budget(obj["budget"]),
         )
     except (KeyError, TypeError, AttributeError) as exc:
         raise ModelError(f"malformed refdp model: missing or wrong field {exc}") from None
@@ -332,6 +340,18 @@ def decode_model(obj: Mapping[str, Any], key: Optional[bytes] = None) -> TreeMod
 def read_model_json(path: Union[str, Path]) -> Any:
     """The JSON value in the file at ``path`` (ModelError when it is not UTF-8 JSON refdp can read)."""
     return read_json(path, "model file", ModelError)
+
+
+def _budget(value: Any) -> Fraction:
+    if isinstance(value, str):
+        try:
+            budget = Fraction(value)
+        except (ValueError, ZeroDivisionError):
+            pass
+        else:
+            if budget >= 0 and str(budget) == value:
+                return budget
+    raise ModelError(f"the model's budget must be an exact number >= 0 written as \"p/q\" in lowest terms, got {value!r}")
 
 
 def _plan_inputs(value: Any) -> Dict[str, int]:
