@@ -358,6 +358,11 @@ def test_retraining_needs_the_seed_and_checks_on_either_engine(tmp_path: Path, c
     assert "--data needs --seed" in capsys.readouterr().err
     assert main(["receipt", "--model", str(path), "--verify", "--seed", "1"]) == 2
     assert "give --data as well" in capsys.readouterr().err
+    # a published variant's receipt states more than its budget (14/13 of 1 here); the file states the budget
+    published = _write(tmp_path, json.loads(dumps_model(train("thesis-tree", load_builtin("vote"), 1,
+                                                                {"variant": "published"}, rng=4))))
+    assert main(["receipt", "--model", str(published), "--verify", "--data", "vote", "--seed", "4"]) == 0
+    assert "level unsound, epsilon=14/13" in capsys.readouterr().out
 
 
 @pytest.mark.claim("receipt-rederivation")

@@ -53,10 +53,6 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--engine", default="reference", choices=sorted(ENGINES), help="engine to re-train with (same model)"
     )
-    p.add_argument(
-        "--epsilon", default=None,
-        help="the budget it was trained with (default: the receipt's total, which is a sound variant's budget)",
-    )
     add_missing_argument(p)
 
 
@@ -139,17 +135,13 @@ def _retrain(args: argparse.Namespace, model: TreeModel) -> str:
     from refdp.algorithms.retrain import check_retrained
     from refdp.cli._data import read_data
     from refdp.data import BUILTIN_NAMES
-    from refdp.privacy import as_budget
     from refdp.tree import read_model_json
 
     if args.seed is None:
         raise InvalidParameterError("--data needs --seed, the seed the model was trained with")
-    epsilon = as_budget(args.epsilon) if args.epsilon is not None else None
     schema = None if args.data in BUILTIN_NAMES else model.schema
     data = read_data(args.data, schema=schema, missing=args.missing)
-    check_retrained(
-        read_model_json(args.model), model, data, args.seed, args.engine, epsilon, source=args.data,
-    )
+    check_retrained(read_model_json(args.model), model, data, args.seed, args.engine, source=args.data)
     return f"; re-trained on {args.data} with seed {args.seed}: the same file"
 
 
@@ -157,8 +149,8 @@ def _run(args: argparse.Namespace) -> int:
     """Verify the model's receipt and print it; a failure raises ModelError (exit 2)."""
     from refdp.algorithms import read_model
 
-    if args.data is None and (args.seed is not None or args.epsilon is not None or args.missing is not None):
-        raise InvalidParameterError("--seed, --epsilon and --missing re-train the model: give --data as well")
+    if args.data is None and (args.seed is not None or args.missing is not None):
+        raise InvalidParameterError("--seed and --missing re-train the model: give --data as well")
     key = read_key_argument(args)
     model = read_model(args.model, key)
     retrained = ("; signature verified" if key is not None else "") + (
