@@ -501,6 +501,14 @@ def round_plan(
     noisy histogram.  A function of public values and the released noisy
     size only: a verifier calls it with
     :func:`~refdp.algorithms.derivation.replay_size`.
+
+    >>> from refdp.algorithms import get_algorithm
+    >>> from refdp.algorithms.derivation import NO_RANDOMNESS
+    >>> from refdp.data import load
+    >>> params = get_algorithm("dp-adaboost").resolve({"size_share": 0})
+    >>> round_plan(load("vote").schema, Fraction(1), params, Relation.ADD_REMOVE, 435, REFERENCE, NO_RANDOMNESS,
+    ...            Ledger()).depth
+    5
     """
     depth = int(params["max_depth"])
     theta = as_fraction(float(params["theta"]), "theta")
@@ -851,6 +859,12 @@ def derive_adaboost(model: TreeModel) -> Optional[Ledger]:
     weight alpha_t is the one the tree's released counts give (tau_t at most
     1 - 1/K); every leaf count is a whole number of units of 1/1024.  The
     published variant's budget depends on the data: None.
+
+    >>> from refdp.algorithms import train
+    >>> from refdp.data import load
+    >>> model = train("dp-adaboost", load("vote"), 1, rng=1)
+    >>> derive_adaboost(model).charges == model.receipt.charges
+    True
     """
     params, schema = model.params, model.schema
     if params["variant"] == "published":

@@ -146,7 +146,13 @@ def fit_tree_baseline(
 
 
 def derive_tree_baseline(model: TreeModel) -> Optional[Ledger]:
-    """No charge and one leak: the baseline reads the data and says so; its tree is one of at most max_depth levels."""
+    """No charge and one leak: the baseline reads the data and says so; its tree is one of at most max_depth levels.
+
+    >>> from refdp.algorithms import train
+    >>> from refdp.data import load
+    >>> derive_tree_baseline(train("tree-baseline", load("monk1"), 1, rng=1)).leaks
+    ('non-private baseline: reads the data directly',)
+    """
     check_plan_inputs(model, {})
     check_trees(model, 1)
     check_weights(model, (1.0,))

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 from fractions import Fraction
-from typing import Dict, Iterator, List, NoReturn, Optional, Sequence, Tuple
+from typing import Dict, Iterator, List, NoReturn, Optional, Sequence
 
 from refdp.data.grid import Threshold, ThresholdGrid
 from refdp.engine import REFERENCE, Engine
@@ -64,17 +64,34 @@ _FIELDS = (
 
 
 def refuse(reason: str) -> NoReturn:
-    """Raise the ModelError of a model whose public parts are not what its algorithm releases."""
+    """Raise the ModelError of a model whose public parts are not what its algorithm releases.
+
+    >>> refuse("tree 0 has weight -1.0")
+    Traceback (most recent call last):
+    refdp.errors.ModelError: tree 0 has weight -1.0
+    """
     raise ModelError(reason)
 
 
 def model_budget(model: TreeModel) -> Fraction:
-    """The total epsilon the model was trained with (for a model built in code without one, its receipt's total)."""
+    """The total epsilon the model was trained with (for a model built in code without one, its receipt's total).
+
+    >>> from refdp.algorithms import train
+    >>> from refdp.data import load
+    >>> model_budget(train("noisy-majority", load("vote"), "1/2", rng=1))
+    Fraction(1, 2)
+    """
     return model.receipt.epsilon if model.budget is None else model.budget
 
 
 def fresh_ledger(model: TreeModel) -> Ledger:
-    """An empty ledger under the model's relation that already records its schema's leaks (as training does)."""
+    """An empty ledger under the model's relation that already records its schema's leaks (as training does).
+
+    >>> from refdp.algorithms import train
+    >>> from refdp.data import load
+    >>> fresh_ledger(train("noisy-majority", load("vote"), 1, rng=1)).charges
+    ()
+    """
     ledger = Ledger(model.receipt.relation)
     for leak in model.schema.leaks:
         ledger.record_leak(leak)
@@ -109,6 +126,14 @@ def replay_size(model: TreeModel) -> Engine:
     very charge training recorded and returns the N~ training released, so
     the plan that follows is the training run's.  A model that states no
     N~ gets a sampler that refuses (its plan must not have drawn one).
+
+    >>> from refdp.algorithms import train
+    >>> from refdp.data import load
+    >>> from refdp.mechanisms import discrete_laplace_mechanism
+    >>> model = train("thesis-tree", load("vote"), 1, rng=1)
+    >>> discrete_laplace_mechanism(0, epsilon="1/20", rng=NO_RANDOMNESS, ledger=Ledger(), label="N~",
+    ...                            sampler=replay_size(model).discrete_laplace) == model.plan_inputs["noisy_size"]
+    True
     """
     noisy = model.plan_inputs.get(NOISY_SIZE)
 
@@ -121,7 +146,12 @@ def replay_size(model: TreeModel) -> Engine:
 
 
 def where(charge: Charge) -> str:
-    """The partition of ``charge`` as the receipt command prints it."""
+    """The partition of ``charge`` as the receipt command prints it.
+
+    >>> from refdp.mechanisms import count_charge
+    >>> where(count_charge(epsilon=1, label="N_T", partition=("split=a=x",))), where(count_charge(epsilon=1, label="N"))
+    ('split=a=x', 'the whole data')
+    """
     return "/".join(charge.partition) if charge.partition else "the whole data"
 
 
@@ -162,7 +192,11 @@ def charge_difference(expected: Sequence[Charge], stated: Sequence[Charge]) -> O
 
 
 def leak_difference(expected: Sequence[str], stated: Sequence[str]) -> Optional[str]:
-    """None when the leaks are the plan's; else one line naming the first that differs."""
+    """None when the leaks are the plan's; else one line naming the first that differs.
+
+    >>> leak_difference(["schema read off the data"], [])
+    "the plan records the leak 'schema read off the data', which the receipt does not state"
+    """
     if tuple(expected) == tuple(stated):
         return None
     for index, (want, got) in enumerate(zip(expected, stated)):
@@ -174,7 +208,14 @@ def leak_difference(expected: Sequence[str], stated: Sequence[str]) -> Optional[
 
 
 def check_plan_inputs(model: TreeModel, expected: Dict[str, Optional[int]]) -> None:
-    """The model's plan inputs are exactly ``expected`` (an entry None: not drawn, so not stated)."""
+    """The model's plan inputs are exactly ``expected`` (an entry None: not drawn, so not stated).
+
+    >>> from refdp.algorithms import train
+    >>> from refdp.data import load
+    >>> check_plan_inputs(train("noisy-majority", load("vote"), 1, rng=1), {"noisy_size": 400})
+    Traceback (most recent call last):
+    refdp.errors.ModelError: the model's plan input 'noisy_size' is None where the plan reads 400
+    """
     wanted = {name: value for name, value in expected.items() if value is not None}
     for name in sorted(set(model.plan_inputs) | set(wanted)):
         if model.plan_inputs.get(name) != wanted.get(name):
@@ -184,13 +225,25 @@ def check_plan_inputs(model: TreeModel, expected: Dict[str, Optional[int]]) -> N
 
 
 def check_trees(model: TreeModel, count: int) -> None:
-    """The model has exactly ``count`` trees."""
+    """The model has exactly ``count`` trees.
+
+    >>> from refdp.algorithms import train
+    >>> from refdp.data import load
+    >>> check_trees(train("noisy-majority", load("vote"), 1, rng=1), 2)
+    Traceback (most recent call last):
+    refdp.errors.ModelError: the model has 1 trees where noisy-majority's plan makes 2
+    """
     if len(model.trees) != count:
         refuse(f"the model has {len(model.trees)} trees where {model.algorithm}'s plan makes {count}")
 
 
 def check_weights(model: TreeModel, expected: Sequence[float]) -> None:
-    """The trees' weights are exactly ``expected`` (what the algorithm's voting rule gives them)."""
+    """The trees' weights are exactly ``expected`` (what the algorithm's voting rule gives them).
+
+    >>> from refdp.algorithms import train
+    >>> from refdp.data import load
+    >>> check_weights(train("noisy-majority", load("vote"), 1, rng=1), [1.0])
+    """
     for index, (weight, want) in enumerate(zip(model.weights, expected)):
         if weight != want:
             refuse(f"tree {index} has weight {weight!r} where {model.algorithm} gives it {want!r}")
@@ -199,7 +252,12 @@ def check_weights(model: TreeModel, expected: Sequence[float]) -> None:
 
 
 def check_voting(model: TreeModel, expected: str) -> None:
-    """The model votes by ``expected``."""
+    """The model votes by ``expected``.
+
+    >>> from refdp.algorithms import train
+    >>> from refdp.data import load
+    >>> check_voting(train("noisy-majority", load("vote"), 1, rng=1), "vote")
+    """
     if model.voting != expected:
         refuse(f"the model votes by {model.voting!r} where {model.algorithm} with these parameters votes by {expected!r}")
 
@@ -213,7 +271,12 @@ def _nodes(node: Node) -> Iterator[Node]:
 
 
 def integer_counts(model: TreeModel, what: str) -> None:
-    """Every released count of every tree is a whole number (what discrete Laplace noise or a tally releases)."""
+    """Every released count of every tree is a whole number (what discrete Laplace noise or a tally releases).
+
+    >>> from refdp.algorithms import train
+    >>> from refdp.data import load
+    >>> integer_counts(train("noisy-majority", load("vote"), 1, rng=1), "discrete Laplace counts")
+    """
     for index, tree in enumerate(model.trees):
         for node in _nodes(tree):
             counts = node.counts
@@ -222,12 +285,22 @@ def integer_counts(model: TreeModel, what: str) -> None:
 
 
 def tree_depth(node: Node) -> int:
-    """The number of splits on the longest root-to-leaf path."""
+    """The number of splits on the longest root-to-leaf path.
+
+    >>> from refdp.tree import ValueSplit
+    >>> tree_depth(ValueSplit(0, 1, Leaf((1, 0)), ValueSplit(1, 0, Leaf((0, 1)), Leaf((2, 2)))))
+    2
+    """
     return max((1 + tree_depth(child) for child in children_of(node)), default=0)
 
 
 def n_leaves(node: Node) -> int:
-    """The number of leaves below ``node``."""
+    """The number of leaves below ``node``.
+
+    >>> from refdp.tree import ValueSplit
+    >>> n_leaves(ValueSplit(0, 1, Leaf((1, 0)), Leaf((0, 1))))
+    2
+    """
     return sum(1 for n in _nodes(node) if isinstance(n, Leaf))
 
 
@@ -235,7 +308,12 @@ _GRID_INDEX: Dict[ThresholdGrid, Dict[Threshold, int]] = {}
 
 
 def grid_index(grid: ThresholdGrid, threshold: Threshold, where: str) -> int:
-    """k with ``grid.point(k) == threshold``, or a refusal naming ``where`` the threshold is."""
+    """k with ``grid.point(k) == threshold``, or a refusal naming ``where`` the threshold is.
+
+    >>> grid = ThresholdGrid(Fraction(0), Fraction(1), 4)
+    >>> grid_index(grid, 0.5, "the root")
+    2
+    """
     index = _GRID_INDEX.get(grid)
     if index is None:
         if len(_GRID_INDEX) > 64:
@@ -256,6 +334,11 @@ def receipt_children(charges: Sequence[Charge], path: Partition, key: str) -> Li
     The structure of a subtree that the model no longer holds (pruned, or a
     boosting round left out of the vote) is released by the receipt's
     partitions; a derivation reads it from there.
+
+    >>> from refdp.mechanisms import count_charge
+    >>> charges = [count_charge(epsilon=1, label="N_T", partition=p) for p in [(), ("split=a=x",), ("split=a!=x",)]]
+    >>> receipt_children(charges, (), "split")
+    ['a=x', 'a!=x']
     """
     seen: Dict[str, None] = {}
     depth = len(path)
@@ -266,7 +349,3 @@ def receipt_children(charges: Sequence[Charge], path: Partition, key: str) -> Li
             seen.setdefault(partition[depth][len(prefix):], None)
     return list(seen)
 
-
-def children_paths(path: Partition, key: str, conditions: Sequence[str]) -> Tuple[Partition, ...]:
-    """The partitions of the cells ``key=<condition>`` below ``path``."""
-    return tuple(path + (f"{key}={condition}",) for condition in conditions)

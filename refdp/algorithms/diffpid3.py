@@ -199,7 +199,13 @@ def size_bound(params: Mapping[str, Param], data: Dataset, relation: Relation) -
 
 
 def public_bound(params: Mapping[str, Param], relation: Relation, size: int) -> Optional[int]:
-    """The bound N of :func:`size_bound` for a data set of ``size`` rows, public under ``substitute``."""
+    """The bound N of :func:`size_bound` for a data set of ``size`` rows, public under ``substitute``.
+
+    >>> public_bound({"quality": "info-gain", "max_size": 0}, Relation.SUBSTITUTE, 435)
+    435
+    >>> public_bound({"quality": "max", "max_size": 0}, Relation.SUBSTITUTE, 435) is None
+    True
+    """
     if params["quality"] != "info-gain":
         return None
     given = params["max_size"]
@@ -219,6 +225,11 @@ def reads_public_size(params: Mapping[str, Param], relation: Relation) -> bool:
     a transformation that depends on a record (dropping the rows with a
     missing value) changes it under a substitution, and the bound is then
     not public (``train`` refuses ``--missing drop`` with it).
+
+    >>> reads_public_size({"quality": "info-gain", "max_size": 0}, Relation.SUBSTITUTE)
+    True
+    >>> reads_public_size({"quality": "info-gain", "max_size": 1000}, Relation.SUBSTITUTE)
+    False
     """
     return params["quality"] == "info-gain" and params["max_size"] == 0 and relation is Relation.SUBSTITUTE
 
@@ -392,7 +403,11 @@ SIZE_BOUND = "size_bound"
 
 
 def threshold_label(attribute: ContinuousAttribute) -> str:
-    """The label of the exponential mechanism that picks ``attribute``'s threshold at a node."""
+    """The label of the exponential mechanism that picks ``attribute``'s threshold at a node.
+
+    >>> threshold_label(ContinuousAttribute("age", 0.0, 120.0))
+    'threshold of age'
+    """
     return f"threshold of {attribute.name}"
 
 
@@ -404,6 +419,14 @@ def depth_plan(
 
     A function of public values and the released noisy size only: a
     verifier calls it with :func:`~refdp.algorithms.derivation.replay_size`.
+
+    >>> from refdp.algorithms import get_algorithm
+    >>> from refdp.algorithms.derivation import NO_RANDOMNESS
+    >>> from refdp.data import load
+    >>> params = get_algorithm("diffpid3").resolve({"size_share": 0, "max_depth": 3})
+    >>> depth_plan(load("vote").schema, Fraction(1), params, Relation.ADD_REMOVE, 435, REFERENCE, NO_RANDOMNESS,
+    ...            Ledger()).depth
+    3
     """
     share, sigmas = size_share(params)
     branching = mean_branching(schema, 2)
@@ -425,6 +448,12 @@ def derive_diffpid3(model: TreeModel) -> Optional[Ledger]:
     thresholds on the public grid, at most d levels, discrete Laplace counts.
     (Whether a node stopped reads its noisy size N_T, which is not released:
     a leaf above depth d is not checked against the rule.)
+
+    >>> from refdp.algorithms import train
+    >>> from refdp.data import load
+    >>> model = train("diffpid3", load("vote"), 1, rng=1)
+    >>> derive_diffpid3(model).charges == model.receipt.charges
+    True
     """
     params, schema = model.params, model.schema
     check_trees(model, 1)

@@ -372,6 +372,14 @@ def tree_plan(
 
     A function of public values and the released noisy size only: a
     verifier calls it with :func:`~refdp.algorithms.derivation.replay_size`.
+
+    >>> from refdp.algorithms import get_algorithm
+    >>> from refdp.algorithms.derivation import NO_RANDOMNESS
+    >>> from refdp.data import load
+    >>> params = get_algorithm("dpdf").resolve({"size_share": 0})
+    >>> tree_plan(load("vote").schema, Fraction(1), params, Relation.ADD_REMOVE, 435, REFERENCE, NO_RANDOMNESS,
+    ...           Ledger()).depth
+    5
     """
     max_depth = int(params["max_depth"])
     if params["variant"] != "sound":
@@ -401,6 +409,12 @@ def derive_dpdf(model: TreeModel) -> Optional[Ledger]:
     have no candidate left, or be a pruned split.  Counts are whole numbers
     (discrete Laplace); the vote is by confidence with weight 1.  The
     published variant's calibration is marked unsound: None.
+
+    >>> from refdp.algorithms import train
+    >>> from refdp.data import load
+    >>> model = train("dpdf", load("vote"), 1, rng=1)
+    >>> derive_dpdf(model).charges == model.receipt.charges
+    True
     """
     params, schema = model.params, model.schema
     if params["variant"] != "sound":

@@ -289,7 +289,11 @@ BUDGET_CLAIMS = ("tree-budget-plan", "dpea-budget")
 
 
 def search_of(search: str, levels: int) -> str:
-    """The search a selection of ``levels`` levels runs: ``paper`` is exhaustive up to 2 levels, MCMC deeper."""
+    """The search a selection of ``levels`` levels runs: ``paper`` is exhaustive up to 2 levels, MCMC deeper.
+
+    >>> search_of("paper", 2), search_of("paper", 3), search_of("exact", 3)
+    ('exhaustive', 'mcmc', 'exact')
+    """
     if search == "paper":
         return "exhaustive" if levels <= 2 else "mcmc"
     return search
@@ -298,7 +302,11 @@ def search_of(search: str, levels: int) -> str:
 def selection_charge(
     search: str, levels: int, epsilon: Fraction, monotone: bool, published: bool, steps: int, path: Partition
 ) -> Charge:
-    """The charge of one subtree selection of ``levels`` levels at ``path`` by ``search`` (see :func:`search_of`)."""
+    """The charge of one subtree selection of ``levels`` levels at ``path`` by ``search`` (see :func:`search_of`).
+
+    >>> selection_charge("exact", 2, Fraction(1, 3), True, False, 1000, ()).label
+    "subtree of 2 level(s), exponential mechanism on q' (factorised exact sampler)"
+    """
     label = f"subtree of {levels} level(s), exponential mechanism on q'"
     if search == "exhaustive":
         return exponential_charge(
@@ -348,6 +356,14 @@ def tree_plan(
 
     A function of public values and the released noisy size only: a
     verifier calls it with :func:`~refdp.algorithms.derivation.replay_size`.
+
+    >>> from refdp.algorithms import get_algorithm
+    >>> from refdp.algorithms.derivation import NO_RANDOMNESS
+    >>> from refdp.data import load
+    >>> params = get_algorithm("dpea").resolve({"size_share": 0})
+    >>> tree_plan(load("vote").schema, Fraction(1), params, Relation.ADD_REMOVE, 435, REFERENCE, NO_RANDOMNESS,
+    ...           Ledger()).depth
+    2
     """
     max_depth = int(params["max_depth"])
     if params["variant"] == "published":
@@ -374,6 +390,12 @@ def derive_dpea(model: TreeModel) -> Optional[Ledger]:
     published one may stop on true counts (its leak), so a leaf there is its
     stop.  Every split is one attribute's public cells (its domain, or public
     bins), not yet used on the path; counts are whole numbers.
+
+    >>> from refdp.algorithms import train
+    >>> from refdp.data import load
+    >>> model = train("dpea", load("vote"), 1, rng=1)
+    >>> derive_dpea(model).charges == model.receipt.charges
+    True
     """
     params, schema = model.params, model.schema
     check_trees(model, 1)

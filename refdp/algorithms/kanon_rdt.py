@@ -470,6 +470,16 @@ def choose_plan(
 
     A function of public values and the released noisy size only: a
     verifier calls it with :func:`~refdp.algorithms.derivation.replay_size`.
+
+    >>> from refdp.algorithms import get_algorithm
+    >>> from refdp.algorithms.derivation import NO_RANDOMNESS
+    >>> from refdp.data import load
+    >>> from refdp.engine import REFERENCE
+    >>> params = get_algorithm("kanon-rdt").resolve({"size_share": 0})
+    >>> chosen = choose_plan(load("vote").schema, Fraction(1), params, Relation.ADD_REMOVE, 435, REFERENCE,
+    ...                      NO_RANDOMNESS, Ledger())
+    >>> chosen.plan.settings.n_trees, chosen.noisy_size
+    (12, None)
     """
     categorical = str(params["categorical"])
     binned = params["continuous"] == "bins"
@@ -621,6 +631,12 @@ def derive_kanon_rdt(model: TreeModel) -> Optional[Ledger]:
     sampled tallies after suppression: whole numbers, each 0 or at least k
     (the leaf total, under ``leaf-total``); the weights and voting rule as
     the parameters say.
+
+    >>> from refdp.algorithms import train
+    >>> from refdp.data import load
+    >>> model = train("kanon-rdt", load("vote"), 1, rng=1)
+    >>> derive_kanon_rdt(model).charges == model.receipt.charges
+    True
     """
     schema, params = model.schema, model.params
     ledger = fresh_ledger(model)

@@ -62,7 +62,14 @@ LABEL = "class histogram"
 
 
 def derive_noisy_majority(model: TreeModel) -> Optional[Ledger]:
-    """The one histogram's charges, from the budget, the relation and the classes (see :mod:`refdp.algorithms.derivation`)."""
+    """The one histogram's charges, from the budget, the relation and the classes (see :mod:`refdp.algorithms.derivation`).
+
+    >>> from refdp.algorithms import train
+    >>> from refdp.data import load
+    >>> model = train("noisy-majority", load("vote"), 1, rng=1)
+    >>> derive_noisy_majority(model).charges == model.receipt.charges
+    True
+    """
     check_plan_inputs(model, {})
     check_trees(model, 1)
     check_weights(model, (1.0,))

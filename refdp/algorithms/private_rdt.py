@@ -126,6 +126,16 @@ def forest_plan(
 
     A function of public values and the released noisy size only: a
     verifier calls it with :func:`~refdp.algorithms.derivation.replay_size`.
+
+    >>> from refdp.algorithms.derivation import NO_RANDOMNESS
+    >>> from refdp.data import load
+    >>> from refdp.engine import REFERENCE
+    >>> from refdp.privacy import Ledger
+    >>> plan = forest_plan(load("vote").schema, Fraction(1), {"n_trees": 10, "max_depth": 3, "continuous": "bins",
+    ...                    "bins": 10, "categorical": "multiway", "size_share": 0.0, "leaf_sigmas": 2.5},
+    ...                    Relation.ADD_REMOVE, 435, REFERENCE, NO_RANDOMNESS, Ledger())
+    >>> plan.depth, plan.n_trees, plan.per_cell
+    (3, 10, Fraction(1, 10))
     """
     n_trees = int(params["n_trees"])
     max_depth = resolve_max_depth(schema, int(params["max_depth"]))
@@ -231,6 +241,12 @@ def derive_private_rdt(model: TreeModel) -> Optional[Ledger]:
     counts charges.  The trees must be structures the plan can draw, their
     counts whole numbers under discrete Laplace noise, and their weights the
     voting rule's.
+
+    >>> from refdp.algorithms import train
+    >>> from refdp.data import load
+    >>> model = train("private-rdt", load("vote"), 1, rng=1)
+    >>> derive_private_rdt(model).charges == model.receipt.charges
+    True
     """
     schema, params = model.schema, model.params
     ledger = fresh_ledger(model)

@@ -33,6 +33,12 @@ def retrained(model: TreeModel, data: Dataset, seed: int, engine: str = "referen
     """``model``'s algorithm run again with its parameters and relation on ``data`` with ``seed``.
 
     The budget is ``epsilon``, or else the one the model states.
+
+    >>> from refdp.algorithms import train
+    >>> from refdp.data import load
+    >>> model = train("noisy-majority", load("vote"), 1, rng=3)
+    >>> retrained(model, load("vote"), 3) == model
+    True
     """
     spec = get_algorithm(model.algorithm)
     budget = model_budget(model) if epsilon is None else epsilon
@@ -79,6 +85,13 @@ def check_retrained(obj: Any, model: TreeModel, data: Dataset, seed: int, engine
 
     ``obj`` must be the verified file of ``model`` (its digest checked); its
     signature, if any, is left out of the comparison (re-training has no key).
+
+    >>> from refdp.algorithms import train
+    >>> from refdp.data import load
+    >>> model = train("noisy-majority", load("vote"), 1, rng=3)
+    >>> check_retrained(model.to_json(), model, load("vote"), 4, source="vote")
+    Traceback (most recent call last):
+    refdp.errors.ModelError: re-training on vote with seed 4 does not give this model: trees.0.counts.1 is 165 in the file where re-training gives 169
     """
     made = retrained(model, data, seed, engine, epsilon).to_json()
     # The file's digest verified before, so its other fields equal the re-trained ones exactly when the files do.

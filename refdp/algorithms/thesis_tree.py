@@ -228,7 +228,11 @@ COUNTS_LABEL = "class counts N_c"
 
 
 def stops(noisy: Sequence[Count], min_samples: int) -> bool:
-    """Algorithm 2's stopping rule on a node's noisy class counts: |N_c| <= 1 positive class, or N_n <= m_s."""
+    """Algorithm 2's stopping rule on a node's noisy class counts: |N_c| <= 1 positive class, or N_n <= m_s.
+
+    >>> stops([3, 0], 5), stops([30, 2], 5)
+    (True, False)
+    """
     return sum(1 for c in noisy if c > 0) <= 1 or sum(noisy) <= min_samples
 
 
@@ -736,6 +740,14 @@ def depth_plan(
 
     A function of public values and the released noisy size only: a
     verifier calls it with :func:`~refdp.algorithms.derivation.replay_size`.
+
+    >>> from refdp.algorithms import get_algorithm
+    >>> from refdp.algorithms.derivation import NO_RANDOMNESS
+    >>> from refdp.data import load
+    >>> params = get_algorithm("thesis-tree").resolve({"size_share": 0})
+    >>> depth_plan(load("vote").schema, Fraction(1), params, Relation.ADD_REMOVE, 435, REFERENCE, NO_RANDOMNESS,
+    ...            Ledger()).depth
+    6
     """
     node_counts = str(params["node_counts"])
     ratio = as_fraction(params["level_ratio"], "level_ratio")
@@ -762,6 +774,12 @@ def derive_thesis_tree(model: TreeModel) -> Optional[Ledger]:
     planted fault), a leaf only where the plan stops, discrete Laplace
     counts (whole numbers), one tree of weight 1.  The published variant's
     charges depend on the data (noise only on the classes present): None.
+
+    >>> from refdp.algorithms import train
+    >>> from refdp.data import load
+    >>> model = train("thesis-tree", load("vote"), 1, rng=1)
+    >>> derive_thesis_tree(model).charges == model.receipt.charges
+    True
     """
     params, schema = model.params, model.schema
     variant = str(params["variant"])
