@@ -192,7 +192,7 @@ EDITS: List[Tuple[str, str, Edit, str]] = [
     ("renamed diffpid3", "thesis-tree", _rename_algorithm("diffpid3"), "parameters"),
     ("max_depth 2", "thesis-tree", _param("max_depth", 2), "plan"),
     ("max_depth -3", "thesis-tree", _param("max_depth", -3), "max_depth must be in"),
-    ("grid 100", "thesis-tree", _param("grid", 100), "not a point of its public grid"),
+    ("grid 64", "thesis-tree", _param("grid", 64), "not a point of its public grid"),
     ("size_share", "thesis-tree", _param("size_share", 0.1), "plan of depth"),
     ("level_ratio", "thesis-tree", _param("level_ratio", 2.0), "planned depth"),
     ("a bound", "thesis-tree", _change_bound, "not a point of its public grid"),
