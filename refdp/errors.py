@@ -3,12 +3,18 @@
 Every error refdp raises on bad input is a :class:`RefdpError`, and every
 message says what was wrong and what to do about it.  The classes also inherit
 from the matching built-in exception so that callers who catch ``ValueError``
-keep working.
+keep working.  A message that quotes an oversized value (a 30 MB field of a
+data file) is cut: a run of 200 or more characters without a space keeps its
+ends, and a message still longer than :data:`MAX_MESSAGE` characters loses
+its middle, so that where the error is and what to do remain.
 """
 
 from __future__ import annotations
 
+import re
+
 __all__ = [
+    "MAX_MESSAGE",
     "RefdpError",
     "InvalidParameterError",
     "SchemaError",
@@ -18,8 +24,39 @@ __all__ = [
 ]
 
 
+MAX_MESSAGE = 1200
+"""The longest message a refdp error keeps; a longer one loses its middle."""
+
+
+_LONG_WORD = re.compile(r"\S{200,}")
+
+
+def _shorter(word: "re.Match[str]") -> str:
+    text = word.group()
+    return f"{text[:60]}...({len(text) - 80} characters cut)...{text[-20:]}"
+
+
+def _cut(message: str) -> str:
+    if len(message) < 200:
+        return message
+    message = _LONG_WORD.sub(_shorter, message)
+    if len(message) <= MAX_MESSAGE:
+        return message
+    keep = (MAX_MESSAGE - 40) // 2
+    return f"{message[:keep]}...({len(message) - 2 * keep} characters cut)...{message[-keep:]}"
+
+
 class RefdpError(Exception):
-    """Base class of every error refdp raises on purpose."""
+    """Base class of every error refdp raises on purpose.
+
+    >>> len(str(RefdpError("unknown category " + "x" * 10**6 + "; declare it"))) <= MAX_MESSAGE
+    True
+    """
+
+    def __init__(self, *args: object) -> None:
+        if len(args) == 1 and isinstance(args[0], str):
+            args = (_cut(args[0]),)
+        super().__init__(*args)
 
 
 class InvalidParameterError(RefdpError, ValueError):

@@ -84,6 +84,7 @@ def test_evaluate_reports_each_model_on_stderr(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(progress, "AFTER", 0.0)  # show the line from the first model on
+    monkeypatch.setattr(progress, "_terminal", lambda: True)
     status, out, err = run(capsys, "evaluate", "--algorithm", "noisy-majority", "--data", "vote", "--epsilon", "1",
                            "--folds", "3", "--seed", "1")
     assert status == 0 and "accuracy" in out
@@ -93,10 +94,33 @@ def test_evaluate_reports_each_model_on_stderr(
     assert err.endswith("\n")
 
 
+def test_progress_elsewhere_than_a_terminal_is_whole_lines(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(progress, "AFTER", 0.0)
+    monkeypatch.setattr(progress, "_terminal", lambda: False)  # a log file or a pipe
+    status, _, err = run(capsys, "evaluate", "--algorithm", "noisy-majority", "--data", "vote", "--epsilon", "1",
+                         "--folds", "3", "--seed", "1")
+    assert status == 0 and "\r" not in err, err
+    # the first update, then none for EVERY seconds but the last
+    assert [line.split(",")[0] for line in err.splitlines()] == [
+        "evaluate noisy-majority: 1/3 models (33%)", "evaluate noisy-majority: 3/3 models (100%)"
+    ], err
+    stream = io.StringIO()
+    monkeypatch.setattr("sys.stderr", stream)
+    shown = threading.Event()
+    with progress.Ticker("training x"):
+        while not shown.wait(0.01):
+            if "training x" in stream.getvalue():
+                shown.set()
+    assert stream.getvalue() == "training x: 0 s\n"
+
+
 def test_the_ticker_shows_the_time_of_a_long_step(monkeypatch: pytest.MonkeyPatch) -> None:
     stream = io.StringIO()
     monkeypatch.setattr("sys.stderr", stream)
     monkeypatch.setattr(progress, "AFTER", 0.0)
+    monkeypatch.setattr(progress, "_terminal", lambda: True)
     shown = threading.Event()
     with progress.Ticker("training x"):
         # wait for the ticker's first line (a long step would simply outlast it)

@@ -127,6 +127,7 @@ from refdp.data.grid import ThresholdGrid
 from refdp.engine import REFERENCE, Engine, TrainingView
 from refdp.scoring.kernels import exact_score_function
 from refdp.errors import InvalidParameterError
+from refdp.params import MAX_DEPTH
 from refdp.mechanisms import (
     count_charge,
     discrete_laplace_mechanism,
@@ -1033,14 +1034,15 @@ SPEC = register(
         ),
         parameters=(
             Parameter("variant", str, "sound", "which variant to run", ("sound", "published")),
-            Parameter("n_estimators", int, 5, "T, the number of boosting rounds (trees; at most, see size_share)", minimum=1),
-            Parameter("max_depth", int, 1, "d, the depth of each tree (1: a stump)", minimum=1),
+            Parameter("n_estimators", int, 5, "T, the number of boosting rounds (trees; at most, see size_share)",
+                      minimum=1, maximum=1000),
+            Parameter("max_depth", int, 1, "d, the depth of each tree (1: a stump)", minimum=1, maximum=MAX_DEPTH),
             Parameter(
                 "n_features", int, 0,
                 "k, the attributes drawn at each node (random subspace); 0: every attribute (the paper used 5)",
-                minimum=0,
+                minimum=0, maximum=10000,
             ),
-            Parameter("theta", float, 1.5, "weight cap theta, in units of the initial weight", minimum=1.0),
+            Parameter("theta", float, 1.5, "weight cap theta, in units of the initial weight", minimum=1.0, maximum=1e6),
             GRID_PARAMETER,
             *size_parameters(0.05, 6.0),
         ),

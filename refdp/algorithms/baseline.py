@@ -34,6 +34,7 @@ from refdp.scoring.kernels import score_function
 from refdp.algorithms.derivation import check_plan_inputs, check_trees, check_voting, check_weights, fresh_ledger, integer_counts, tree_depth
 from refdp.algorithms.derivation import refuse
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
+from refdp.params import MAX_DEPTH
 from refdp.data import CategoricalAttribute, Dataset, Schema
 from refdp.privacy import Ledger, Relation
 from refdp.rng import RandomSource
@@ -179,8 +180,10 @@ SPEC = register(
                 "categorical splits: multiway on the domain (ID3) or value vs rest (CART)",
                 ("multiway", "binary"),
             ),
-            Parameter("max_depth", int, 5, "maximal depth (levels of splits)", minimum=0),
-            Parameter("min_samples", int, 5, "a node with at most this many rows becomes a leaf"),
+            Parameter("max_depth", int, 5, "maximal depth (levels of splits)", minimum=0, maximum=MAX_DEPTH),
+            Parameter(
+                "min_samples", int, 5, "a node with at most this many rows becomes a leaf", minimum=0, maximum=10**9
+            ),
         ),
         claims=(),
         fit=fit_tree_baseline,

@@ -101,6 +101,7 @@ from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset, Schem
 from refdp.data.grid import Threshold, ThresholdGrid, ceil_float
 from refdp.mechanisms import count_charge, exponential_charge, exponential_mechanism, histogram_charges
 from refdp.errors import InvalidParameterError
+from refdp.params import MAX_DEPTH
 from refdp.privacy import Charge, Ledger, Partition, Relation
 from refdp.rng import RandomSource
 from refdp.scoring import get_quality, monotone_under
@@ -597,12 +598,12 @@ SPEC = register(
                 "quality", str, "max",
                 "quality function q (max: the best in 5-fold CV on the built-in data, docs/results.md)", _QUALITIES,
             ),
-            Parameter("max_depth", int, 5, "maximal depth d (levels of splits)", minimum=0),
+            Parameter("max_depth", int, 5, "maximal depth d (levels of splits)", minimum=0, maximum=MAX_DEPTH),
             Parameter(
                 "max_size", int, 0,
                 "public bound N on the data set's size for info-gain's sensitivity (0: 10^6 under "
                 "add-remove, the data set's size under substitute)",
-                minimum=0,
+                minimum=0, maximum=10**15,
             ),
             GRID_PARAMETER,
             *size_parameters(0.05, 6.0),

@@ -97,6 +97,7 @@ from refdp.scoring.kernels import exact_score_function, score_function
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
 from refdp.data import Dataset, Schema
 from refdp.errors import InvalidParameterError
+from refdp.params import MAX_DEPTH
 from refdp.mechanisms import exponential_charge, exponential_mechanism, histogram_charges
 from refdp.privacy import Ledger, Partition, Relation
 from refdp.rng import RandomSource
@@ -535,13 +536,16 @@ SPEC = register(
         ),
         parameters=(
             Parameter("variant", str, "sound", "which variant to run", _VARIANTS),
-            Parameter("n_trees", int, 1, "number of trees tau (at most the number of attributes)", minimum=1),
-            Parameter("max_depth", int, 5, "maximal depth delta in node levels (delta - 1 splits)", minimum=1),
-            Parameter("min_size", int, 100, "a node splits only if its noisy size |D| >= min_size", minimum=1),
+            Parameter("n_trees", int, 1, "number of trees tau (at most the number of attributes)", minimum=1,
+                      maximum=1000),
+            Parameter("max_depth", int, 5, "maximal depth delta in node levels (delta - 1 splits)", minimum=1,
+                      maximum=MAX_DEPTH),
+            Parameter("min_size", int, 100, "a node splits only if its noisy size |D| >= min_size", minimum=1,
+                      maximum=10**9),
             Parameter(
                 "bins", int, 5,
                 "equal-width intervals of each continuous attribute's public bounds (>= 2)",
-                minimum=2,
+                minimum=2, maximum=1024,
             ),
             Parameter(
                 "quality", str, "gini",

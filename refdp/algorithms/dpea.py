@@ -103,6 +103,7 @@ from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, 
 from refdp.data import CategoricalAttribute, Dataset, Schema
 from refdp.engine import REFERENCE, Engine, TrainingView, class_counts
 from refdp.errors import InvalidParameterError
+from refdp.params import MAX_DEPTH
 from refdp.mechanisms import exponential_charge, exponential_mechanism, histogram_charges
 from refdp.privacy import Charge, Ledger, Partition, Relation
 from refdp.privacy.ledger import new_charge
@@ -160,10 +161,12 @@ def embedding_depth(value: Param, max_depth: int) -> int:
     text = str(value).strip()
     if text == "whole":
         return max(1, max_depth)
-    if isinstance(value, bool) or not text.isdigit() or int(text) < 1:
+    # ASCII digits only: str.isdigit also accepts full-width and other scripts' digits
+    digits = text.isascii() and text.isdigit() and len(text) <= 20
+    if isinstance(value, bool) or not digits or not 1 <= int(text) <= MAX_DEPTH:
         raise InvalidParameterError(
-            f"parameter embed_depth must be a positive integer (1, 2, 3, ...: split levels per "
-            f"selection) or 'whole' (one selection of the whole tree), got {value!r}"
+            f"parameter embed_depth must be an integer in [1, {MAX_DEPTH}] (split levels per "
+            f"selection) or 'whole' (one selection of the whole tree), got {str(value)[:40]!r}"
         )
     return int(text)
 
@@ -485,9 +488,6 @@ def fit_dpea(
     """Train DPEA (Algorithm 1) with total budget ``epsilon``."""
     max_depth = int(params["max_depth"])
     embed = embedding_depth(params["embed_depth"], max_depth)
-    threshold = params["threshold"]
-    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not threshold >= 0:
-        raise InvalidParameterError(f"parameter threshold must be a number >= 0, got {threshold!r}")
     # Continuous attributes are cut into public equal-width bins, a public per-record map: DPEA then
     # splits them like categorical attributes, and the released node is an interval split.
     bins = PublicBins.of(data.schema, int(params["bins"]))
@@ -540,7 +540,8 @@ SPEC = register(
         ),
         parameters=(
             Parameter("variant", str, "sound", "which variant to run", ("sound", "published")),
-            Parameter("max_depth", int, 2, "D: maximal number of splits on a root-to-leaf path", minimum=0),
+            Parameter("max_depth", int, 2, "D: maximal number of splits on a root-to-leaf path", minimum=0,
+                      maximum=MAX_DEPTH),
             Parameter(
                 "embed_depth", str, "2",
                 "d: split levels chosen per exponential mechanism, a positive integer or 'whole' (d = D)",
@@ -551,27 +552,30 @@ SPEC = register(
                 "paper (exhaustive up to 2 levels, mcmc deeper)",
                 SEARCHES,
             ),
-            Parameter("steps", int, 1000, "MCMC: number of steps (the published chain's step limit)", minimum=0),
-            Parameter("buffer", int, 50, "MCMC, published: number of latest scores whose variance is tested", minimum=1),
+            Parameter("steps", int, 1000, "MCMC: number of steps (the published chain's step limit)", minimum=0,
+                      maximum=10**6),
+            Parameter("buffer", int, 50, "MCMC, published: number of latest scores whose variance is tested",
+                      minimum=1, maximum=10**6),
             Parameter(
                 "threshold", float, 1.0,
                 "MCMC, published: stop when the variance of the latest buffer scores is below this "
                 "(the paper gives no value)",
+                minimum=0.0, maximum=1e15,
             ),
             Parameter(
                 "min_size", int, 20,
                 "published: a subtree leaf with fewer training rows becomes a leaf (the paper's vote setting)",
-                minimum=0,
+                minimum=0, maximum=10**9,
             ),
             Parameter(
                 "max_subtrees", int, DEFAULT_MAX_SUBTREES,
                 "exhaustive: refuse to list more subtrees than this",
-                minimum=1,
+                minimum=1, maximum=10**7,
             ),
             Parameter(
                 "bins", int, 5,
                 "equal-width intervals of each continuous attribute's public bounds (as in dpdf)",
-                minimum=2,
+                minimum=2, maximum=1024,
             ),
             *size_parameters(0.05, 6.0),
         ),

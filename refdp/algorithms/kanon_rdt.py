@@ -100,6 +100,7 @@ from refdp.algorithms.noisy_depth import mean_branching
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
 from refdp.data import Dataset, Schema
 from refdp.errors import InvalidParameterError, PrivacyError
+from refdp.params import MAX_DEPTH
 from refdp.mechanisms import bernoulli_positions, discrete_laplace_mechanism
 from refdp.privacy import Charge, Ledger, Relation, as_fraction
 from refdp.privacy.ledger import data_independent_charge, new_charge
@@ -696,12 +697,14 @@ SPEC = register(
         ),
         parameters=(
             Parameter("variant", str, "sound", "which variant to run", VARIANTS),
-            Parameter("n_trees", int, DEFAULT_N_TREES, "number of trees N_t, each on its own sample", minimum=1),
+            Parameter("n_trees", int, DEFAULT_N_TREES, "number of trees N_t, each on its own sample", minimum=1,
+                      maximum=1000),
             Parameter(
                 "max_depth", int, DEFAULT_MAX_DEPTH, "depth of every tree; -1 means half the number of attributes",
-                minimum=-1,
+                minimum=-1, maximum=MAX_DEPTH,
             ),
-            Parameter("k", int, DEFAULT_K, "suppression threshold: counts below k are set to 0 (0 = none)", minimum=0),
+            Parameter("k", int, DEFAULT_K, "suppression threshold: counts below k are set to 0 (0 = none)",
+                      minimum=0, maximum=10**9),
             Parameter(
                 "beta", float, DEFAULT_BETA, "sampling probability beta in (0, 1)",
                 minimum=0.0, maximum=1.0, minimum_open=True, maximum_open=True,
@@ -721,13 +724,14 @@ SPEC = register(
                 "min_fill", float, 1.0,
                 "m: the forest is chosen when N~ beta >= m k |C| B (a tree's sample fills the cells of an "
                 "average split, B children, with m k rows each)",
-                minimum=0.0,
+                minimum=0.0, maximum=1e6,
             ),
             Parameter(
                 "small_beta", float, DEFAULT_SMALL_BETA, "sampling probability of the one-tree plan",
                 minimum=0.0, maximum=1.0, minimum_open=True, maximum_open=True,
             ),
-            Parameter("small_k", int, DEFAULT_SMALL_K, "suppression threshold of the one-tree plan", minimum=0),
+            Parameter("small_k", int, DEFAULT_SMALL_K, "suppression threshold of the one-tree plan", minimum=0,
+                      maximum=10**9),
             Parameter(
                 "structure", str, "per-level",
                 "where the attributes are drawn: at every node (Fan et al.), or once per level of a tree, "
@@ -745,7 +749,8 @@ SPEC = register(
                 "threshold drawn uniformly from the remaining public range (Fan et al.)",
                 CONTINUOUS_SPLITS,
             ),
-            Parameter("bins", int, DEFAULT_BINS, "bins of a continuous attribute when continuous=bins", minimum=2),
+            Parameter("bins", int, DEFAULT_BINS, "bins of a continuous attribute when continuous=bins", minimum=2,
+                      maximum=1024),
             Parameter(
                 "voting", str, "log-odds",
                 "how the trees vote: log-odds (each tree moves a class's odds by its leaf's share against the "

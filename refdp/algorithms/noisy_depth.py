@@ -70,7 +70,7 @@ def size_parameters(share: float, sigmas: float) -> Tuple[Parameter, Parameter]:
             "leaf_sigmas", float, sigmas,
             "s: the depth is the deepest whose average (leaf, class) count is at least s standard deviations "
             "of its noise (with size_share > 0)",
-            minimum=0.0,
+            minimum=0.0, maximum=1000.0,
         ),
     )
 

@@ -90,6 +90,7 @@ from refdp.algorithms.derivation import (
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
 from refdp.data import Dataset, Schema
 from refdp.errors import InvalidParameterError
+from refdp.params import MAX_DEPTH
 from refdp.mechanisms import NoiseKind, cells_charge
 from refdp.privacy import Charge, Ledger, Relation
 from refdp.privacy.ledger import data_independent_charge
@@ -292,12 +293,13 @@ SPEC = register(
         ),
         parameters=(
             Parameter("variant", str, "sound", "which variant to run", ("sound",)),
-            Parameter("n_trees", int, 10, "number of trees N_t (the budget is split evenly)", minimum=1),
+            Parameter("n_trees", int, 10, "number of trees N_t (the budget is split evenly)", minimum=1,
+                      maximum=1000),
             Parameter(
                 "max_depth", int, 3,
                 "depth of every tree (at most; see size_share); -1 means half the number of attributes "
                 "(Fan et al.)",
-                minimum=-1,
+                minimum=-1, maximum=MAX_DEPTH,
             ),
             Parameter(
                 "structure", str, "per-level",
@@ -316,7 +318,8 @@ SPEC = register(
                 "threshold drawn uniformly from the remaining public range (Fan et al.)",
                 CONTINUOUS_SPLITS,
             ),
-            Parameter("bins", int, 10, "bins of a continuous attribute when continuous=bins", minimum=2),
+            Parameter("bins", int, 10, "bins of a continuous attribute when continuous=bins", minimum=2,
+                      maximum=1024),
             Parameter(
                 "voting", str, "log-odds",
                 "how the trees vote: log-odds (each tree moves a class's odds by its leaf's share against the "
@@ -327,7 +330,7 @@ SPEC = register(
             Parameter(
                 "max_leaves", int, 16384,
                 "refuse settings whose trees could have more leaves than this (each leaf gets noise)",
-                minimum=1,
+                minimum=1, maximum=2**20,
             ),
             Parameter(
                 "noise", str, "discrete-laplace", "noise distribution of the counts",

@@ -52,6 +52,7 @@ from refdp.engine import NodeCounts, RowMasks, Rows
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset, Schema
 from refdp.data.dataset import ColumnView
 from refdp.errors import InvalidParameterError
+from refdp.params import MAX_DEPTH
 from refdp.rng import RandomSource
 from refdp.tree import CategoricalSplit, Count, IntervalSplit, Leaf, Node, ThresholdSplit, ValueSplit, children_of
 
@@ -71,8 +72,6 @@ __all__ = [
     "check_structure",
 ]
 
-MAX_DEPTH = 64
-"""The deepest tree accepted (the tree code recurses once per level)."""
 
 CATEGORICAL_SPLITS = ("multiway", "binary")
 """How a categorical attribute splits: one child per value, or value-vs-rest."""

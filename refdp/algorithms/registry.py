@@ -20,7 +20,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable, Dict, Mapping, Optional, Protocol, Sequence, Tuple, Union
 
-from refdp.data import Dataset
+from refdp.data import Dataset, expect_dataset
 from refdp.engine import REFERENCE, Engine
 from refdp.errors import InvalidParameterError, ModelError, PrivacyError
 from refdp.params import Param, Parameter
@@ -143,8 +143,8 @@ class AlgorithmSpec:
 
     def fitter(self, engine: str = "reference") -> Fit:
         """``fit`` on the engine called ``engine`` ("reference" or "array")."""
-        if engine not in ENGINES:
-            raise InvalidParameterError(f"engine must be one of {', '.join(ENGINES)}; got {engine!r}")
+        if not isinstance(engine, str) or engine not in ENGINES:
+            raise InvalidParameterError(f"engine must be one of {', '.join(ENGINES)}; got {engine!r:.60}")
         if engine not in self.engines:
             raise InvalidParameterError(f"{self.name} has no {engine} engine yet; use the reference engine")
         chosen = ENGINES[engine]
@@ -160,6 +160,10 @@ class AlgorithmSpec:
 
     def resolve(self, given: Mapping[str, Union[str, Param]]) -> Dict[str, Param]:
         """Defaults overridden by ``given``; unknown names are an error."""
+        if not isinstance(given, Mapping) or not all(isinstance(name, str) for name in given):
+            raise InvalidParameterError(
+                f"params must map parameter names to values, such as {{'max_depth': 3}}; got {type(given).__name__}"
+            )
         known = {p.name: p for p in self.parameters}
         unknown = sorted(set(given) - set(known))
         if unknown:
@@ -188,13 +192,12 @@ def algorithm_names() -> Tuple[str, ...]:
 
 
 def get_algorithm(name: str) -> AlgorithmSpec:
-    try:
-        return _REGISTRY[name]
-    except KeyError:
+    if not isinstance(name, str) or name not in _REGISTRY:
         raise InvalidParameterError(
-            f"unknown algorithm {name!r}; run `python3 -m refdp algorithms` to list them "
+            f"unknown algorithm {name!r:.60}; run `python3 -m refdp algorithms` to list them "
             f"({', '.join(algorithm_names())})"
-        ) from None
+        )
+    return _REGISTRY[name]
 
 
 def start_ledger(data: Dataset, relation: Relation) -> Ledger:
@@ -374,5 +377,6 @@ def train(
     ['republican', 'republican', 'democrat']
     """
     spec = get_algorithm(name)
+    expect_dataset(data, "the data to train on")
     fit = spec.fitter(engine)
-    return fit(data, as_budget(epsilon), spec.resolve(params or {}), as_rng(rng), relation)
+    return fit(data, as_budget(epsilon), spec.resolve({} if params is None else params), as_rng(rng), relation)

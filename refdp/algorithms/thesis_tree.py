@@ -106,6 +106,7 @@ from refdp.algorithms.root_law import CountsLaw, SplitCandidate, SplitLaw
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset, Schema
 from refdp.data.grid import Threshold, ThresholdGrid, ceil_float
 from refdp.errors import InvalidParameterError
+from refdp.params import MAX_DEPTH
 from refdp.mechanisms import exponential_charge, exponential_mechanism, histogram_charges, laplace_mechanism
 from refdp.mechanisms.ratios import Ratio, Ratios
 from refdp.privacy import Ledger, Partition, Relation, as_fraction, cell
@@ -1007,9 +1008,13 @@ SPEC = register(
                 "max_depth", int, 6,
                 "maximal depth d (levels of splits; the noisy size may cap it; 6: 5-fold CV on the built-in data at "
                 "epsilon 0.1, 1 and 10, docs/results.md)",
-                minimum=0,
+                minimum=0, maximum=MAX_DEPTH,
             ),
-            Parameter("min_samples", int, 5, "m_s: a node whose noisy size N_n <= m_s becomes a leaf"),
+            Parameter(
+                "min_samples", int, 5,
+                "m_s: a node whose noisy size N_n <= m_s becomes a leaf (noisy sizes can be negative, and so can m_s)",
+                minimum=-10**9, maximum=10**9,
+            ),
             Parameter(
                 "node_counts", str, "leaves",
                 "sound variants: noisy class counts at every node (Algorithm 2; they stop a node early) or at the "
@@ -1020,7 +1025,7 @@ SPEC = register(
                 "level_ratio", float, 1.0,
                 "r > 0: the sound variants give level l (root 0) r^l times the root's per-query epsilon; 1: every "
                 "level alike, as in the thesis",
-                minimum=0.0, minimum_open=True,
+                minimum=0.001, maximum=1000.0,
             ),
             *size_parameters(0.05, 4.0),
         ),

@@ -416,7 +416,8 @@ def _run(
     with tempfile.TemporaryDirectory(prefix="refdp-crosscheck-cmd-") as tmp:
         data_path, schema_path = write_inputs(request.d, Path(tmp), "data.csv")
         program = CommandProgram(request.words, str(schema_path), tmp, float(request.timeout))
-        with concurrent.futures.ThreadPoolExecutor(max_workers=request.jobs) as pool:
+        # leaving the pool waits for its threads: end the programs they wait on first
+        with concurrent.futures.ThreadPoolExecutor(max_workers=request.jobs) as pool, program.running:
             driver: RunDriver[str, str] = RunDriver(
                 pool, 2, runs, request.max_failure_rate, None, sides=("the data",), limit="--max-failure-rate"
             )

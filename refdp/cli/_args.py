@@ -5,10 +5,12 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import re
 import shlex
 from typing import TYPE_CHECKING, Dict, Optional, Sequence, Tuple
 
 from refdp.errors import InvalidParameterError
+from refdp.numbers import is_plain_decimal, is_plain_int
 from refdp.privacy import Relation
 
 if TYPE_CHECKING:
@@ -16,6 +18,9 @@ if TYPE_CHECKING:
     from refdp.data import Dataset
 
 __all__ = [
+    "MAX_JOBS",
+    "MAX_RUNS",
+    "PLACEHOLDERS",
     "RELATIONS",
     "add_data_arguments",
     "add_key_argument",
@@ -28,7 +33,9 @@ __all__ = [
     "check_positive",
     "check_program_run_arguments",
     "command_words",
+    "integer",
     "load_data",
+    "number",
     "parse_params",
     "read_key_argument",
 ]
@@ -36,6 +43,23 @@ __all__ = [
 
 RELATIONS = tuple(r.value for r in Relation)
 """The values of ``--relation``."""
+
+
+def integer(text: str) -> int:
+    """The ``type`` of an integer flag: ASCII digits only (argparse names the flag when this refuses).
+
+    ``int`` would also read ``1_000`` and other scripts' digits.
+    """
+    if len(text) > 100 or not is_plain_int(text):
+        raise ValueError(text)
+    return int(text)
+
+
+def number(text: str) -> float:
+    """The ``type`` of a real-number flag: a plain decimal in ASCII digits, such as ``0.5`` or ``1e-6``."""
+    if len(text) > 100 or not is_plain_decimal(text):
+        raise ValueError(text)
+    return float(text)
 
 
 def add_data_arguments(p: argparse.ArgumentParser, *, required: bool = True) -> None:
@@ -127,6 +151,8 @@ def parse_params(pairs: Sequence[str]) -> Dict[str, str]:
         key, sep, value = pair.partition("=")
         if not sep or not key.strip():
             raise InvalidParameterError(f"--param takes KEY=VALUE, got {pair!r}")
+        if key.strip() in out:
+            raise InvalidParameterError(f"--param names {key.strip()!r} twice; give each parameter once")
         out[key.strip()] = value.strip()
     return out
 
@@ -148,35 +174,50 @@ def add_training_arguments(p: argparse.ArgumentParser) -> None:
 
 def add_seed_argument(p: argparse.ArgumentParser) -> None:
     """``--seed`` for replay; without it, secure randomness."""
-    p.add_argument("--seed", type=int, default=None, help="seed for replay (default: secure randomness)")
+    p.add_argument("--seed", type=integer, default=None, help="seed for replay (default: secure randomness)")
 
 
-def check_positive(value: Optional[int], flag: str) -> None:
-    """Refuse a count below 1 (None means the flag was not given)."""
+def check_positive(value: Optional[int], flag: str, maximum: Optional[int] = None) -> None:
+    """Refuse a count below 1 or above ``maximum`` (None means the flag was not given)."""
     if value is not None and value < 1:
         raise InvalidParameterError(f"{flag} must be >= 1, got {value}")
+    if value is not None and maximum is not None and value > maximum:
+        raise InvalidParameterError(f"{flag} must be at most {maximum}, got {value}")
+
+
+MAX_JOBS = 1024
+"""The most runs (``--jobs``) or worker processes (``--workers``) at a time."""
+
+MAX_RUNS = 10**7
+"""The most runs of a program or test runs per side an audit or cross-check takes (``--trials``, ``--runs``)."""
 
 
 def add_program_run_arguments(p: argparse.ArgumentParser, *, max_failure_rate: float, failure_note: str = "") -> None:
     """``--jobs``, ``--timeout``, ``--max-failure-rate`` and ``--alpha`` of the commands that run a ``--cmd`` program."""
-    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="runs at a time (default: the cores)")
-    p.add_argument("--timeout", type=float, default=60.0, help="seconds per run before it counts as failed (default 60)")
+    p.add_argument("--jobs", type=integer, default=os.cpu_count() or 1, help="runs at a time (default: the cores)")
+    p.add_argument("--timeout", type=number, default=60.0, help="seconds per run before it counts as failed (default 60)")
     p.add_argument(
-        "--max-failure-rate", type=float, default=max_failure_rate,
+        "--max-failure-rate", type=number, default=max_failure_rate,
         help=f"stop when more runs fail (default {max_failure_rate:g}{failure_note})",
     )
-    p.add_argument("--alpha", type=float, default=1e-6, help="false-alarm probability (default 1e-6)")
+    p.add_argument("--alpha", type=number, default=1e-6, help="false-alarm probability (default 1e-6)")
 
 
 def check_program_run_arguments(args: argparse.Namespace) -> None:
     """Refuse what :func:`add_program_run_arguments` adds when it is out of range."""
-    check_positive(args.jobs, "--jobs")
+    check_positive(args.jobs, "--jobs", MAX_JOBS)
     if not (args.timeout > 0 and math.isfinite(args.timeout)):
         raise InvalidParameterError(f"--timeout must be a positive number of seconds, got {args.timeout}")
     if not 0 <= args.max_failure_rate <= 1:
         raise InvalidParameterError(f"--max-failure-rate must be in [0, 1], got {args.max_failure_rate}")
     if not 0 < args.alpha < 1:
         raise InvalidParameterError(f"--alpha must be in (0, 1), got {args.alpha}")
+
+
+PLACEHOLDERS = ("{data}", "{seed}", "{out}", "{schema}")
+"""What ``--cmd`` may contain in braces: the data's path, the seed, the output file, the schema's path."""
+
+_PLACEHOLDER = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")  # {name}; other braces (JSON) are the program's
 
 
 def command_words(cmd: str) -> Tuple[str, ...]:
@@ -187,6 +228,12 @@ def command_words(cmd: str) -> Tuple[str, ...]:
         raise InvalidParameterError(f"--cmd cannot be split into words: {exc}") from None
     if not words:
         raise InvalidParameterError("--cmd is empty")
+    unknown = sorted({p for w in words for p in _PLACEHOLDER.findall(w)} - set(PLACEHOLDERS))
+    if unknown:
+        raise InvalidParameterError(
+            f"--cmd has the unknown placeholder(s) {', '.join(unknown)}; the placeholders are "
+            f"{', '.join(PLACEHOLDERS)}"
+        )
     if not any("{data}" in w for w in words):
         raise InvalidParameterError("--cmd must pass the data to the program: put {data} where its path goes")
     if not any("{seed}" in w for w in words):

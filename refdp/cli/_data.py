@@ -29,7 +29,10 @@ from pathlib import Path
 from typing import Dict, Iterator, Optional, Sequence, TextIO, Tuple, cast
 
 from refdp.data import BUILTIN_NAMES, Dataset, Schema, clipped, load, read_arff, read_csv, widened
-from refdp.errors import DataError, InvalidParameterError
+from refdp.data.readers import bounded_lines
+from refdp.errors import DataError, InvalidParameterError, SchemaError
+from refdp.files import check_writable
+from refdp.numbers import is_plain_decimal
 
 __all__ = [
     "MISSING",
@@ -61,13 +64,12 @@ def parse_bounds(pairs: Sequence[str]) -> Optional[Dict[str, Tuple[float, float]
     for pair in pairs:
         name, sep, interval = pair.rpartition("=")
         low, colon, high = interval.partition(":")
-        try:
-            lower, upper = float(low), float(high)
-        except ValueError:
-            lower = upper = math.nan
+        plain = is_plain_decimal(low) and is_plain_decimal(high)
+        lower, upper = (float(low), float(high)) if plain else (math.nan, math.nan)
         if not (sep and name.strip() and colon and math.isfinite(lower) and math.isfinite(upper)):
             raise InvalidParameterError(
-                f"--bounds takes ATTR=LO:HI with finite numbers, for example --bounds age=0:120; got {pair!r}"
+                f"--bounds takes ATTR=LO:HI with finite numbers in ASCII digits, for example --bounds age=0:120; "
+                f"got {pair!r}"
             )
         if name.strip() in out:
             raise InvalidParameterError(f"--bounds names {name.strip()!r} twice; give each attribute once")
@@ -89,13 +91,17 @@ def _builtin(name: str, given: Sequence[Tuple[str, object]]) -> Dataset:
     return load(name)
 
 
-def _kind(path: str) -> str:
+def _kind(path: str, flag: str) -> str:
+    """``csv`` or ``arff``: the kind of the file ``path`` that ``flag`` names, which must exist."""
     lowered = path.lower()
     for suffix in ("csv", "arff"):
         if lowered.endswith((f".{suffix}", f".{suffix}.gz")):
+            if os.path.isdir(path) or not os.path.exists(path):
+                found = "is a directory" if os.path.isdir(path) else "does not exist"
+                raise InvalidParameterError(f"{flag} {path}: the file {found}")
             return suffix
     raise InvalidParameterError(
-        f"--data {path!r} is neither a built-in data set (see `python3 -m refdp datasets`) nor a "
+        f"{flag} {path!r} is neither a built-in data set (see `python3 -m refdp datasets`) nor a "
         ".csv or .arff file (optionally .gz)"
     )
 
@@ -123,7 +129,7 @@ def read_data(
     if path in BUILTIN_NAMES:
         return _builtin(path, (("--label", label), ("--schema", schema), ("--bounds", bounds), ("--missing", missing)))
     categorical, continuous = _policies(missing)
-    if _kind(path) == "csv":
+    if _kind(path, flag) == "csv":
         if schema is None:
             raise InvalidParameterError(
                 f"{flag} {path}: a CSV file needs --schema FILE, its public schema (docs/schema.md; "
@@ -143,9 +149,10 @@ def read_data(
 
 
 def check_output(out: Optional[str], inputs: Sequence[Optional[str]]) -> None:
-    """Refuse an ``--out`` that is one of the input files: writing it would destroy the input."""
+    """Refuse, before any work, an ``--out`` that cannot be written or is one of the input files."""
     if out is None:
         return
+    check_writable(out)
     target = Path(out)
     for given in inputs:
         if given and given not in BUILTIN_NAMES and target.exists() and Path(given).exists():
@@ -159,15 +166,16 @@ def check_output(out: Optional[str], inputs: Sequence[Optional[str]]) -> None:
 def text_lines(path: str) -> Iterator[str]:
     """The lines of the text file ``path`` (through gzip when it ends in ``.gz``); DataError if unreadable."""
     try:
+        # utf-8-sig: a byte-order mark at the start is skipped
         stream: TextIO = (
-            gzip.open(path, "rt", encoding="utf-8", newline="") if path.lower().endswith(".gz")
-            else open(path, encoding="utf-8", newline="")
+            gzip.open(path, "rt", encoding="utf-8-sig", newline="") if path.lower().endswith(".gz")
+            else open(path, encoding="utf-8-sig", newline="")
         )
     except OSError as exc:
         raise DataError(f"cannot open {path!r}: {exc.strerror or exc}") from None
     with stream:
         try:
-            yield from stream
+            yield from bounded_lines(stream, path)
         except (UnicodeDecodeError, gzip.BadGzipFile, EOFError) as exc:
             raise DataError(f"cannot read {path}: {exc}; is it UTF-8 text (gzipped if .gz)?") from None
 
@@ -246,11 +254,28 @@ def read_unlabelled(path: str, schema: Schema, missing: Optional[str] = None) ->
     categorical, continuous = _policies(missing)
     reading = Schema(schema.attributes, _PLACEHOLDER_LABEL, (_PLACEHOLDER_CLASS,))
     wide = widened(reading)
-    if _kind(path) == "csv":
-        rows = _Lines(path, _csv_with_class(text_lines(path)))
-        read = read_csv(cast(TextIO, rows), schema=wide, categorical_missing=categorical, continuous_missing=continuous)
-    else:
-        rows = _Lines(path, _arff_with_class(text_lines(path)))
-        read = read_arff(cast(TextIO, rows), schema=wide, categorical_missing=categorical, continuous_missing=continuous)
+    try:
+        if _kind(path, "--data") == "csv":
+            rows = _Lines(path, _csv_with_class(text_lines(path)))
+            read = read_csv(
+                cast(TextIO, rows), schema=wide, categorical_missing=categorical, continuous_missing=continuous
+            )
+        else:
+            rows = _Lines(path, _arff_with_class(text_lines(path)))
+            read = read_arff(
+                cast(TextIO, rows), schema=wide, categorical_missing=categorical, continuous_missing=continuous
+            )
+    except (DataError, SchemaError) as exc:
+        # the placeholder class column is ours, not the user's: keep it out of what they read
+        raise type(exc)(_without_placeholder(str(exc))) from None
     return clipped(read, reading)
+
+
+def _without_placeholder(message: str) -> str:
+    """``message`` without the placeholder class column in the lists of columns it quotes."""
+    for quoted in (f", {_PLACEHOLDER_LABEL!r}", f"{_PLACEHOLDER_LABEL!r}, ", f"{_PLACEHOLDER_LABEL!r}"):
+        message = message.replace(quoted, "")
+    if _PLACEHOLDER_LABEL in message:  # the file has a column of that name itself
+        message += f" (refdp reads the rows to predict with a class column named {_PLACEHOLDER_LABEL!r} of its own)"
+    return message
 

@@ -47,6 +47,8 @@ _RULES: Tuple[Tuple[str, _Replacement], ...] = (
     (r"use the reference engine", "use --engine reference"),
     (r"^engine must be", "--engine must be"),
     (r"\bparameter ([a-z_]+) must", r"--param \1 must"),
+    # the budget flags, named as the library names its arguments
+    (r"^(epsilon|delta) (must|has)\b", r"--\1 \2"),
 )
 
 _COMPILED = [(re.compile(pattern), replacement) for pattern, replacement in _RULES]

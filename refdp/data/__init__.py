@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from refdp.data.builtin import BUILTIN_NAMES, builtin_schema, describe_builtin, load_builtin
 from refdp.data.clipping import clipped, widened
-from refdp.data.dataset import ColumnView, Dataset, RawValue
+from refdp.data.dataset import ColumnView, Dataset, RawValue, expect_dataset
 from refdp.data.generators import monk, tic_tac_toe
 from refdp.data.loading import load
 from refdp.data.readers import leaky_infer_schema, read_arff, read_csv, read_schema
@@ -29,6 +29,7 @@ __all__ = [
     "builtin_schema",
     "clipped",
     "describe_builtin",
+    "expect_dataset",
     "leaky_infer_schema",
     "load",
     "load_builtin",

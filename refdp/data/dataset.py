@@ -37,7 +37,7 @@ from typing import (
 from refdp.data.schema import Attribute, CategoricalAttribute, ContinuousAttribute, Schema
 from refdp.errors import DataError, SchemaError
 
-__all__ = ["Dataset", "ColumnView", "RawValue"]
+__all__ = ["Dataset", "ColumnView", "RawValue", "expect_dataset"]
 
 T = TypeVar("T")
 
@@ -91,6 +91,21 @@ class ColumnView(Sequence[T]):
 
 def _default_row_name(row: int) -> str:
     return f"row {row}"
+
+
+def expect_dataset(value: object, what: str) -> "Dataset":
+    """``value`` if it is a :class:`Dataset`; else a DataError saying how to make one (``what`` names the argument).
+
+    >>> expect_dataset([[1, 2]], "train's data")
+    Traceback (most recent call last):
+    refdp.errors.DataError: train's data must be a refdp Dataset (refdp.load, read_csv, read_arff or Dataset.from_rows), got list; for rows and labels as lists, use the estimators of refdp.estimators
+    """
+    if not isinstance(value, Dataset):
+        raise DataError(
+            f"{what} must be a refdp Dataset (refdp.load, read_csv, read_arff or Dataset.from_rows), got "
+            f"{type(value).__name__}; for rows and labels as lists, use the estimators of refdp.estimators"
+        )
+    return value
 
 
 class Dataset:
@@ -378,10 +393,14 @@ def _encode_column(
         )
     try:
         values = tuple(map(float, raw))
+        # float() also reads other scripts' digits and underscores: a text value is plain ASCII
+        texts = "".join(v for v in raw if type(v) is str)
+        if not texts.isascii() or "_" in texts:
+            raise ValueError(texts)
     except ValueError:
         row = next(i for i, v in enumerate(raw) if not _parses(v))
         raise DataError(
-            f"{name(row)}, column {attribute.name!r}: {raw[row]!r} is not a number; fix the "
+            f"{name(row)}, column {attribute.name!r}: {raw[row]!r} is not a number in ASCII digits; fix the "
             "value or mark it missing"
         ) from None
     return _check_floats(values, attribute, name)
@@ -392,6 +411,8 @@ _RAW_NUMBER_TYPES = frozenset((str, int, float))
 
 
 def _parses(value: RawValue) -> bool:
+    if type(value) is str and (not value.isascii() or "_" in value):
+        return False
     try:
         float(value)
     except ValueError:

@@ -78,14 +78,19 @@ from refdp.data.schema import (
 )
 from refdp.errors import DataError, InvalidParameterError, SchemaError
 from refdp.files import read_json
+from refdp.numbers import is_plain_decimal
 
 __all__ = [
-    "ArffAttribute", "Source", "is_number", "leaky_infer_schema", "parse_arff_attribute", "read_arff", "read_csv",
+    "MAX_LINE", "ArffAttribute", "Source", "bounded_lines", "is_number", "leaky_infer_schema", "parse_arff_attribute", "read_arff", "read_csv",
     "read_schema",
 ]
 
 Source = Union[str, "os.PathLike[str]", TextIO]
 """A path (a name ending in ``.gz`` is read through gzip) or an open text file."""
+
+MAX_LINE = 8 * 2**20
+"""The longest line read from a data file, in characters: a longer one (a gzip file that expands to one
+line of gigabytes) is refused before it fills the memory."""
 
 _CATEGORICAL_POLICIES = ("category", "error", "drop")
 _CONTINUOUS_POLICIES = ("error", "drop")
@@ -105,11 +110,26 @@ def _lines(source: Source) -> Tuple[Iterator[str], str, Callable[[], None]]:
                 stream = open(path, encoding="utf-8", newline="")
         except OSError as exc:
             raise DataError(f"cannot open {str(path)!r}: {exc.strerror or exc}") from None
-        return _checked_lines(stream, str(path)), str(path), stream.close
+        return _checked_lines(bounded_lines(stream, str(path)), str(path)), str(path), stream.close
     if not hasattr(source, "__iter__"):
         raise DataError(f"source must be a path or an open text file, got {type(source).__name__}")
     name = str(getattr(source, "name", "<stream>"))
     return _checked_lines(source, name), name, lambda: None
+
+
+def bounded_lines(stream: TextIO, name: str) -> Iterator[str]:
+    """The lines of ``stream`` (named ``name`` in messages); DataError at a line over :data:`MAX_LINE` characters."""
+    number = 0
+    while True:
+        line = stream.readline(MAX_LINE + 1)
+        if not line:
+            return
+        number += 1
+        if len(line) > MAX_LINE:
+            raise DataError(
+                f"line {number} of {name} is longer than {MAX_LINE} characters; is it a text data file?"
+            )
+        yield line
 
 
 def _checked_lines(stream: Iterable[str], name: str) -> Iterator[str]:
@@ -120,10 +140,30 @@ def _checked_lines(stream: Iterable[str], name: str) -> Iterator[str]:
             return
         if not isinstance(first, str):
             raise DataError(f"{name} yields {type(first).__name__}, not text; open it in text mode")
-        yield first
+        # a byte-order mark (an editor's "UTF-8 with BOM") is not part of the first name or value
+        yield first[1:] if first.startswith("\ufeff") else first
         yield from lines
     except (UnicodeDecodeError, gzip.BadGzipFile, EOFError) as exc:
         raise DataError(f"cannot read {name}: {exc}; is it UTF-8 text (gzipped if .gz)?") from None
+
+
+def _check_arguments(
+    label: object, schema: object = None, bounds: object = None
+) -> None:
+    """Refuse a ``label``, ``schema`` or ``bounds`` of the wrong type before reading anything."""
+    if label is not None and not isinstance(label, str):
+        raise InvalidParameterError(f"label must be a column name (a str) or None, got {type(label).__name__}")
+    if schema is not None and not isinstance(schema, Schema):
+        raise InvalidParameterError(
+            f"schema must be a Schema (for example read_schema('schema.json')) or None, got {type(schema).__name__}"
+        )
+    if bounds is not None and (
+        not isinstance(bounds, Mapping) or not all(isinstance(name, str) for name in bounds)
+    ):
+        raise InvalidParameterError(
+            "bounds must map numeric attribute names to (lower, upper), such as {'age': (0, 120)}; got "
+            f"{type(bounds).__name__}"
+        )
 
 
 def _check_policies(categorical_missing: str, continuous_missing: str) -> None:
@@ -283,6 +323,7 @@ def read_csv(
             "load one with read_schema(), or (leaking) use leaky_infer_schema()"
         )
     _check_policies(categorical_missing, continuous_missing)
+    _check_arguments(label)
     if label is not None and not header:
         raise InvalidParameterError(
             "label names a header column; without a header the class must be the last column"
@@ -336,11 +377,8 @@ def read_csv(
 
 
 def is_number(text: str) -> bool:
-    """Whether ``text`` reads as a finite number (as a continuous value or, by mistake, a column name)."""
-    try:
-        return math.isfinite(float(text))
-    except ValueError:
-        return False
+    """Whether ``text`` reads as a finite number in ASCII digits (as a continuous value or, by mistake, a column name)."""
+    return is_plain_decimal(text) and math.isfinite(float(text))
 
 
 def _header_positions(
@@ -487,6 +525,7 @@ def read_arff(
     ``schema.label``, and ``bounds`` must be None.
     """
     _check_policies(categorical_missing, continuous_missing)
+    _check_arguments(label, schema, bounds)
     if schema is not None and bounds is not None:
         raise InvalidParameterError(
             "pass either schema or bounds: with a schema, the bounds are the schema's"
@@ -696,7 +735,8 @@ def _leaky_bounds(column: List[RawValue], name: str) -> Tuple[float, float]:
     numbers: List[float] = []
     for v in column:
         try:
-            number = float(v) if not isinstance(v, bool) else math.nan
+            plain = not isinstance(v, bool) and (not isinstance(v, str) or is_plain_decimal(v))
+            number = float(v) if plain else math.nan
         except (TypeError, ValueError):
             number = math.nan
         if not math.isfinite(number):

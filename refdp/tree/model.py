@@ -53,7 +53,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
-from refdp.data import Dataset, Schema
+from refdp.data import Dataset, Schema, expect_dataset
 from refdp.errors import ModelError
 from refdp.files import read_json
 from refdp.privacy import Receipt
@@ -127,6 +127,7 @@ class TreeModel:
         return list(self.schema.classes)
 
     def _columns(self, data: Dataset) -> List[Sequence[Union[int, float]]]:
+        expect_dataset(data, "the data to predict")
         if data.schema.attributes != self.schema.attributes:
             raise ModelError(
                 "the data's attributes differ from the model's schema; read the data with the "
@@ -216,6 +217,8 @@ class TreeModel:
 
     def rules(self, tree: int = 0) -> List[Rule]:
         """Every root-to-node rule of tree ``tree``."""
+        if isinstance(tree, bool) or not isinstance(tree, int) or not -len(self.trees) <= tree < len(self.trees):
+            raise ModelError(f"tree must be an index in 0..{len(self.trees) - 1}, got {tree!r:.60}")
         return rules(self.trees[tree], self.schema)
 
     def render(self) -> str:
@@ -368,4 +371,6 @@ def _weight(value: Any) -> float:
 
 def dumps_model(model: TreeModel, key: Optional[bytes] = None) -> str:
     """The JSON text of a model file (sorted keys; byte-identical for equal models), signed with ``key`` if given."""
+    if not isinstance(model, TreeModel):
+        raise ModelError(f"dumps_model takes a TreeModel (what train returns), got {type(model).__name__}")
     return json.dumps(model.to_json(key), sort_keys=True, indent=1) + "\n"
