@@ -14,7 +14,7 @@ import io
 import sys
 from typing import TYPE_CHECKING
 
-from refdp.cli._args import add_missing_argument
+from refdp.cli._args import add_key_argument, add_missing_argument, read_key_argument
 from refdp.cli._command import Command
 from refdp.files import write_text
 
@@ -33,6 +33,7 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
     add_missing_argument(p)
     p.add_argument("--proba", action="store_true", help="print CSV: the label and each class's probability")
     p.add_argument("--out", default=None, help="write the output here (default: stdout)")
+    add_key_argument(p, "check the model's signature with the secret key in FILE before predicting")
 
 
 def _output(model: TreeModel, args: argparse.Namespace) -> str:
@@ -55,8 +56,8 @@ def _run(args: argparse.Namespace) -> int:
     from refdp.algorithms import read_model
     from refdp.cli._data import check_output
 
-    check_output(args.out, [args.model, args.data])
-    model: TreeModel = read_model(args.model)
+    check_output(args.out, [args.model, args.data, args.key_file])
+    model: TreeModel = read_model(args.model, read_key_argument(args))
     text = _output(model, args)
     if args.out:
         write_text(args.out, text)
