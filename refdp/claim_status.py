@@ -56,6 +56,7 @@ STATUS: Dict[str, str] = {
     "noisy-size-plan": "proved",
     "parallel-composition": "proved",
     "private-rdt-budget": "proved",
+    "receipt-rederivation": "proved",
     "schema-inference-leaks": "proved",
     "sequential-composition": "proved",
     "split-quality-monotone": "proved",

@@ -38,6 +38,7 @@ from refdp.errors import DataError, ModelError, SchemaError
 from refdp.evaluation import cross_validate
 from refdp.privacy import Relation
 from refdp.tree import dumps_model
+from refdp.tree.integrity import model_digest
 
 FILES = Path(__file__).resolve().parent / "files"
 ARFF = FILES / "clinic.arff"
@@ -169,14 +170,20 @@ def test_the_model_file_keeps_the_policy_and_must_agree_with_its_receipt() -> No
     again = model_from_json(obj)
     assert again.missing == MissingPolicy("drop", "drop") and dumps_model(again) == dumps_model(model)
     assert [c.claims for c in model.receipt.charges if c.mechanism == MISSING_VALUE_RULE] == [("missing-values-drop",)]
-    # the policy changed without its receipt: refused
+    # the whole-file digest catches an edit; with the digest recomputed (a forger can), the policy must still
+    # agree with the receipt
     obj["missing"] = {"categorical": "category", "continuous": "midpoint"}
+    with pytest.raises(ModelError, match="digest does not match"):
+        model_from_json(obj)
+    obj["digest"] = model_digest(obj)
     with pytest.raises(ModelError, match="missing-value policy .* is not what its receipt records"):
         model_from_json(obj)
     del obj["missing"]
+    obj["digest"] = model_digest(obj)
     with pytest.raises(ModelError, match="is not what its receipt records"):
         model_from_json(obj)
     obj["missing"] = {"categorical": "perhaps", "continuous": "midpoint"}
+    obj["digest"] = model_digest(obj)
     with pytest.raises(ModelError, match="categorical_missing must be one of"):
         model_from_json(obj)
     # a built-in has no policy and no entry

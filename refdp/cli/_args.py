@@ -23,11 +23,13 @@ __all__ = [
     "PLACEHOLDERS",
     "RELATIONS",
     "add_data_arguments",
+    "add_key_argument",
     "add_missing_argument",
     "add_param_argument",
     "add_program_run_arguments",
     "add_seed_argument",
     "add_training_arguments",
+    "check_missing_policy",
     "check_positive",
     "check_program_run_arguments",
     "command_words",
@@ -35,6 +37,7 @@ __all__ = [
     "load_data",
     "number",
     "parse_params",
+    "read_key_argument",
 ]
 
 
@@ -95,6 +98,46 @@ def load_data(args: argparse.Namespace) -> Dataset:
     return read_data(
         args.data, label=args.label, schema=schema, bounds=parse_bounds(args.bounds), missing=args.missing
     )
+
+
+def check_missing_policy(algorithm: str, params: Dict[str, str], relation: Relation, missing: Optional[str]) -> None:
+    """Refuse ``--missing drop`` with ``--relation substitute`` where the plan reads the row count as public.
+
+    Dropping a row depends on that row alone, so a substitution can turn a
+    kept row into a dropped one: the filtered data sets then differ in size,
+    and a row count the plan treats as public is not (claim
+    ``diffpid3-info-gain-size-bound``).
+    """
+    from refdp.algorithms import get_algorithm
+
+    if missing != "drop" or relation is not Relation.SUBSTITUTE:
+        return
+    spec = get_algorithm(algorithm)
+    resolved = spec.resolve(params)
+    if spec.row_count_is_public(resolved, relation):
+        raise InvalidParameterError(
+            f"--missing drop with --relation substitute: {algorithm} with these parameters reads the number of "
+            "rows as public, and dropping the rows with a missing value makes that number depend on a "
+            "substituted record; use --relation add-remove or --missing category, or declare the bound "
+            "(--param max_size=N, chosen without looking at the data)"
+        )
+
+
+def add_key_argument(p: argparse.ArgumentParser, help: str) -> None:
+    """``--key-file FILE``: the secret key of a model's HMAC-SHA256 signature (:mod:`refdp.tree.integrity`)."""
+    p.add_argument("--key-file", default=None, metavar="FILE", help=help)
+
+
+def read_key_argument(args: argparse.Namespace) -> Optional[bytes]:
+    """The key in ``--key-file``, or None when it was not given."""
+    from refdp.tree.integrity import read_key
+
+    if args.key_file is None:
+        return None
+    try:
+        return read_key(args.key_file)
+    except InvalidParameterError as exc:
+        raise InvalidParameterError(f"--key-file: {exc}") from None
 
 
 def add_param_argument(p: argparse.ArgumentParser) -> None:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from refdp.cli._args import (
     add_seed_argument,
     add_training_arguments,
+    check_missing_policy,
     check_positive,
     integer,
     load_data,
@@ -56,6 +57,7 @@ def _evaluate(args: argparse.Namespace) -> CVResult:
     epsilon = as_budget(args.epsilon)
     params = parse_params(args.param)
     relation = parse_relation(args.relation)
+    check_missing_policy(args.algorithm, parse_params(args.param), relation, args.missing)
     data = load_data(args)
     line = Line(f"evaluate {args.algorithm}", "models")
     try:

@@ -22,6 +22,7 @@ import json
 import sys
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
+from refdp.cli._args import add_key_argument, read_key_argument
 from refdp.cli._command import Command
 from refdp.errors import InvalidParameterError
 from refdp.files import write_text
@@ -48,6 +49,7 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
         help="with a class column: accuracy, macro F1 and the confusion matrix on stderr (json: one JSON object)",
     )
     p.add_argument("--out", default=None, help="write the CSV here (default: stdout)")
+    add_key_argument(p, "check the model's signature with the secret key in FILE before predicting")
 
 
 def _csv(model: TreeModel, rows: RowsToPredict, proba: bool) -> Tuple[str, List[Optional[str]]]:
@@ -126,8 +128,8 @@ def _run(args: argparse.Namespace) -> int:
     from refdp.algorithms import read_model
     from refdp.cli._data import check_output, note_clipped, read_rows_to_predict
 
-    check_output(args.out, [args.model, args.data])
-    model: TreeModel = read_model(args.model)
+    check_output(args.out, [args.model, args.data, args.key_file])
+    model: TreeModel = read_model(args.model, read_key_argument(args))
     rows = read_rows_to_predict(args.data, model.schema, model.missing, label=args.label)
     if args.score and rows.labels is None:
         raise InvalidParameterError(

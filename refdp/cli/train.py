@@ -12,7 +12,15 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Optional
 
-from refdp.cli._args import add_seed_argument, add_training_arguments, load_data, parse_params
+from refdp.cli._args import (
+    add_key_argument,
+    add_seed_argument,
+    add_training_arguments,
+    check_missing_policy,
+    load_data,
+    parse_params,
+    read_key_argument,
+)
 from refdp.cli._command import Command
 from refdp.cli._progress import Ticker
 from refdp.files import write_text
@@ -29,6 +37,7 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
     add_training_arguments(p)
     add_seed_argument(p)
     p.add_argument("--out", required=True, help="where to write MODEL.json (written whole, or not at all)")
+    add_key_argument(p, "sign the model with the secret key in FILE (HMAC-SHA256; `receipt --key-file` checks it)")
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -36,19 +45,23 @@ def _run(args: argparse.Namespace) -> int:
     from refdp.cli._data import check_output
     from refdp.tree import dumps_model
 
-    check_output(args.out, [args.data, args.schema])
+    check_output(args.out, [args.data, args.schema, args.key_file])
+    key = read_key_argument(args)
     epsilon = as_budget(args.epsilon)
     relation = parse_relation(args.relation)
+    check_missing_policy(args.algorithm, parse_params(args.param), relation, args.missing)
     data = load_data(args)
     with Ticker(f"training {args.algorithm} on {len(data)} rows"):
         model = train(
             args.algorithm, data, epsilon, params=parse_params(args.param), rng=args.seed,
             relation=relation, engine=args.engine,
         )
-        text = dumps_model(model)
+        text = dumps_model(model, key)
     write_text(args.out, text)
-    print(f"trained {model.algorithm} on {len(data)} row{'' if len(data) == 1 else 's'}, level {model.receipt.level}{_variant(model)}: "
-          f"{_shape(model)}; wrote {args.out}")
+    signed = " (signed)" if key is not None else ""
+    rows = f"{len(data)} row{'' if len(data) == 1 else 's'}"
+    print(f"trained {model.algorithm} on {rows}, level {model.receipt.level}{_variant(model)}: {_shape(model)}; "
+          f"wrote {args.out}{signed}")
     warning = single_leaf_warning(model, args.epsilon)
     if warning:
         print(f"refdp: warning: {warning}", file=sys.stderr)

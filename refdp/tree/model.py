@@ -32,9 +32,16 @@ file can be read, audited and used on its own.  Reading it back
 :func:`refdp.model_from_json` also checks that the algorithm and variant are
 registered and agree with the charges; any mismatch is one ModelError.
 
+The file also states ``plan_inputs``: the public values the algorithm's
+budget plan read that the parameters do not hold (the noisy size N~ it
+released, for example), so that a verifier can recompute the plan, the
+``budget`` training was given, and a ``digest`` of the whole file
+(:mod:`refdp.tree.integrity`), with an optional keyed ``signature``.
+
 Format versions: 2 adds the receipt's soundness ``level``, the claims' statuses
-and an integrity ``digest``; a version-1 file cannot be verified and must be
-retrained.
+and a digest of the receipt; 3 adds ``budget``, ``plan_inputs``, the digest
+of the whole file and the optional signature.  A file of an older format cannot be
+verified and must be retrained.
 """
 
 from __future__ import annotations
@@ -42,6 +49,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field
+from fractions import Fraction
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
@@ -51,6 +59,7 @@ from refdp.errors import InvalidParameterError, ModelError
 from refdp.files import read_json
 from refdp.privacy import Receipt
 from refdp.tree.codec import node_from_json, node_to_json
+from refdp.tree.integrity import DIGEST, SIGNATURE, model_digest, model_signature
 from refdp.tree.leaf import Count, Leaf
 from refdp.tree.nodes import Node, children_of, released_counts, route_informed
 from refdp.tree.nodes import depth as tree_depth
@@ -60,7 +69,13 @@ from refdp.tree.rules import Rule, conditions_of, rules
 __all__ = ["TreeModel", "VOTING", "FORMAT", "VERSION", "decode_model", "dumps_model", "read_model_json"]
 
 FORMAT = "refdp-model"
-VERSION = 2
+VERSION = 3
+_FIELDS = (
+    "format", "version", "algorithm", "variant", "params", "budget", "schema", "plan_inputs", "receipt", "voting",
+    "weights", "trees", DIGEST,
+)
+# "missing": the missing-value policy, when the training data was read with one (a file, not a built-in)
+_OPTIONAL_FIELDS = (SIGNATURE, "missing")
 VOTING = ("vote", "confidence", "sum-counts", "log-odds")
 
 Param = Union[int, float, str, bool]
@@ -80,6 +95,11 @@ class TreeModel:
     voting: str = "vote"
     missing: Optional[MissingPolicy] = None
     """The missing-value policy of the training data (:attr:`refdp.data.Dataset.missing`); prediction applies it."""
+    plan_inputs: Mapping[str, int] = field(default_factory=dict)
+    """Public values the budget plan read besides the parameters, such as the released noisy size ``noisy_size``."""
+    budget: Optional[Fraction] = None
+    """The total epsilon training was given (the receipt's total may be less, or, for a published variant,
+    more); None: the receipt's total."""
     _released: Dict[int, Tuple[Count, ...]] = field(default_factory=dict, init=False, repr=False, compare=False)
     _priors: List[List[Tuple[float, float]]] = field(default_factory=list, init=False, repr=False, compare=False)
 
@@ -95,6 +115,11 @@ class TreeModel:
                 raise ModelError(f"tree {index} has weight {weight!r}; every tree weight must be a finite number")
         if self.voting not in VOTING:
             raise ModelError(f"unknown voting rule {self.voting!r}; use one of {', '.join(VOTING)}")
+        if self.budget is None:
+            object.__setattr__(self, "budget", self.receipt.epsilon)
+        for name, value in self.plan_inputs.items():
+            if not isinstance(name, str) or isinstance(value, bool) or not isinstance(value, int):
+                raise ModelError(f"plan input {name!r} must be an integer, got {value!r}")
 
     def __getstate__(self) -> Dict[str, Any]:
         # The memo of released counts is keyed by id(node): in a copy or an unpickled model those ids
@@ -244,23 +269,31 @@ class TreeModel:
             _render(tree, self.schema, "  " if len(self.trees) > 1 else "", lines)
         return "\n".join(lines)
 
-    def to_json(self) -> Dict[str, Any]:
-        """The JSON form of the model (``missing`` only when the training data had a policy)."""
-        obj: Dict[str, Any] = {
+    def to_json(self, key: Optional[bytes] = None) -> Dict[str, Any]:
+        """The model file's JSON, with the digest of the whole; signed with ``key`` (HMAC-SHA256) when given.
+
+        ``missing`` is there only when the training data was read with a missing-value policy.
+        """
+        body: Dict[str, Any] = {
             "format": FORMAT,
             "version": VERSION,
             "algorithm": self.algorithm,
             "variant": self.variant,
             "params": dict(self.params),
+            "budget": str(self.budget),
             "schema": self.schema.to_json(),
+            "plan_inputs": dict(sorted(self.plan_inputs.items())),
             "receipt": self.receipt.to_json(),
             "voting": self.voting,
             "weights": list(self.weights),
             "trees": [node_to_json(t, self.schema) for t in self.trees],
         }
         if self.missing is not None:
-            obj["missing"] = self.missing.to_json()
-        return obj
+            body["missing"] = self.missing.to_json()
+        if key is not None:
+            body[SIGNATURE] = model_signature(body, key)
+        body[DIGEST] = model_digest(body)
+        return body
 
 
 def _render(node: Node, schema: Schema, indent: str, lines: List[str]) -> None:
@@ -273,25 +306,58 @@ def _render(node: Node, schema: Schema, indent: str, lines: List[str]) -> None:
         _render(child, schema, indent + "  ", lines)
 
 
-def decode_model(obj: Mapping[str, Any]) -> TreeModel:
-    """Rebuild a model from :meth:`TreeModel.to_json` output, verifying its structure and receipt.
+_OLDER = {
+    1: "no soundness level and no digest",
+    2: "its digest covers the receipt only, and it does not state the plan's inputs",
+}
 
-    Raises one ModelError on anything malformed or inconsistent: see
-    :mod:`refdp.privacy.receipt` for what is checked.  It does not check the
-    model against the algorithm registry, which sits above this package:
+
+def _check_integrity(obj: Mapping[str, Any], key: Optional[bytes]) -> None:
+    expected = _FIELDS + tuple(name for name in _OPTIONAL_FIELDS if name in obj)
+    missing = [name for name in expected if name not in obj]
+    if missing:
+        raise ModelError(f"malformed refdp model: it has no field {', '.join(missing)}")
+    extra = sorted(str(name) for name in obj if name not in expected)
+    if extra:
+        raise ModelError(f"malformed refdp model: unexpected field {', '.join(extra)}")
+    if obj[DIGEST] != model_digest(obj):
+        raise ModelError(
+            "the model file's sha256 digest does not match its content: it was edited or corrupted after "
+            "refdp wrote it"
+        )
+    if key is None:
+        return
+    if SIGNATURE not in obj:
+        raise ModelError("the model file is not signed, but a key was given to check its signature")
+    if obj[SIGNATURE] != model_signature(obj, key):
+        raise ModelError(
+            "the model file's signature does not verify with the key given: it was signed with another key, "
+            "or edited after it was signed"
+        )
+
+
+def decode_model(obj: Mapping[str, Any], key: Optional[bytes] = None) -> TreeModel:
+    """Rebuild a model from :meth:`TreeModel.to_json` output, verifying its digest, structure and receipt.
+
+    With ``key`` the file must carry a signature that verifies with it
+    (:mod:`refdp.tree.integrity`).  Raises one ModelError on anything
+    malformed or inconsistent: see :mod:`refdp.privacy.receipt` for what is
+    checked of the receipt.  It does not check the model against the
+    algorithm registry, which sits above this package:
     :func:`refdp.model_from_json` does both.
     """
     if not isinstance(obj, Mapping) or obj.get("format") != FORMAT:
         found = obj.get("format") if isinstance(obj, Mapping) else type(obj).__name__
         raise ModelError(f"not a refdp model (format is {found!r}, expected {FORMAT!r})")
     version = obj.get("version")
-    if isinstance(version, int) and not isinstance(version, bool) and 1 <= version < VERSION:
+    if isinstance(version, int) and not isinstance(version, bool) and version in _OLDER:
         raise ModelError(
-            f"this model is in refdp model format {version}, whose privacy receipt cannot be verified "
-            f"(no soundness level or digest); retrain it with this refdp (format {VERSION})"
+            f"this model was made by an older refdp (model format {version}: {_OLDER[version]}), so it cannot be "
+            f"verified; re-train it with this refdp (format {VERSION})"
         )
     if version != VERSION:
         raise ModelError(f"refdp model version {version!r} is not supported (expected {VERSION})")
+    _check_integrity(obj, key)
     try:
         schema = Schema.from_json(obj["schema"])
         trees = tuple(node_from_json(t, schema) for t in obj["trees"])
@@ -308,6 +374,8 @@ def decode_model(obj: Mapping[str, Any]) -> TreeModel:
             receipt=Receipt.from_json(obj["receipt"]),
             weights=weights,
             voting=str(obj["voting"]),
+            plan_inputs=_plan_inputs(obj["plan_inputs"]),
+            budget=_budget(obj["budget"]),
             missing=None if obj.get("missing") is None else MissingPolicy.from_json(obj["missing"]),
         )
     except InvalidParameterError as exc:
@@ -324,14 +392,32 @@ def read_model_json(path: Union[str, Path]) -> Any:
     return read_json(path, "model file", ModelError)
 
 
+def _budget(value: Any) -> Fraction:
+    if isinstance(value, str):
+        try:
+            budget = Fraction(value)
+        except (ValueError, ZeroDivisionError):
+            pass
+        else:
+            if budget >= 0 and str(budget) == value:
+                return budget
+    raise ModelError(f"the model's budget must be an exact number >= 0 written as \"p/q\" in lowest terms, got {value!r}")
+
+
+def _plan_inputs(value: Any) -> Dict[str, int]:
+    if not isinstance(value, Mapping):
+        raise ModelError(f"plan_inputs must be a JSON object of names to integers, got {type(value).__name__}")
+    return dict(value)
+
+
 def _weight(value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ModelError(f"a tree weight must be a number, got {value!r}")
     return float(value)
 
 
-def dumps_model(model: TreeModel) -> str:
-    """The canonical JSON text of a model (sorted keys; byte-identical for equal models)."""
+def dumps_model(model: TreeModel, key: Optional[bytes] = None) -> str:
+    """The JSON text of a model file (sorted keys; byte-identical for equal models), signed with ``key`` if given."""
     if not isinstance(model, TreeModel):
         raise ModelError(f"dumps_model takes a TreeModel (what train returns), got {type(model).__name__}")
-    return json.dumps(model.to_json(), sort_keys=True, indent=1) + "\n"
+    return json.dumps(model.to_json(key), sort_keys=True, indent=1) + "\n"
