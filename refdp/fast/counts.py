@@ -796,6 +796,10 @@ class ArrayCounts:
         if threshold != threshold:
             # NaN: no row is below or at-or-above, as in the reference.
             return [], []
+        on_grid = self.store.grid_split(attribute, threshold)
+        if on_grid is not None and isinstance(on_grid[0], bytes):
+            # A cut of a public grid whose keys were counted (a greedy tree's split): compare keys.
+            return _split(rows, bytes(self._gather(on_grid[0], rows)), "lt", on_grid[1])
         # One pass that appends each row to its side beats two comprehensions, and a gathered
         # selector with compress, on CPython 3.11.  The values are finite reals (the data set
         # checks), so a row that is not below is at or above.
