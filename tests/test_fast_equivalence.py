@@ -26,7 +26,7 @@ from refdp.privacy import Relation
 from refdp.tree import dumps_model
 from strategies import schemas
 
-FAST = ("diffpid3", "thesis-tree", "tree-baseline", "private-rdt", "kanon-rdt", "noisy-majority", "dpdf")
+FAST = ("diffpid3", "thesis-tree", "tree-baseline", "private-rdt", "kanon-rdt", "noisy-majority", "dpdf", "dpea")
 
 Outcome = Tuple[str, str]
 
@@ -170,6 +170,18 @@ def test_dpdf(case: Tuple[Schema, Dataset, int, Relation], epsilon: Any, n_trees
     assert_same("dpdf", data, epsilon, params, seed, relation)
 
 
+@SETTINGS
+@given(cases(), EPSILONS, st.integers(0, 3), st.sampled_from(["1", "2", "whole"]),
+       st.sampled_from(["exact", "exhaustive", "mcmc", "paper"]), st.sampled_from(["sound", "published"]),
+       st.integers(2, 4), st.integers(0, 10))
+def test_dpea(case: Tuple[Schema, Dataset, int, Relation], epsilon: Any, depth: int, embed: str, search: str,
+              variant: str, bins: int, min_size: int) -> None:
+    _, data, seed, relation = case
+    params = {"max_depth": depth, "embed_depth": embed, "search": search, "variant": variant, "bins": bins,
+              "min_size": min_size, "steps": 20, "buffer": 5}
+    assert_same("dpea", data, epsilon, params, seed, relation)
+
+
 def _adult_sample() -> Dataset:
     data = load("adult")
     return data.subset(range(0, len(data), 16))
@@ -194,6 +206,12 @@ BUILTIN_CASES: List[Tuple[str, str, Dict[str, Any]]] = [
     ("adult/16", "noisy-majority", {}),
     ("credit-g", "dpdf", {"n_trees": 3, "min_size": 20}),
     ("adult/16", "dpdf", {"n_trees": 2, "min_size": 50}),
+    ("vote", "dpea", {}),
+    ("credit-g", "dpea", {"max_depth": 3}),
+    ("adult/16", "dpea", {}),
+    ("adult/16", "dpea", {"max_depth": 3, "embed_depth": "whole", "size_share": 0}),
+    ("vote", "dpea", {"search": "exhaustive"}),
+    ("vote", "dpea", {"variant": "published", "search": "paper", "max_depth": 3, "steps": 50}),
 ]
 
 

@@ -279,10 +279,11 @@ def first_best(scores: List[float], offset: int, floor: float) -> Optional[Tuple
 
 
 class ReferenceCounts:
-    """:class:`NodeCounts` by the plain loops of this module, one row at a time."""
+    """:class:`NodeCounts` by the plain loops of this module, one row at a time (of a data set, or of a
+    :class:`TrainingView` already made, whose rows are then the nodes' rows)."""
 
-    def __init__(self, data: Dataset) -> None:
-        self.view = TrainingView.of(data)
+    def __init__(self, data: Union[Dataset, TrainingView]) -> None:
+        self.view = data if isinstance(data, TrainingView) else TrainingView.of(data)
         self._codes: Dict[Tuple[int, ThresholdGrid], List[int]] = {}
 
     def root(self) -> Rows:
