@@ -74,17 +74,23 @@ def trees(draw: st.DrawFn, schema: Schema, depth: int) -> Node:
     below = trees(schema, depth - 1)
     if kind == "categorical":
         a = draw(st.sampled_from([0, 2]))
-        size = schema.attributes[a].n_values
+        size = _n_values(schema, a)
         return CategoricalSplit(a, tuple(draw(below) for _ in range(size)), counts=counts)
     if kind == "value":
         a = draw(st.sampled_from([0, 2]))
-        value = draw(st.integers(0, schema.attributes[a].n_values - 1))
+        value = draw(st.integers(0, _n_values(schema, a) - 1))
         return ValueSplit(a, value, draw(below), draw(below), counts=counts)
     a = draw(st.sampled_from([1, 3]))
     if kind == "threshold":
         return ThresholdSplit(a, draw(st.sampled_from(CUTS)) + 0.0, draw(below), draw(below), counts=counts)
     thresholds = sorted(set(draw(st.lists(st.sampled_from([c + 0.0 for c in CUTS]), min_size=1, max_size=4))))
     return IntervalSplit(a, tuple(thresholds), tuple(draw(below) for _ in range(len(thresholds) + 1)), counts=counts)
+
+
+def _n_values(schema: Schema, a: int) -> int:
+    attribute = schema.attributes[a]
+    assert isinstance(attribute, CategoricalAttribute)
+    return attribute.n_values
 
 
 @st.composite

@@ -26,7 +26,10 @@ from refdp.privacy import Relation
 from refdp.tree import dumps_model
 from strategies import schemas
 
-FAST = ("diffpid3", "thesis-tree", "tree-baseline", "private-rdt", "kanon-rdt", "noisy-majority", "dpdf", "dpea")
+FAST = (
+    "diffpid3", "thesis-tree", "tree-baseline", "private-rdt", "kanon-rdt", "noisy-majority", "dpdf", "dpea",
+    "dp-adaboost",
+)
 
 Outcome = Tuple[str, str]
 
@@ -182,6 +185,18 @@ def test_dpea(case: Tuple[Schema, Dataset, int, Relation], epsilon: Any, depth: 
     assert_same("dpea", data, epsilon, params, seed, relation)
 
 
+@SETTINGS
+@given(cases(), EPSILONS, st.integers(1, 6), st.integers(1, 3), st.integers(0, 4), st.sampled_from([1.0, 1.5, 3.0]),
+       st.sampled_from([2, 4, 64]), st.sampled_from([0.0, 0.05]), st.sampled_from(["sound", "published"]))
+def test_dp_adaboost(case: Tuple[Schema, Dataset, int, Relation], epsilon: Any, rounds: int, depth: int,
+                     features: int, theta: float, grid: int, share: float, variant: str) -> None:
+    _, data, seed, relation = case
+    params = {"n_estimators": rounds, "max_depth": depth, "n_features": features, "theta": theta, "grid": grid,
+              "size_share": share, "variant": variant}
+    # a large budget: rounds beat guessing, so that weights change and split into groups
+    assert_same("dp-adaboost", data, 20 if epsilon == 3 else epsilon, params, seed, relation)
+
+
 def _adult_sample() -> Dataset:
     data = load("adult")
     return data.subset(range(0, len(data), 16))
@@ -206,6 +221,9 @@ BUILTIN_CASES: List[Tuple[str, str, Dict[str, Any]]] = [
     ("adult/16", "noisy-majority", {}),
     ("credit-g", "dpdf", {"n_trees": 3, "min_size": 20}),
     ("adult/16", "dpdf", {"n_trees": 2, "min_size": 50}),
+    ("vote", "dp-adaboost", {}),
+    ("credit-g", "dp-adaboost", {"n_estimators": 8, "max_depth": 2}),
+    ("adult/16", "dp-adaboost", {"n_estimators": 6, "size_share": 0}),
     ("vote", "dpea", {}),
     ("credit-g", "dpea", {"max_depth": 3}),
     ("adult/16", "dpea", {}),
