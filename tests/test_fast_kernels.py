@@ -13,6 +13,7 @@ import random
 from fractions import Fraction
 from typing import Any, Callable, List, Optional, Tuple, Union
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -20,7 +21,8 @@ from refdp.engine import REFERENCE, ReferenceCounts, ThresholdCandidates
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset, Schema
 from refdp.data.grid import ThresholdGrid
 from refdp.fast import ARRAY, ArrayCounts
-from refdp.mechanisms import joins_sample
+from refdp.errors import InvalidParameterError
+from refdp.mechanisms import discrete_laplace, joins_sample
 from refdp.privacy import Ledger, Relation
 from refdp.tree import Leaf, Node, ThresholdSplit, ValueSplit
 from strategies import datasets, schemas
@@ -227,9 +229,38 @@ def test_exponential_sampler_draws_the_reference_index(
     assert outcomes[0] == outcomes[1], f"seed={seed} utilities={utilities} weights={weights}"
 
 
-def test_both_engines_use_the_exact_samplers_of_the_mechanisms() -> None:
-    # The samplers exist once (refdp.mechanisms.exact, tested there); an engine swaps arithmetic only.
-    assert ARRAY.discrete_laplace is REFERENCE.discrete_laplace
+def test_both_engines_use_the_exact_samplers_of_the_mechanisms(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The samplers exist once (refdp.mechanisms.exact, tested there); the array engine calls the same
+    # discrete Laplace sampler, handing it the generator through fast.sampling.Words (cheaper randrange).
+    import refdp.fast.sampling as sampling
+
+    assert REFERENCE.discrete_laplace is discrete_laplace
+    seen: List[object] = []
+
+    def recording(scale: object, rng: object) -> int:
+        seen.append(rng)
+        return 7
+
+    monkeypatch.setattr(sampling, "reference_discrete_laplace", recording)
+    assert ARRAY.discrete_laplace(Fraction(2), random.Random(1)) == 7 and isinstance(seen[0], sampling.Words)
+    other = _Recording(4)
+    assert ARRAY.discrete_laplace(Fraction(2), other) == 7 and seen[1] is other  # not a random.Random itself: as given
+
+
+def test_the_array_discrete_laplace_makes_the_reference_draws() -> None:
+    for seed in range(60):
+        for scale in (Fraction(1, 3), Fraction(1), Fraction(7, 2), Fraction(40), Fraction(1000, 3)):
+            ours, theirs = random.Random(seed), random.Random(seed)
+            assert [ARRAY.discrete_laplace(scale, ours) for _ in range(15)] == [
+                REFERENCE.discrete_laplace(scale, theirs) for _ in range(15)
+            ], (seed, scale)
+            assert ours.getstate() == theirs.getstate()
+    with pytest.raises(InvalidParameterError):
+        ARRAY.discrete_laplace(Fraction(0), random.Random(1))  # the reference's validation
+
+
+class _Recording(random.Random):
+    """A subclass: the array engine hands it to the sampler as it is."""
 
 
 def _members(mask: int, n: int) -> List[int]:

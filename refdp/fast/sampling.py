@@ -1,4 +1,4 @@
-"""The array engine's Poissonised bootstrap: the reference's draws, without a Python call per draw.
+"""The array engine's exact samplers: the reference's draws, with fewer Python calls per draw.
 
 :func:`refdp.mechanisms.bootstrap_draws` decides each record with
 :func:`refdp.mechanisms.joins_sample`: K is the first k with
@@ -11,17 +11,52 @@ overridden), ``randrange(k)`` with k > 0 is ``_randbelow(k)``, which draws
 way, in the same order, and so returns the same decisions and leaves the
 generator in the same state (the tests compare both on many seeds).  Any
 other random source gets the reference loop.
+
+:func:`discrete_laplace` is :func:`refdp.mechanisms.discrete_laplace`
+itself, given the generator through :class:`Words`, whose ``randrange(n)``
+draws ``getrandbits`` as ``_randbelow`` does (the sampler's every draw is a
+``randrange`` of one positive bound), without ``randrange``'s argument
+handling.
 """
 
 from __future__ import annotations
 
 import random
-from typing import List
+from typing import List, Optional
 
-from refdp.mechanisms import bootstrap_draws
+from refdp.mechanisms import Exact, bootstrap_draws
+from refdp.mechanisms import discrete_laplace as reference_discrete_laplace
 from refdp.rng import RandomSource
 
-__all__ = ["bootstrap"]
+__all__ = ["Words", "bootstrap", "discrete_laplace"]
+
+
+class Words:
+    """A :class:`random.Random` whose ``randrange(n)``, for one bound n > 0, calls ``getrandbits`` as
+    ``Random._randbelow`` does (the same draws, the same results); other calls go to the generator."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self._rng = rng
+        self.getrandbits = rng.getrandbits
+        self.random = rng.random
+
+    def randrange(self, start: int, stop: Optional[int] = None, step: int = 1) -> int:
+        if stop is not None or step != 1 or type(start) is not int or start <= 0:
+            return self._rng.randrange(start, stop, step)
+        width = start.bit_length()
+        r = self.getrandbits(width)
+        while r >= start:
+            r = self.getrandbits(width)
+        return r
+
+
+def discrete_laplace(scale: Exact, rng: RandomSource) -> int:
+    """:func:`refdp.mechanisms.discrete_laplace` (the same draws and result).
+
+    >>> discrete_laplace(3, random.Random(5)) == reference_discrete_laplace(3, random.Random(5))
+    True
+    """
+    return reference_discrete_laplace(scale, Words(rng) if type(rng) is random.Random else rng)
 
 
 def bootstrap(count: int, rng: RandomSource) -> List[bool]:
