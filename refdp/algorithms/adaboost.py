@@ -811,7 +811,7 @@ def _check(params: Mapping[str, Param], n_attributes: int, n_classes: int) -> No
         raise InvalidParameterError("dp-adaboost needs at least one attribute; the schema has none")
     if n_classes < 2 and params["variant"] == "sound":
         # SAMME's alpha_t = 1/2 ln((1 - tau_t)(K - 1) / tau_t) has no value for K = 1.
-        raise InvalidParameterError("dp-adaboost needs at least two classes; the schema has one")
+        raise InvalidParameterError("dp-adaboost needs at least two classes; the schema has one class")
 
 
 def fit_adaboost(
