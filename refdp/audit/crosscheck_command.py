@@ -89,7 +89,8 @@ from refdp.audit.crosscheck import (
     tv_sample_size,
 )
 from refdp.audit.external import SEED_BITS, Failure, ProgramRuns, RunDriver
-from refdp.audit.external_command import CommandProgram, write_inputs
+from refdp.audit.external_command import write_inputs
+from refdp.audit.programs import chunk_size, make_program
 from refdp.data import Dataset
 from refdp.errors import DataError, InvalidParameterError, RefdpError
 from refdp.privacy import Charge, Relation, as_fraction
@@ -343,6 +344,11 @@ class CommandCrosscheck:
     ``params`` are the ``--param`` values (strings, resolved by the
     algorithm); ``output`` is one of :data:`OUTPUTS`; ``runs`` None means
     :func:`planned_runs`.  ``cmd`` and ``data_name`` are for the report.
+    ``protocol`` (one of :data:`~refdp.audit.programs.PROTOCOLS`) says how
+    the program runs: a process per run, per batch of ``batch`` runs (None:
+    :func:`~refdp.audit.programs.default_batch`; ``timeout`` is then per
+    batch), long-running workers, or a Python function (``words`` is then
+    ``("MODULE:FUNCTION",)``).
     """
 
     cmd: str
@@ -361,6 +367,8 @@ class CommandCrosscheck:
     max_failure_rate: float = 0.01
     alpha: float = 1e-6
     beta: float = DEFAULT_BETA
+    protocol: str = "run"
+    batch: Optional[int] = None
 
 
 def crosscheck_seeds(seed: int, n: int) -> List[int]:
@@ -411,17 +419,24 @@ def _samples_needed(law: CountsLaw, alpha: float, beta: float) -> int:
 
 
 def _run(
-    request: CommandCrosscheck, reader: Callable[[str], Reading], runs: int
+    request: CommandCrosscheck, reader: Callable[[str], Reading], runs: int, chunk: int
 ) -> Tuple[List[Union[Reading, Failure]], RunDriver[str, str]]:
     with tempfile.TemporaryDirectory(prefix="refdp-crosscheck-cmd-") as tmp:
         data_path, schema_path = write_inputs(request.d, Path(tmp), "data.csv")
-        program = CommandProgram(request.words, str(schema_path), tmp, float(request.timeout))
+        program = make_program(
+            request.protocol, request.words, str(schema_path), tmp, float(request.timeout), request.jobs
+        )
         # leaving the pool waits for its threads: end the programs they wait on first
-        with concurrent.futures.ThreadPoolExecutor(max_workers=request.jobs) as pool, program.running:
-            driver: RunDriver[str, str] = RunDriver(
-                pool, 2, runs, request.max_failure_rate, None, sides=("the data",), limit="--max-failure-rate"
-            )
-            outcomes = driver.run(ProgramRuns(program, str(data_path), reader), 0, crosscheck_seeds(request.seed, runs))
+        try:
+            with concurrent.futures.ThreadPoolExecutor(max_workers=request.jobs) as pool, program.running:
+                driver: RunDriver[str, str] = RunDriver(
+                    pool, chunk, runs, request.max_failure_rate, None, sides=("the data",), limit="--max-failure-rate"
+                )
+                outcomes = driver.run(
+                    ProgramRuns(program, str(data_path), reader), 0, crosscheck_seeds(request.seed, runs)
+                )
+        finally:
+            program.close()
     readings: List[Union[Reading, Failure]] = []
     for o in outcomes:
         assert isinstance(o, (Reading, Failure))
@@ -568,7 +583,8 @@ def crosscheck_command(request: CommandCrosscheck) -> Dict[str, Any]:
         reader = SplitReader(law) if isinstance(law, SplitLaw) else CountsReader(law)
     needed = planned_runs(request.output, law, request.alpha, request.beta)
     runs = needed if request.runs is None else request.runs
-    outcomes, driver = _run(request, reader, runs)
+    chunk = chunk_size(request.protocol, request.batch, runs, request.jobs)
+    outcomes, driver = _run(request, reader, runs, chunk)
     readings = [o for o in outcomes if isinstance(o, Reading)]
     if isinstance(law, SplitLaw):
         result, fields = _split_result(law, readings, request.alpha, request.beta)
@@ -613,5 +629,7 @@ def crosscheck_command(request: CommandCrosscheck) -> Dict[str, Any]:
         "seed": request.seed,
         "jobs": request.jobs,
         "timeout": request.timeout,
+        "protocol": request.protocol,
+        "batch": chunk if request.protocol == "batch" else None,
         "wall_time": time.perf_counter() - started,
     }

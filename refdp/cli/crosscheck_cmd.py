@@ -25,12 +25,14 @@ from refdp.cli._args import (
     MAX_RUNS,
     add_data_arguments,
     add_param_argument,
+    add_program_arguments,
     add_program_run_arguments,
     check_positive,
     check_program_run_arguments,
-    command_words,
+    how_programs_ran,
     integer,
     load_data,
+    program_of,
     parse_params,
 )
 from refdp.cli._command import Command
@@ -43,7 +45,7 @@ __all__ = ["COMMAND", "render"]
 def _add_arguments(p: argparse.ArgumentParser) -> None:
     from refdp.audit.crosscheck_command import OUTPUTS
 
-    p.add_argument("--cmd", required=True, help="the command line, e.g. './prog {data} {seed} {out}'")
+    add_program_arguments(p)
     p.add_argument("--algorithm", required=True, help="the refdp algorithm the program implements")
     add_param_argument(p)
     add_data_arguments(p)
@@ -102,8 +104,8 @@ def render(report: Dict[str, Any]) -> str:
     failures = f"{report['failures']} failed" + (f" (first: {report['first_failure']})" if report["failures"] else "")
     no_split = f", {report['no_split']} with a leaf at the root (left out)" if report["no_split"] else ""
     lines.append(
-        f"program: {report['program']!r}; {report['runs']} runs, {report['jobs']} at a time, time limit "
-        f"{report['timeout']:g} s, {report['wall_time']:.1f} s in all; {failures}{no_split}"
+        f"program: {report['program']!r}; {report['runs']} runs, {how_programs_ran(report)}, "
+        f"{report['wall_time']:.1f} s in all; {failures}{no_split}"
     )
     meaning = "the outputs fit refdp's law" if verdict == "ACCEPT" else "the outputs do not fit refdp's law"
     lines.append(f"verdict: {verdict}: {meaning} (exit {0 if verdict == 'ACCEPT' else 1}); replay with --seed "
@@ -116,13 +118,13 @@ def _run(args: argparse.Namespace) -> int:
 
     """Run ``crosscheck-cmd``; the exit status is 0 (ACCEPT), 1 (REJECT) or 2 (bad input)."""
     _check_args(args)
-    words = command_words(args.cmd)
+    cmd, words, protocol = program_of(args)
     epsilon = as_budget(args.epsilon)
     relation = parse_relation(args.relation)
     params = parse_params(args.param)
     seed = args.seed if args.seed is not None else secrets.randbits(32)
     report = crosscheck_command(CommandCrosscheck(
-        cmd=args.cmd,
+        cmd=cmd,
         words=words,
         algorithm=args.algorithm,
         params=params,
@@ -137,6 +139,8 @@ def _run(args: argparse.Namespace) -> int:
         timeout=args.timeout,
         max_failure_rate=args.max_failure_rate,
         alpha=args.alpha,
+        protocol=protocol,
+        batch=args.batch,
     ))
     if args.json:
         print(json.dumps(report, sort_keys=True))
