@@ -76,6 +76,8 @@ def _false_alarm(report: Dict[str, Any]) -> str:
     from refdp.audit.crosscheck_command import MODEL_REFERENCE_RUNS
 
     if report["output"] == "model":
+        if report["model_charges"] == "re-derived":
+            return "false alarm: none; the checks are deterministic, and a model refdp would write passes them"
         return (
             "false alarm: the checks are deterministic, so a model refdp would write passes them, unless its receipt "
             f"has a kind of charge that none of refdp's {MODEL_REFERENCE_RUNS} reference runs made"
@@ -102,7 +104,8 @@ def render(report: Dict[str, Any]) -> str:
         lines.append(f"most likely candidates, exact / observed: {_top(report['law'], 5)}")
     lines.append(f"detail: {report['detail']}")
     failures = f"{report['failures']} failed" + (f" (first: {report['first_failure']})" if report["failures"] else "")
-    no_split = f", {report['no_split']} with a leaf at the root (left out)" if report["no_split"] else ""
+    left_out = "with a leaf at the root" if report["output"] == "root-split" else "with no counts at the root"
+    no_split = f", {report['no_split']} {left_out} (left out)" if report["no_split"] else ""
     lines.append(
         f"program: {report['program']!r}; {report['runs']} runs, {how_programs_ran(report)}, "
         f"{report['wall_time']:.1f} s in all; {failures}{no_split}"
