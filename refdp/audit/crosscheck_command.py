@@ -380,7 +380,7 @@ class CommandCrosscheck:
     the program runs: a process per run, per batch of ``batch`` runs (None:
     :func:`~refdp.audit.programs.default_batch`; ``timeout`` is then per
     batch), long-running workers, or a Python function (``words`` is then
-    ``("MODULE:FUNCTION",)``).
+    ``("MODULE:FUNCTION", ARG, ...)``).
     """
 
     cmd: str

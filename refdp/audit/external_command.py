@@ -173,7 +173,7 @@ class CommandAudit:
     ``jobs`` at a time with ``timeout`` seconds each (per batch with the
     ``batch`` protocol).  ``protocol`` is one of
     :data:`~refdp.audit.programs.PROTOCOLS`; for ``python``, ``words`` is
-    ``("MODULE:FUNCTION",)``.  ``batch``: runs per batch (None:
+    ``("MODULE:FUNCTION", ARG, ...)``.  ``batch``: runs per batch (None:
     :func:`~refdp.audit.programs.default_batch`).
     """
 

@@ -25,8 +25,10 @@ for a failed run:
 * ``python`` (:func:`python_program`): the worker protocol with a small
   interpreter of refdp's own as the worker, which imports ``MODULE`` (a
   module name, or the path of a ``.py`` file) and calls
-  ``FUNCTION(data, seed, schema)`` once per run -- ``data`` and ``schema``
-  the paths, ``seed`` an int -- in the worker process.  It returns the
+  ``FUNCTION(data, seed, schema, *args)`` once per run -- ``data`` and
+  ``schema`` the paths, ``seed`` an int, ``args`` the strings given after
+  ``MODULE:FUNCTION`` (the budget and parameters, as a program gets them
+  on its command line) -- in the worker process.  It returns the
   output: a string (one line), or any JSON value, which is written as JSON.
   An exception ends the worker: the run fails with the exception's last
   line, and a fresh worker takes the next run.  What the function prints
@@ -422,13 +424,13 @@ def target(spec):
         raise AttributeError(f"{module} has no function {name!r}")
     return function
 def main():
-    spec, data, schema = sys.argv[1:4]
+    spec, data, schema, *args = sys.argv[1:]
     replies = os.fdopen(os.dup(1), "w", encoding="utf-8")
     os.dup2(2, 1)  # what the function prints goes to standard error, not among the outputs
     sys.stdout = sys.stderr
     function = target(spec)
     for line in sys.stdin:
-        output = function(data, int(line), schema)
+        output = function(data, int(line), schema, *args)
         text = output if isinstance(output, str) else json.dumps(output)
         text = text.rstrip("\r\n")
         if "\n" in text:
@@ -454,16 +456,19 @@ def python_target(text: str) -> str:
     return text
 
 
-def python_program(target: str, schema_path: str, workdir: str, timeout: float, jobs: int) -> WorkerProgram:
-    """The ``python`` protocol: workers of this interpreter that call ``target`` (``MODULE:FUNCTION``)."""
-    words = (sys.executable, "-c", _PYTHON_WORKER, python_target(target), "{data}", "{schema}")
+def python_program(
+    target: str, args: Tuple[str, ...], schema_path: str, workdir: str, timeout: float, jobs: int
+) -> WorkerProgram:
+    """The ``python`` protocol: workers of this interpreter that call ``target`` (``MODULE:FUNCTION``) with
+    the data, the seed, the schema and ``args``."""
+    words = (sys.executable, "-c", _PYTHON_WORKER, python_target(target), "{data}", "{schema}", *args)
     return WorkerProgram(words, schema_path, workdir, timeout, jobs)
 
 
 def make_program(
     protocol: str, words: Tuple[str, ...], schema_path: str, workdir: str, timeout: float, jobs: int
 ) -> Program:
-    """The program of ``protocol`` (:data:`PROTOCOLS`); for ``python``, ``words`` is ``(MODULE:FUNCTION,)``."""
+    """The program of ``protocol`` (:data:`PROTOCOLS`); for ``python``, ``words`` is ``(MODULE:FUNCTION, ARG, ...)``."""
     if protocol == "run":
         return CommandProgram(words, schema_path, workdir, timeout)
     if protocol == "batch":
@@ -471,8 +476,7 @@ def make_program(
     if protocol == "worker":
         return WorkerProgram(words, schema_path, workdir, timeout, jobs)
     if protocol == "python":
-        (target,) = words
-        return python_program(target, schema_path, workdir, timeout, jobs)
+        return python_program(words[0], words[1:], schema_path, workdir, timeout, jobs)
     raise InvalidParameterError(f"protocol must be one of {', '.join(PROTOCOLS)}, got {protocol!r}")
 
 

@@ -277,8 +277,8 @@ def add_program_arguments(p: argparse.ArgumentParser) -> None:
         "'./prog {data} {seeds} {out}' (one per batch) or './prog {data}' with --worker",
     )
     p.add_argument(
-        "--python", default=None, metavar="MODULE:FUNCTION",
-        help="call FUNCTION(data, seed, schema) of MODULE (a module or a .py file) in worker processes",
+        "--python", default=None, metavar="'MODULE:FUNCTION [ARG ...]'",
+        help="call FUNCTION(data, seed, schema, *ARGS) of MODULE (a module or a .py file) in worker processes",
     )
     p.add_argument("--worker", action="store_true", help="--cmd starts workers: a seed per line in, an output line out")
     p.add_argument("--batch", type=integer, default=None, help="runs per batch with {seeds} (default: computed)")
@@ -310,7 +310,13 @@ def program_of(args: argparse.Namespace) -> Tuple[str, Tuple[str, ...], str]:
             raise InvalidParameterError(
                 "--python runs the function in worker processes: --worker and --batch go with --cmd"
             )
-        return f"--python {args.python}", (python_target(args.python),), "python"
+        try:
+            words = tuple(shlex.split(args.python))
+        except ValueError as exc:
+            raise InvalidParameterError(f"--python cannot be split into words: {exc}") from None
+        if not words:
+            raise InvalidParameterError("--python is empty: give MODULE:FUNCTION")
+        return f"--python {args.python}", (python_target(words[0]), *words[1:]), "python"
     words = command_words(args.cmd, args.worker)
     protocol = "worker" if args.worker else ("batch" if any("{seeds}" in w for w in words) else "run")
     if args.batch is not None and protocol != "batch":

@@ -101,7 +101,7 @@ def render(report: Dict[str, Any]) -> str:
         f"samples it tested reject {report['detectable']} with that probability",
     ]
     if report["output"] == "root-split":
-        lines.append(f"most likely candidates, exact / observed: {_top(report['law'], 5)}")
+        lines.append(f"most likely outcomes, exact / observed: {_top(report['law'], 5)}")
     lines.append(f"detail: {report['detail']}")
     failures = f"{report['failures']} failed" + (f" (first: {report['first_failure']})" if report["failures"] else "")
     left_out = "with a leaf at the root" if report["output"] == "root-split" else "with no counts at the root"
