@@ -14,6 +14,7 @@ false-alarm probability 1e-6 and a fixed seed, printed on failure.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import shutil
@@ -26,7 +27,9 @@ from typing import Any, Dict, List, Tuple
 import pytest
 
 from refdp.algorithms import diffpid3, majority, thesis_tree, train
+from refdp.algorithms.derivation import NO_RANDOMNESS
 from refdp.algorithms.registry import get_algorithm
+from refdp.algorithms.root_law import TAIL, noisy_size_plans
 from refdp.audit.crosscheck import (
     NoiseMixture,
     crosscheck_discrete_laplace,
@@ -42,8 +45,9 @@ from refdp.audit.crosscheck import (
 from refdp.audit.crosscheck_command import CountsReader, Reading, SplitReader
 from refdp.cli import main
 from refdp.data import Dataset, load
-from refdp.mechanisms import exponential_probabilities
-from refdp.privacy import Relation
+from refdp.engine import REFERENCE
+from refdp.mechanisms import discrete_laplace_pmf, exponential_probabilities
+from refdp.privacy import Ledger, Relation
 from refdp.tree import CategoricalSplit, ThresholdSplit, ValueSplit, dumps_model
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -480,3 +484,33 @@ def test_detectable_deviations_invert_the_sample_sizes() -> None:
     n = laplace_sample_size(0.25)
     assert 0.24 < laplace_detectable_scale_error(n) <= 0.25 * 1.001
     assert math.isinf(laplace_detectable_scale_error(3))
+
+
+@pytest.mark.claim("crosscheck-noisy-size-mixture")
+@pytest.mark.parametrize("name, params, epsilon", [
+    ("diffpid3", {}, Fraction(1, 2)),
+    ("thesis-tree", {}, Fraction(1)),
+    ("thesis-tree", {"node_counts": "every-node", "max_depth": "3", "leaf_sigmas": "1"}, Fraction(1, 2)),
+])
+def test_partition_agrees_with_every_noisy_size(name: str, params: Dict[str, str], epsilon: Fraction) -> None:
+    # The plans' probabilities from the grid and bisection against a sum over every N~ within 40 scales,
+    # each planned by the learner itself: the partition must find every change of plan.
+    resolved = get_algorithm(name).resolve(params)
+    module = {"diffpid3": diffpid3, "thesis-tree": thesis_tree}[name]
+
+    def plan(engine: Any) -> Any:
+        made = module.depth_plan(VOTE.schema, epsilon, resolved, Relation.ADD_REMOVE, 0, engine, NO_RANDOMNESS,
+                                 Ledger())
+        return made.depth, made.noisy_size is not None and made.noisy_size * epsilon >= 2000
+
+    found, scale = noisy_size_plans(len(VOTE), plan)
+    assert scale == 1 / (Fraction(resolved["size_share"]).limit_denominator(1000) * epsilon)
+    enumerated: Dict[Any, float] = {}
+    reach = math.ceil(TAIL * scale) + 1
+    for z in range(-reach, reach + 1):
+        key = plan(dataclasses.replace(REFERENCE, discrete_laplace=lambda s, rng, v=len(VOTE) + z: v))
+        enumerated[key] = enumerated.get(key, 0.0) + discrete_laplace_pmf(z, scale)
+    # (a plan whose mass is below what the CDF's floats resolve, about 1e-16, may be left out)
+    assert len(found) >= 2 and {k for k, p in enumerated.items() if p > 1e-14} <= {k for k, _ in found}
+    for key, p in found:
+        assert p == pytest.approx(enumerated[key], abs=1e-12), (key, p, enumerated[key])
