@@ -507,8 +507,12 @@ def test_partition_agrees_with_every_noisy_size(name: str, params: Dict[str, str
     assert scale == 1 / (Fraction(resolved["size_share"]).limit_denominator(1000) * epsilon)
     enumerated: Dict[Any, float] = {}
     reach = math.ceil(TAIL * scale) + 1
+
+    def replay(value: int) -> Any:
+        return dataclasses.replace(REFERENCE, discrete_laplace=lambda scale, rng: value)
+
     for z in range(-reach, reach + 1):
-        key = plan(dataclasses.replace(REFERENCE, discrete_laplace=lambda s, rng, v=len(VOTE) + z: v))
+        key = plan(replay(len(VOTE) + z))
         enumerated[key] = enumerated.get(key, 0.0) + discrete_laplace_pmf(z, scale)
     # (a plan whose mass is below what the CDF's floats resolve, about 1e-16, may be left out)
     assert len(found) >= 2 and {k for k, p in enumerated.items() if p > 1e-14} <= {k for k, _ in found}
