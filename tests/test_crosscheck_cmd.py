@@ -49,6 +49,7 @@ from refdp.engine import REFERENCE
 from refdp.mechanisms import discrete_laplace_pmf, exponential_probabilities
 from refdp.privacy import Ledger, Relation
 from refdp.tree import CategoricalSplit, ThresholdSplit, ValueSplit, dumps_model
+from refdp.tree.integrity import model_digest
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples" / "crosscheck_external"
@@ -250,6 +251,28 @@ def test_model_files_that_disagree_are_rejected(tmp_path: Path, capsys: pytest.C
     forged = json.loads(good)
     forged["receipt"]["charges"][0]["epsilon"] = "1/8"
     assert "does not verify" in check(json.dumps(forged))["detail"]
+
+
+@pytest.mark.claim("crosscheck-command", "receipt-rederivation")
+@pytest.mark.parametrize("name", ["thesis-tree", "diffpid3", "dp-adaboost"])
+def test_model_files_at_the_defaults(tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str) -> None:
+    # A noisy size chooses the plan; loading a model re-derives its charges from its plan and noisy size,
+    # so refdp's models at the defaults are accepted, and one with a charge of another plan is not.
+    common = ("--algorithm", name, "--data", "vote", "--epsilon", "1", "--output", "model", "--runs", "2",
+              "--seed", "1", "--jobs", "2")
+    path = tmp_path / "model.json"
+    model = train(name, VOTE, 1, rng=4)
+    assert model.plan_inputs["noisy_size"] is not None
+    path.write_text(dumps_model(model), encoding="utf-8")
+    report = run_json(capsys, "--cmd", f"sh -c 'cp \"$0\" \"$1\"' {path} {{out}} {{data}} {{seed}}", *common)
+    assert report["verdict"] == "ACCEPT" and report["model_charges"] == "re-derived", report
+    forged = json.loads(dumps_model(model))
+    forged["plan_inputs"]["noisy_size"] += 10_000  # another plan: the charges no longer re-derive
+    forged["digest"] = model_digest(forged)
+    path.write_text(json.dumps(forged), encoding="utf-8")
+    report = run_json(capsys, "--cmd", f"sh -c 'cp \"$0\" \"$1\"' {path} {{out}} {{data}} {{seed}}", *common)
+    assert report["verdict"] == "REJECT" and "does not verify" in report["detail"], report
+    assert "digest" not in report["detail"], report  # refused by the plan or structure, not the integrity
 
 
 @pytest.mark.claim("crosscheck-command", "crosscheck-split-choice")

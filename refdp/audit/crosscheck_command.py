@@ -77,6 +77,7 @@ from pathlib import Path
 from typing import Any, Callable, Dict, FrozenSet, Hashable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from refdp.algorithms import diffpid3, majority, thesis_tree
+from refdp.algorithms.derivation import NOISY_SIZE
 from refdp.algorithms.registry import AlgorithmSpec, Param, get_algorithm, model_from_json, train
 from refdp.algorithms.root_law import CountsLaw, PlanBranch, RootCountsLaw, RootSplitLaw, SplitLaw
 from refdp.audit.crosscheck import (
@@ -102,8 +103,9 @@ from refdp.audit.external_command import write_inputs
 from refdp.audit.programs import chunk_size, make_program
 from refdp.data import Dataset
 from refdp.errors import DataError, InvalidParameterError, RefdpError
-from refdp.privacy import Charge, Relation, as_fraction
+from refdp.privacy import Charge, Relation
 from refdp.stats import dkw_bound
+from refdp.tree import TreeModel
 
 __all__ = [
     "OUTPUTS",
@@ -316,7 +318,7 @@ def _expectation(
     first = train(spec.name, data, epsilon, params, rng=0, relation=relation)
     kinds: Optional[FrozenSet[ChargeKind]] = None
     if spec.derive is None or spec.derive(first) is None:
-        _plan_without_noisy_size(spec, params)
+        _plan_without_noisy_size(spec, params, first)
         models = [first] + [
             train(spec.name, data, epsilon, params, rng=seed, relation=relation)
             for seed in range(1, MODEL_REFERENCE_RUNS)
@@ -409,16 +411,15 @@ def crosscheck_seeds(seed: int, n: int) -> List[int]:
     return [rng.getrandbits(SEED_BITS) for _ in range(n)]
 
 
-def _plan_without_noisy_size(spec: AlgorithmSpec, params: Mapping[str, Param]) -> None:
+def _plan_without_noisy_size(spec: AlgorithmSpec, params: Mapping[str, Param], model: TreeModel) -> None:
     """Refuses ``--output model`` when a noisy size chooses refdp's plan and the model's charges are not
     re-derived on loading (refdp's reference runs may miss a plan)."""
-    share = params.get("size_share")
-    if share is not None and as_fraction(share, "size_share") != 0:
+    if model.plan_inputs.get(NOISY_SIZE) is not None:
         raise InvalidParameterError(
-            f"--output model with --algorithm {spec.name}: with size_share={share} a noisy size of the data, drawn "
-            f"first, chooses refdp's plan (the depth, hence every charge's epsilon), and variant={params['variant']}'s "
-            "charges depend on the data, so refdp's reference models need not show every charge a correct model "
-            "makes; give size_share=0"
+            f"--output model with --algorithm {spec.name}: with size_share={params.get('size_share')} a noisy size "
+            f"of the data, drawn first, chooses refdp's plan (the depth, hence every charge's epsilon), and "
+            f"variant={params['variant']}'s charges depend on the data, so refdp's reference models need not show "
+            "every charge a correct model makes; give size_share=0"
         )
 
 
