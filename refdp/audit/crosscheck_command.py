@@ -658,7 +658,7 @@ def _compared(request: CommandCrosscheck, spec: AlgorithmSpec, params: Mapping[s
                 f"{_plan_words(law.noisy_size, params)}, {_calibration(single, request.relation)}{leaves}"
             )
         shown = "; ".join(
-            f"{b.plan} with probability {b.weight:.4g}: "
+            f"{b.plan} (probability {b.weight:.4g}): "
             + ("a leaf" if b.law is None else f"epsilon {b.law.epsilon} per query, splits with probability "
                f"{b.split:.4g}" if b.split is not None else f"epsilon {b.law.epsilon} per query")
             for b in law.branches

@@ -6,7 +6,9 @@
 seed).  ``--cmd`` is split like a shell line (no shell runs it); its
 placeholders, the CSV files the program reads, how runs fail and how an
 output becomes an outcome (``--output-kind``) are those of
-:mod:`refdp.audit.external_command`, which runs the audit.  ``--jobs``
+:mod:`refdp.audit.external_command`, which runs the audit; the protocols
+(a process per run or per ``{seeds}`` batch, ``--worker``, ``--python``)
+are :mod:`refdp.audit.programs`'.  ``--jobs``
 runs go at a time, each with ``--timeout`` seconds, and more than
 ``--max-failure-rate`` failures on either data set stop the audit.
 
@@ -192,6 +194,8 @@ COMMAND = Command(
         "Run PROGRAM many times on a data set D and a neighbour D' (temporary CSV files) and refute its "
         "(epsilon, delta)-DP claim with a certified lower bound, or say what the runs could have detected. "
         "Exit status: 0 not refuted, 1 refuted, 2 bad input. "
-        "Placeholders in --cmd: {data} (CSV path), {seed} (integer), {out} (output file), {schema} (schema JSON)."
+        "Placeholders in --cmd: {data} (CSV path), {seed} (integer) or {seeds} (a file of seeds, one output line "
+        "per seed), {out} (output file), {schema} (schema JSON); --worker: a seed per line on stdin, an output "
+        "line back; --python 'MODULE:FUNCTION [ARG ...]' calls FUNCTION(data, seed, schema, *ARGS) in workers."
     ),
 )

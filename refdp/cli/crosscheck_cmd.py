@@ -5,13 +5,14 @@
 
 The program runs many times with fresh seeds on ``--data`` (a CSV file and
 ``schema.json``, as for ``audit-cmd``), ``--jobs`` at a time with
-``--timeout`` seconds each; its outputs are tested against refdp's exact law
-for ``--algorithm``, ``--epsilon``, ``--param`` and ``--relation``
-(:mod:`refdp.audit.crosscheck_command`, which runs the check).  The number
-of runs is computed from the power unless ``--runs`` gives it.  The laws
-are refdp's for parameters that fix its plan (``--param size_share=0`` for
-the learners that would otherwise let a noisy size choose their depth).
-Exit status: 0 ACCEPT, 1 REJECT, 2 bad input.
+``--timeout`` seconds each: one process per run, per batch of runs
+(``{seeds}``), long-running workers (``--worker``) or a Python function
+(``--python``; :mod:`refdp.audit.programs`).  Its outputs are tested
+against refdp's exact law for ``--algorithm``, ``--epsilon``, ``--param``
+and ``--relation`` (:mod:`refdp.audit.crosscheck_command`, which runs the
+check), mixed over the plans a noisy size may choose.  The number of runs
+is computed from the power unless ``--runs`` gives it.  Exit status: 0
+ACCEPT, 1 REJECT, 2 bad input.
 """
 
 from __future__ import annotations
@@ -161,8 +162,10 @@ COMMAND = Command(
         "Run PROGRAM many times with fresh seeds on a data set (a temporary CSV file and schema.json) and test its "
         "outputs against refdp's exact law for the same algorithm, epsilon and parameters: the root split "
         "(--output root-split, JSON {\"attribute\": NAME} with \"value\" or \"threshold\" where the algorithm "
-        "releases one), the root's noisy class counts (--output leaf-counts, JSON {\"counts\": [...]}) or a refdp "
-        "model file (--output model). Exit status: 0 ACCEPT, 1 REJECT, 2 bad input. "
-        "Placeholders in --cmd: {data} (CSV path), {seed} (integer), {out} (output file), {schema} (schema JSON)."
+        "releases one, null for a leaf), the root's noisy class counts (--output leaf-counts, JSON "
+        "{\"counts\": [...]}) or a refdp model file (--output model). Exit status: 0 ACCEPT, 1 REJECT, 2 bad input. "
+        "Placeholders in --cmd: {data} (CSV path), {seed} (integer) or {seeds} (a file of seeds, one output line "
+        "per seed), {out} (output file), {schema} (schema JSON); --worker: a seed per line on stdin, an output "
+        "line back; --python 'MODULE:FUNCTION [ARG ...]' calls FUNCTION(data, seed, schema, *ARGS) in workers."
     ),
 )
