@@ -44,7 +44,8 @@ from refdp.audit.crosscheck import (
 )
 from refdp.audit.crosscheck_command import CountsReader, Reading, SplitReader
 from refdp.cli import main
-from refdp.data import Dataset, load
+from refdp.data import CategoricalAttribute, Dataset, Schema, load
+from refdp.errors import InvalidParameterError
 from refdp.engine import REFERENCE
 from refdp.mechanisms import discrete_laplace_pmf, exponential_probabilities
 from refdp.privacy import Ledger, Relation
@@ -541,3 +542,22 @@ def test_partition_agrees_with_every_noisy_size(name: str, params: Dict[str, str
     assert len(found) >= 2 and {k for k, p in enumerated.items() if p > 1e-14} <= {k for k, _ in found}
     for key, p in found:
         assert p == pytest.approx(enumerated[key], abs=1e-12), (key, p, enumerated[key])
+
+
+@pytest.mark.claim("crosscheck-command", "crosscheck-split-choice")
+def test_three_classes_with_counts_at_every_node() -> None:
+    # The probability that a root stops on three noisy counts is not computed: with one plan for sure, the law
+    # is the split's given that the root splits (leaves left out); when a noisy size chooses the plan, refused.
+    schema = Schema((CategoricalAttribute("a", ("x", "y")), CategoricalAttribute("b", ("u", "v"))), "class",
+                    ("p", "q", "r"))
+    rows = [("x", "u"), ("y", "v"), ("x", "v"), ("y", "u")] * 30
+    data = Dataset.from_rows(schema, rows, ["p", "q", "r", "p"] * 30)
+    every = {"node_counts": "every-node", "max_depth": "2"}
+    fixed = thesis_tree.root_split_law(data, Fraction(1), get_algorithm("thesis-tree").resolve(
+        {**every, "size_share": "0"}), Relation.ADD_REMOVE)
+    assert not fixed.leaf_is_outcome and len(fixed.probabilities()) == len(fixed.candidates) == 4
+    assert SplitReader(fixed)('{"attribute": null}') == Reading("no-split")
+    with pytest.raises(InvalidParameterError, match="more than two classes"):
+        thesis_tree.root_split_law(data, Fraction(1), get_algorithm("thesis-tree").resolve(every), Relation.ADD_REMOVE)
+    leaves = thesis_tree.root_split_law(data, Fraction(1), get_algorithm("thesis-tree").resolve({}), Relation.ADD_REMOVE)
+    assert leaves.leaf_is_outcome

@@ -442,15 +442,16 @@ def planned_runs(output: str, law: Any, alpha: float, beta: float) -> int:
     :data:`MODEL_DEFECT_RATE` (``law`` is a :class:`RootSplitLaw`, a :class:`RootCountsLaw` or None for
     ``model``).  Where the root releases its counts in a share ``r < 1`` of the runs, ``1/r`` times the runs
     that give the samples."""
-    if isinstance(law, RootSplitLaw):
+    if output == "root-split":
         return tv_sample_size(law.probabilities(), SPLIT_TV, alpha=alpha, beta=beta)
-    if isinstance(law, RootCountsLaw):
+    if output == "leaf-counts":
         single = law.single
         if single is None:
             runs = noise_mixture_runs(_mixture(law), SCALE_ERROR, alpha=alpha, beta=beta)
         else:
             runs = math.ceil(_samples_needed(single, alpha, beta) / len(single.classes))
-        return math.ceil(runs / law.released)
+        released: float = law.released
+        return math.ceil(runs / released)
     return math.ceil(math.log(beta) / math.log1p(-MODEL_DEFECT_RATE))
 
 
