@@ -52,6 +52,8 @@ STATUS: Dict[str, str] = {
     "lqs-delta-certified": "proved",
     "lqs-sampling-suppression": "proved",
     "max-operator-sensitivity": "proved",
+    "missing-values-drop": "proved",
+    "missing-values-public-rule": "proved",
     "noisy-size-plan": "proved",
     "parallel-composition": "proved",
     "private-rdt-budget": "proved",

@@ -57,6 +57,10 @@ def stratified_folds(labels: Sequence[int], k: int, rng: RandomSource) -> List[L
     _check_folds(k)
     if isinstance(labels, (str, bytes)) or not isinstance(labels, Sequence):
         raise InvalidParameterError(f"labels must be a sequence of class codes, got {type(labels).__name__}")
+    if len(labels) < 2:
+        raise InvalidParameterError(
+            f"cannot cross-validate {len(labels)} row(s): it takes at least 2 rows, one per fold"
+        )
     if k > len(labels):
         raise InvalidParameterError(
             f"cannot make {k} folds from {len(labels)} rows; use at most {len(labels)} folds"

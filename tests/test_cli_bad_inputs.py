@@ -241,9 +241,10 @@ CASES: List[Tuple[str, List[str], str]] = [
     # CSV contents
     ("csv ragged row", _csv("ragged.csv"), "has 2 fields"),
     ("csv without class column", _csv("noclass.csv"), "pass --label"),
-    ("csv missing number", _csv("missing-num.csv"), "pass --missing drop"),
-    ("csv missing category", _csv("missing-cat.csv"), "in the schema, or pass --missing drop"),
-    ("arff missing category", _arff("missing-cat.arff", "--bounds", "x=0:10"), "in the ARFF header (or in a --schema file), or pass --missing drop"),
+    ("csv missing number, --missing error", _csv("missing-num.csv", "--missing", "error"),
+     "pass --missing category (a missing number is the midpoint of the public bounds) or --missing drop"),
+    ("arff missing category, --missing error", _arff("missing-cat.arff", "--bounds", "x=0:10", "--missing", "error"),
+     "pass --missing category (the category '?') or --missing drop"),
     ("csv missing, --missing error", _csv("missing-cat.csv", "--missing", "error"), "--missing category"),
     ("csv missing class", _csv("missing-class.csv"), "--missing drop"),
     ("csv unknown class", _csv("unknown-class.csv"), "unknown class"),
@@ -302,8 +303,9 @@ CASES: List[Tuple[str, List[str], str]] = [
     ("model and data differ", ["predict", "--model", "{d}/vote-model.json", "--data", "monk1"], "attributes differ"),
     ("predict --out the model", ["predict", "--model", "{d}/vote-model.json", "--data", "vote", "--out",
                                  "{d}/vote-model.json"], "is an input"),
-    ("predict built-in --missing", ["predict", "--model", "{d}/vote-model.json", "--data", "vote", "--missing",
-                                    "drop"], "drop --missing"),
+    # predict reads missing values with the model's policy: it has no --missing
+    ("predict --missing", ["predict", "--model", "{d}/vote-model.json", "--data", "vote", "--missing", "drop"],
+     "unrecognized arguments: --missing drop"),
     ("predict csv of another schema", ["predict", "--model", "{d}/vote-model.json", "--data", "{d}/good.csv"],
      "lacks the column"),
     # vectors

@@ -82,7 +82,9 @@ class PublicBins:
             _bin_codes(data.column(a), self.thresholds[a]) if a in self.thresholds else data.column(a)
             for a in range(self.schema.n_attributes)
         ]
-        return Dataset.from_codes(dataclasses.replace(self.schema, attributes=attributes), columns, data.labels)
+        return Dataset.from_codes(
+            dataclasses.replace(self.schema, attributes=attributes), columns, data.labels, missing=data.missing
+        )
 
     def split(self, a: int, children: Tuple[Node, ...], counts: Optional[Tuple[Count, ...]] = None) -> Node:
         """The released node of a split on ``a`` with one child per value (or bin)."""

@@ -28,13 +28,18 @@ from typing import Dict, Iterator, List, NoReturn, Optional, Sequence
 from refdp.data.grid import Threshold, ThresholdGrid
 from refdp.engine import REFERENCE, Engine
 from refdp.errors import ModelError, PrivacyError
+from refdp.data.missing import MissingPolicy
 from refdp.privacy import Charge, Ledger, Partition
+from refdp.privacy.ledger import new_charge
 from refdp.rng import RandomSource
 from refdp.tree import Leaf, Node, TreeModel, children_of
 
 __all__ = [
     "model_budget",
     "fresh_ledger",
+    "MISSING_VALUE_RULE",
+    "missing_value_label",
+    "missing_value_charge",
     "replay_size",
     "NoRandomness",
     "NO_RANDOMNESS",
@@ -84,8 +89,41 @@ def model_budget(model: TreeModel) -> Fraction:
     return model.receipt.epsilon if model.budget is None else model.budget
 
 
+MISSING_VALUE_RULE = "missing-value-rule"
+"""The mechanism name of the receipt entry that records the data's missing-value policy."""
+
+
+def missing_value_label(policy: MissingPolicy) -> str:
+    """The label of the receipt entry recording ``policy``.
+
+    >>> missing_value_label(MissingPolicy("drop", "drop"))
+    'missing values: a row with a missing categorical value is dropped; a row with a missing continuous value is dropped'
+    """
+    return f"missing values: {policy.describe()}"
+
+
+def missing_value_charge(policy: MissingPolicy) -> Charge:
+    """The receipt entry of ``policy``: epsilon 0 on the whole data, citing the claims that keep a guarantee.
+
+    The policy (:mod:`refdp.data.missing`) is a rule applied to each row
+    before training (claims ``missing-values-public-rule`` and
+    ``missing-values-drop``).  Training records it whenever the data was read
+    with a policy, whether or not any value was missing (which would
+    otherwise show in the receipt), and a derivation re-issues it from the
+    model's ``missing``.
+
+    >>> missing_value_charge(MissingPolicy()).epsilon, missing_value_charge(MissingPolicy()).claims
+    (Fraction(0, 1), ('missing-values-public-rule',))
+    """
+    return new_charge(
+        label=missing_value_label(policy), mechanism=MISSING_VALUE_RULE, epsilon=0, sensitivity=None,
+        claims=policy.claims, note="applied to every row read, for training and for prediction",
+    )
+
+
 def fresh_ledger(model: TreeModel) -> Ledger:
-    """An empty ledger under the model's relation that already records its schema's leaks (as training does).
+    """An empty ledger under the model's relation that already records its schema's leaks and its
+    missing-value policy (as training does).
 
     >>> from refdp.algorithms import train
     >>> from refdp.data import load
@@ -95,6 +133,8 @@ def fresh_ledger(model: TreeModel) -> Ledger:
     ledger = Ledger(model.receipt.relation)
     for leak in model.schema.leaks:
         ledger.record_leak(leak)
+    if model.missing is not None:
+        ledger.record(missing_value_charge(model.missing))
     return ledger
 
 

@@ -25,7 +25,13 @@ from refdp.engine import REFERENCE, Engine
 from refdp.errors import InvalidParameterError, ModelError, PrivacyError
 from refdp.params import Param, Parameter
 from refdp.fast import ARRAY
-from refdp.algorithms.derivation import charge_difference, leak_difference
+from refdp.algorithms.derivation import (
+    MISSING_VALUE_RULE,
+    charge_difference,
+    leak_difference,
+    missing_value_charge,
+    missing_value_label,
+)
 from refdp.privacy import Ledger, Number, Relation, as_budget, receipt_from_ledger
 from refdp.privacy.levels import level_of
 from refdp.rng import RandomSource, RngLike, as_rng
@@ -41,6 +47,8 @@ __all__ = [
     "get_algorithm",
     "algorithm_names",
     "start_ledger",
+    "missing_value_label",
+    "MISSING_VALUE_RULE",
     "finish_model",
     "check_model",
     "model_from_json",
@@ -201,10 +209,19 @@ def get_algorithm(name: str) -> AlgorithmSpec:
 
 
 def start_ledger(data: Dataset, relation: Relation) -> Ledger:
-    """A fresh ledger that already records any leak in the data's schema."""
+    """A fresh ledger that already records any leak in the data's schema, and the data's missing-value policy.
+
+    The policy (:attr:`refdp.data.Dataset.missing`) is a rule applied to each
+    row before training: an entry of epsilon 0 citing the claims that keep
+    the learner's guarantee through it (``missing-values-public-rule``,
+    ``missing-values-drop``), recorded whenever a policy was applied, whether
+    or not any value was missing (which would otherwise show in the receipt).
+    """
     ledger = Ledger(relation)
     for leak in data.schema.leaks:
         ledger.record_leak(leak)
+    if data.missing is not None:
+        ledger.record(missing_value_charge(data.missing))
     return ledger
 
 
@@ -237,6 +254,7 @@ def finish_model(
         receipt=receipt_from_ledger(ledger),
         weights=tuple(weights),
         voting=voting,
+        missing=data.missing,
         plan_inputs={key: value for key, value in (plan_inputs or {}).items() if value is not None},
         budget=budget,
     )
@@ -320,6 +338,7 @@ def check_model(model: TreeModel) -> None:
     if stated != model.variant:
         raise ModelError(f"the model's variant is {model.variant!r} but its parameters say {stated!r}")
     _check_params(spec, model.params)
+    _check_missing(model)
     derivable, error = _derivation_error(spec, model)
     if derivable and error is None:
         return
@@ -338,6 +357,16 @@ def check_model(model: TreeModel) -> None:
         )
     if error:
         raise ModelError(error)
+
+
+def _check_missing(model: TreeModel) -> None:
+    recorded = [c for c in model.receipt.charges if c.mechanism == MISSING_VALUE_RULE]
+    wanted = [] if model.missing is None else [missing_value_label(model.missing)]
+    if [c.label for c in recorded] != wanted or any(c.epsilon or c.delta for c in recorded):
+        raise ModelError(
+            f"the model's missing-value policy ({model.missing.describe() if model.missing else 'none'}) "
+            f"is not what its receipt records ({'; '.join(c.label for c in recorded) or 'nothing'})"
+        )
 
 
 def model_from_json(obj: Mapping[str, Any], key: Optional[bytes] = None) -> TreeModel:

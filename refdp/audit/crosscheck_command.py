@@ -78,7 +78,7 @@ from typing import Any, Callable, Dict, FrozenSet, Hashable, List, Mapping, Opti
 
 from refdp.algorithms import diffpid3, majority, thesis_tree
 from refdp.algorithms.derivation import NOISY_SIZE
-from refdp.algorithms.registry import AlgorithmSpec, Param, get_algorithm, model_from_json, train
+from refdp.algorithms.registry import MISSING_VALUE_RULE, AlgorithmSpec, Param, get_algorithm, model_from_json, train
 from refdp.algorithms.root_law import CountsLaw, PlanBranch, RootCountsLaw, RootSplitLaw, SplitLaw
 from refdp.audit.crosscheck import (
     DEFAULT_BETA,
@@ -294,7 +294,9 @@ class ModelExpectation:
     Elsewhere it holds the (label, mechanism, epsilon, delta, sensitivity,
     claims, sound, data_independent) of every charge in refdp's receipts of
     :data:`MODEL_REFERENCE_RUNS` runs, the reserve of an unbuilt part of the
-    plan excepted (its epsilon depends on the tree).
+    plan excepted (its epsilon depends on the tree), and so is the entry of
+    epsilon 0 that records the missing-value policy of the data (a program
+    given the data as a file reads it with a policy of its own).
     """
 
     algorithm: str
@@ -305,6 +307,9 @@ class ModelExpectation:
     epsilon: Fraction
     delta: Fraction
     charge_kinds: Optional[FrozenSet[ChargeKind]]
+
+
+_UNCOMPARED = ("reserved", MISSING_VALUE_RULE)
 
 
 def _charge_kind(c: Charge) -> ChargeKind:
@@ -323,7 +328,7 @@ def _expectation(
             train(spec.name, data, epsilon, params, rng=seed, relation=relation)
             for seed in range(1, MODEL_REFERENCE_RUNS)
         ]
-        kinds = frozenset(_charge_kind(c) for m in models for c in m.receipt.charges if c.mechanism != "reserved")
+        kinds = frozenset(_charge_kind(c) for m in models for c in m.receipt.charges if c.mechanism not in _UNCOMPARED)
     return ModelExpectation(
         spec.name, str(params["variant"]), tuple(sorted(params.items())),
         json.dumps(data.schema.to_json(), sort_keys=True), relation.value, first.receipt.epsilon,
@@ -363,7 +368,7 @@ class ModelReader:
                 return Reading("impossible", detail=f"the model's {what} is {found}; refdp's is {wanted}")
         kinds = e.charge_kinds
         for charge in receipt.charges if kinds is not None else ():
-            if charge.mechanism != "reserved" and kinds is not None and _charge_kind(charge) not in kinds:
+            if charge.mechanism not in _UNCOMPARED and kinds is not None and _charge_kind(charge) not in kinds:
                 return Reading("impossible", detail=(
                     f"the receipt's charge {charge.label!r} ({charge.mechanism}, epsilon {charge.epsilon}, "
                     f"sensitivity {charge.sensitivity}) is not one refdp's plan makes for these inputs"

@@ -86,8 +86,9 @@ def add_missing_argument(p: argparse.ArgumentParser) -> None:
 
     p.add_argument(
         "--missing", default=None, choices=sorted(MISSING),
-        help="a missing value (?) is a category the schema declares (default; an error for a continuous "
-        "attribute), drops its row (compatible with add-remove DP), or is an error",
+        help="a missing value (?) is the category '?' of a categorical attribute (every domain gets it) and the "
+        "midpoint of a continuous one's public bounds (category, the default), "
+        "drops its row (drop; compatible with add-remove DP), or is an error (error)",
     )
 
 

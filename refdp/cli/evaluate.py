@@ -64,7 +64,7 @@ def _evaluate(args: argparse.Namespace) -> CVResult:
         if args.test_data:
             test, clipped = (
                 (read_data(args.test_data), 0) if args.test_data in BUILTIN_NAMES
-                else read_test_data(args.test_data, data.schema, label=args.label, missing=args.missing)
+                else read_test_data(args.test_data, data.schema, data.missing, label=args.label)
             )
             note_clipped(args.test_data, clipped)
             return train_test_evaluate(

@@ -14,6 +14,7 @@ from refdp.data.clipping import clipped, widened
 from refdp.data.dataset import ColumnView, Dataset, RawValue, expect_dataset
 from refdp.data.generators import monk, tic_tac_toe
 from refdp.data.loading import load
+from refdp.data.missing import DEFAULT_POLICY, MissingPolicy, fill_value
 from refdp.data.readers import leaky_infer_schema, read_arff, read_csv, read_schema
 from refdp.data.schema import Attribute, CategoricalAttribute, ContinuousAttribute, Schema
 
@@ -23,6 +24,7 @@ __all__ = [
     "CategoricalAttribute",
     "ColumnView",
     "ContinuousAttribute",
+    "DEFAULT_POLICY",
     "Dataset",
     "RawValue",
     "Schema",
@@ -30,9 +32,11 @@ __all__ = [
     "clipped",
     "describe_builtin",
     "expect_dataset",
+    "fill_value",
     "leaky_infer_schema",
     "load",
     "load_builtin",
+    "MissingPolicy",
     "monk",
     "read_arff",
     "read_csv",

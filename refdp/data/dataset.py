@@ -34,8 +34,9 @@ from typing import (
     overload,
 )
 
+from refdp.data.missing import MissingPolicy
 from refdp.data.schema import Attribute, CategoricalAttribute, ContinuousAttribute, Schema
-from refdp.errors import DataError, SchemaError
+from refdp.errors import DataError, InvalidParameterError, SchemaError
 
 __all__ = ["Dataset", "ColumnView", "RawValue", "expect_dataset"]
 
@@ -117,13 +118,14 @@ class Dataset:
     lists cannot reach the data set.
     """
 
-    __slots__ = ("_schema", "_columns", "_labels", "_index", "_derived")
+    __slots__ = ("_schema", "_columns", "_labels", "_index", "_derived", "_missing")
 
     _schema: Schema
     _columns: Tuple[_Column, ...]
     _labels: Tuple[int, ...]
     _index: Optional[Tuple[int, ...]]
     _derived: Dict[str, object]
+    _missing: Optional[MissingPolicy]
 
     def __init__(self) -> None:
         raise TypeError("use Dataset.from_rows(...) or Dataset.from_codes(...)")
@@ -135,6 +137,7 @@ class Dataset:
         columns: Tuple[_Column, ...],
         labels: Tuple[int, ...],
         index: Optional[Tuple[int, ...]],
+        missing: Optional[MissingPolicy] = None,
     ) -> Dataset:
         obj = object.__new__(cls)
         object.__setattr__(obj, "_schema", schema)
@@ -142,6 +145,7 @@ class Dataset:
         object.__setattr__(obj, "_labels", labels)
         object.__setattr__(obj, "_index", index)
         object.__setattr__(obj, "_derived", {})
+        object.__setattr__(obj, "_missing", _check_policy(missing))
         return obj
 
     def __setattr__(self, name: str, value: object) -> None:
@@ -149,7 +153,7 @@ class Dataset:
 
     def __reduce__(self) -> Tuple[Any, ...]:
         # Pickle and copy rebuild through _make, as __setattr__ is closed.
-        return (Dataset._make, (self._schema, self._columns, self._labels, self._index))
+        return (Dataset._make, (self._schema, self._columns, self._labels, self._index, self._missing))
 
     # --- construction -----------------------------------------------------
 
@@ -161,6 +165,7 @@ class Dataset:
         labels: Iterable[str],
         *,
         row_name: Optional[Callable[[int], str]] = None,
+        missing: Optional[MissingPolicy] = None,
     ) -> Dataset:
         """Validate and encode raw rows.
 
@@ -175,6 +180,8 @@ class Dataset:
         number; SchemaError for an unknown category, an unknown class or a
         value outside the declared bounds.  ``row_name(i)`` names row ``i`` in
         the messages (the readers pass one that gives the file and line).
+        ``missing`` records the missing-value policy the rows were read with
+        (:attr:`missing`); the rows themselves must hold no missing value.
         """
         if not isinstance(schema, Schema):
             raise SchemaError(f"schema must be a Schema, got {type(schema).__name__}")
@@ -203,7 +210,7 @@ class Dataset:
             _encode_column(attribute, raw, name)
             for attribute, raw in zip(schema.attributes, raw_columns)
         )
-        return cls._make(schema, columns, _encode_labels(schema, label_list, name), None)
+        return cls._make(schema, columns, _encode_labels(schema, label_list, name), None, missing)
 
     @classmethod
     def from_codes(
@@ -211,6 +218,8 @@ class Dataset:
         schema: Schema,
         columns: Sequence[Sequence[Union[int, float]]],
         label_codes: Sequence[int],
+        *,
+        missing: Optional[MissingPolicy] = None,
     ) -> Dataset:
         """Validate and copy encoded columns.
 
@@ -219,7 +228,8 @@ class Dataset:
         value of continuous attribute ``j`` (a finite real in its bounds).
         ``label_codes`` are ints in ``range(n_classes)``.  Unlike
         :meth:`from_rows`, zero rows are allowed: the add-remove neighbour of
-        a one-row data set is empty, and audits need it.
+        a one-row data set is empty, and audits need it.  ``missing`` as for
+        :meth:`from_rows`.
         """
         if not isinstance(schema, Schema):
             raise SchemaError(f"schema must be a Schema, got {type(schema).__name__}")
@@ -244,7 +254,7 @@ class Dataset:
             else:
                 encoded.append(_check_floats(values, attribute))
         return cls._make(
-            schema, tuple(encoded), _check_codes(labels, schema.n_classes, "the class"), None
+            schema, tuple(encoded), _check_codes(labels, schema.n_classes, "the class"), None, missing
         )
 
     # --- access -----------------------------------------------------------
@@ -253,6 +263,24 @@ class Dataset:
     def schema(self) -> Schema:
         """The public schema the rows were validated against."""
         return self._schema
+
+    @property
+    def missing(self) -> Optional[MissingPolicy]:
+        """The missing-value policy the rows were read with (None: no rule applied, as for the built-ins).
+
+        A model trained on the data keeps it, its receipt records it, and
+        prediction applies it (:mod:`refdp.data.missing`).
+        """
+        return self._missing
+
+    def with_missing(self, missing: Optional[MissingPolicy]) -> Dataset:
+        """The same rows, recorded as read with ``missing`` (the column tuples are shared).
+
+        >>> from refdp.data import MissingPolicy, load
+        >>> load("vote").with_missing(MissingPolicy("drop", "drop")).missing
+        MissingPolicy(categorical='drop', continuous='drop')
+        """
+        return Dataset._make(self._schema, self._columns, self._labels, self._index, missing)
 
     def __len__(self) -> int:
         return len(self._labels) if self._index is None else len(self._index)
@@ -361,7 +389,13 @@ class Dataset:
                     f"subset index {j!r} is not a row of this data set; use ints in 0..{n - 1}"
                 )
         composed = wanted if self._index is None else tuple(map(self._index.__getitem__, wanted))
-        return Dataset._make(self._schema, self._columns, self._labels, composed)
+        return Dataset._make(self._schema, self._columns, self._labels, composed, self._missing)
+
+
+def _check_policy(missing: object) -> Optional[MissingPolicy]:
+    if missing is not None and not isinstance(missing, MissingPolicy):
+        raise InvalidParameterError(f"missing must be a MissingPolicy or None, got {missing!r}")
+    return missing
 
 
 def _check_iterable(obj: Iterable[T], what: str) -> Iterable[T]:

@@ -53,14 +53,16 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
-from refdp.data import Dataset, Schema, expect_dataset
-from refdp.errors import ModelError
+from refdp.data import Dataset, MissingPolicy, Schema, expect_dataset
+from refdp.data.predict_rows import rows_to_predict
+from refdp.errors import InvalidParameterError, ModelError
 from refdp.files import read_json
 from refdp.privacy import Receipt
 from refdp.tree.codec import node_from_json, node_to_json
 from refdp.tree.integrity import DIGEST, SIGNATURE, model_digest, model_signature
 from refdp.tree.leaf import Count, Leaf
 from refdp.tree.nodes import Node, children_of, released_counts, route_informed
+from refdp.tree.nodes import depth as tree_depth
 from refdp.tree.nodes import leaves as all_leaves
 from refdp.tree.rules import Rule, conditions_of, rules
 
@@ -72,6 +74,8 @@ _FIELDS = (
     "format", "version", "algorithm", "variant", "params", "budget", "schema", "plan_inputs", "receipt", "voting",
     "weights", "trees", DIGEST,
 )
+# "missing": the missing-value policy, when the training data was read with one (a file, not a built-in)
+_OPTIONAL_FIELDS = (SIGNATURE, "missing")
 VOTING = ("vote", "confidence", "sum-counts", "log-odds")
 
 Param = Union[int, float, str, bool]
@@ -89,6 +93,8 @@ class TreeModel:
     receipt: Receipt
     weights: Tuple[float, ...] = field(default=())
     voting: str = "vote"
+    missing: Optional[MissingPolicy] = None
+    """The missing-value policy of the training data (:attr:`refdp.data.Dataset.missing`); prediction applies it."""
     plan_inputs: Mapping[str, int] = field(default_factory=dict)
     """Public values the budget plan read besides the parameters, such as the released noisy size ``noisy_size``."""
     budget: Optional[Fraction] = None
@@ -132,6 +138,16 @@ class TreeModel:
     @property
     def classes_(self) -> List[str]:
         return list(self.schema.classes)
+
+    @property
+    def depth(self) -> int:
+        """The most decision nodes on a root-to-leaf path of any tree (0: every tree is a single leaf)."""
+        return max(tree_depth(tree) for tree in self.trees)
+
+    @property
+    def n_leaves(self) -> int:
+        """The number of leaves of all the trees together."""
+        return sum(1 for tree in self.trees for _ in all_leaves(tree))
 
     def _columns(self, data: Dataset) -> List[Sequence[Union[int, float]]]:
         expect_dataset(data, "the data to predict")
@@ -188,29 +204,45 @@ class TreeModel:
             self._released[key] = released_counts(node)
         return self._released[key]
 
-    def _leaves(self, data: Dataset) -> List[List[Leaf]]:
+    def _leaves(self, X: object) -> List[List[Leaf]]:
+        data = rows_to_predict(X, self.schema, self.missing)[0]
         columns = self._columns(data)
         released = self._released_at
         return [[route_informed(tree, columns, row, released) for tree in self.trees] for row in range(len(data))]
 
-    def predict(self, data: Dataset) -> List[str]:
-        """The predicted class label of every row of ``data``."""
+    def predict(self, X: object) -> List[str]:
+        """The predicted class label of every row of ``X``.
+
+        ``X`` is a :class:`~refdp.data.Dataset` read with the model's schema,
+        or rows: a list of tuples (attribute order) or dicts (by attribute
+        name), a 2-D NumPy array or a pandas DataFrame
+        (:func:`refdp.data.rows.raw_rows`).  A missing value in rows (None,
+        NaN, ``"?"``) is read with the training data's missing-value policy
+        (:attr:`missing`); a value beyond a public bound is clipped to it.
+        A row that cannot be read raises DataError or SchemaError naming it.
+
+        >>> from refdp.algorithms import train
+        >>> from refdp.data import load
+        >>> model = train("noisy-majority", load("vote"), 1, rng=1)
+        >>> model.predict([{name: "y" for name in model.schema.names}])
+        ['democrat']
+        """
         classes = self.schema.classes
         out = []
-        for leaves in self._leaves(data):
+        for leaves in self._leaves(X):
             scores = self._scores(leaves)
             out.append(classes[max(range(len(scores)), key=lambda c: (scores[c], -c))])
         return out
 
-    def predict_proba(self, data: Dataset) -> List[List[float]]:
-        """Class probabilities of every row, in the order of ``classes_``.
+    def predict_proba(self, X: object) -> List[List[float]]:
+        """Class probabilities of every row of ``X`` (as for :meth:`predict`), in the order of ``classes_``.
 
         A single tree gives its leaf's clipped, normalised counts; an ensemble
         normalises its (clipped) scores, uniform when none is positive;
         ``"log-odds"`` voting gives the softmax of its scores.
         """
         out = []
-        for leaves in self._leaves(data):
+        for leaves in self._leaves(X):
             if self.voting == "log-odds":
                 scores = self._scores(leaves)
                 top = max(scores)
@@ -238,7 +270,10 @@ class TreeModel:
         return "\n".join(lines)
 
     def to_json(self, key: Optional[bytes] = None) -> Dict[str, Any]:
-        """The model file's JSON, with the digest of the whole; signed with ``key`` (HMAC-SHA256) when given."""
+        """The model file's JSON, with the digest of the whole; signed with ``key`` (HMAC-SHA256) when given.
+
+        ``missing`` is there only when the training data was read with a missing-value policy.
+        """
         body: Dict[str, Any] = {
             "format": FORMAT,
             "version": VERSION,
@@ -253,6 +288,8 @@ class TreeModel:
             "weights": list(self.weights),
             "trees": [node_to_json(t, self.schema) for t in self.trees],
         }
+        if self.missing is not None:
+            body["missing"] = self.missing.to_json()
         if key is not None:
             body[SIGNATURE] = model_signature(body, key)
         body[DIGEST] = model_digest(body)
@@ -276,7 +313,7 @@ _OLDER = {
 
 
 def _check_integrity(obj: Mapping[str, Any], key: Optional[bytes]) -> None:
-    expected = _FIELDS + ((SIGNATURE,) if SIGNATURE in obj else ())
+    expected = _FIELDS + tuple(name for name in _OPTIONAL_FIELDS if name in obj)
     missing = [name for name in expected if name not in obj]
     if missing:
         raise ModelError(f"malformed refdp model: it has no field {', '.join(missing)}")
@@ -339,7 +376,10 @@ def decode_model(obj: Mapping[str, Any], key: Optional[bytes] = None) -> TreeMod
             voting=str(obj["voting"]),
             plan_inputs=_plan_inputs(obj["plan_inputs"]),
             budget=_budget(obj["budget"]),
+            missing=None if obj.get("missing") is None else MissingPolicy.from_json(obj["missing"]),
         )
+    except InvalidParameterError as exc:
+        raise ModelError(f"malformed refdp model: {exc}") from None
     except (KeyError, TypeError, AttributeError) as exc:
         raise ModelError(f"malformed refdp model: missing or wrong field {exc}") from None
     except RecursionError:
