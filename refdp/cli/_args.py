@@ -30,6 +30,7 @@ __all__ = [
     "add_program_run_arguments",
     "add_seed_argument",
     "add_training_arguments",
+    "chosen_engine",
     "check_missing_policy",
     "check_positive",
     "check_program_run_arguments",
@@ -172,8 +173,22 @@ def add_training_arguments(p: argparse.ArgumentParser) -> None:
         "--relation", default="add-remove", choices=RELATIONS, help="neighbouring relation: add-remove (default) or substitute"
     )
     p.add_argument(
-        "--engine", default="reference", choices=sorted(ENGINES), help="reference (default) or array: same model, faster"
+        "--engine", default=None, choices=sorted(ENGINES),
+        help="reference or array: the same model; default: array where the algorithm has it (faster), else reference",
     )
+
+
+def chosen_engine(engine: Optional[str], algorithm: str) -> str:
+    """``--engine`` as given, or else the array engine where ``algorithm`` has one.
+
+    Both engines give the same model byte for byte (tests/test_fast_equivalence.py), so the command
+    line takes the faster where it exists; ``--engine reference`` runs the code that reads like the paper.
+    """
+    if engine is not None:
+        return engine
+    from refdp.algorithms import get_algorithm
+
+    return "array" if get_algorithm(algorithm).has_array_engine else "reference"
 
 
 def add_seed_argument(p: argparse.ArgumentParser) -> None:
