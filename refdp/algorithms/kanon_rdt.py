@@ -78,17 +78,33 @@ from refdp.algorithms.rdt import (
     STRUCTURES,
     RandomTreeBuilder,
     base_columns,
+    check_structure,
     forest_levels,
     forest_weights,
     resolve_max_depth,
 )
+from refdp.algorithms.derivation import (
+    model_budget,
+    check_plan_inputs,
+    NO_RANDOMNESS,
+    NOISY_SIZE,
+    check_trees,
+    check_voting,
+    check_weights,
+    fresh_ledger,
+    integer_counts,
+    refuse,
+    replay_size,
+)
 from refdp.algorithms.noisy_depth import mean_branching
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
-from refdp.data import Dataset
+from refdp.data import Dataset, Schema
 from refdp.errors import InvalidParameterError, PrivacyError
+from refdp.params import MAX_DEPTH
 from refdp.mechanisms import discrete_laplace_mechanism
 from refdp.mechanisms.sampling import bernoulli_sample, suppressed_release
-from refdp.privacy import Relation, as_fraction
+from refdp.privacy import Charge, Ledger, Relation, as_fraction
+from refdp.privacy.ledger import data_independent_charge, new_charge
 from refdp.privacy.lqs import (
     MAX_EPSILON,
     LqsResult,
@@ -100,7 +116,7 @@ from refdp.privacy.lqs import (
     smallest_k,
 )
 from refdp.rng import RandomSource
-from refdp.tree import Count, Node, TreeModel
+from refdp.tree import Count, Node, TreeModel, leaves
 
 __all__ = [
     "DEFAULT_MAX_DELTA",
@@ -113,7 +129,10 @@ __all__ = [
     "certify",
     "Plan",
     "fills",
+    "ChosenPlan",
+    "choose_plan",
     "fit_kanon_rdt",
+    "derive_kanon_rdt",
     "SPEC",
 ]
 
@@ -436,36 +455,36 @@ def fills(noisy_size: int, plan: Plan, n_classes: int, branching: Fraction, min_
     return noisy_size * settings.beta >= min_fill * max(settings.k, 1) * n_classes * branching
 
 
-def fit_kanon_rdt(
-    data: Dataset,
-    epsilon: Fraction,
-    params: Mapping[str, Param],
-    rng: RandomSource,
-    relation: Relation,
-    engine: Engine = REFERENCE,
-) -> TreeModel:
-    """Train N_t random decision trees on Bernoulli(beta) samples with counts below k suppressed.
+@dataclass(frozen=True)
+class ChosenPlan:
+    """The plan a run follows (chosen by the noisy size when there are two) and the delta the receipt states."""
 
-    With ``size_share`` > 0, a noisy size of the data first chooses between
-    the forest (``n_trees``, ``beta``, ``k``, ``max_depth``) and one tree of
-    one level (``small_beta``, ``small_k``): both plans are certified
-    before anything is read, and the receipt states the larger delta
-    (claim ``noisy-size-plan``).
+    plan: Plan
+    total_delta: Fraction
+    noisy_size: Optional[int]
 
-    ``engine`` supplies the noisy size's sampler and may keep the binned
-    columns with the data set (:meth:`PublicBins.binned_by`); the sample is drawn
-    (:func:`~refdp.mechanisms.exact.bernoulli_positions`) and its rows are
-    routed one by one on both engines, the lazily drawn structure's nodes
-    drawn when a kept row first reaches them.
+
+def choose_plan(
+    schema: Schema, epsilon: Fraction, params: Mapping[str, Param], relation: Relation, size: int,
+    engine: Engine, rng: RandomSource, ledger: Ledger,
+) -> ChosenPlan:
+    """Certify the plans before anything is read, then let a noisy size of the ``size`` rows choose one.
+
+    A function of public values and the released noisy size only: a
+    verifier calls it with :func:`~refdp.algorithms.derivation.replay_size`.
+
+    >>> from refdp.algorithms import get_algorithm
+    >>> from refdp.algorithms.derivation import NO_RANDOMNESS
+    >>> from refdp.data import load
+    >>> from refdp.engine import REFERENCE
+    >>> params = get_algorithm("kanon-rdt").resolve({"size_share": 0})
+    >>> chosen = choose_plan(load("vote").schema, Fraction(1), params, Relation.ADD_REMOVE, 435, REFERENCE,
+    ...                      NO_RANDOMNESS, Ledger())
+    >>> chosen.plan.settings.n_trees, chosen.noisy_size
+    (12, None)
     """
-    schema = data.schema
-    variant = str(params["variant"])
-    if variant not in VARIANTS:
-        raise InvalidParameterError(f"variant must be one of {', '.join(VARIANTS)}, got {variant!r}")
     categorical = str(params["categorical"])
-    voting = str(params["voting"])
-    bins = PublicBins.of(schema, int(params["bins"])) if params["continuous"] == "bins" else None
-    multiway = frozenset(bins.thresholds) if bins is not None else frozenset()
+    binned = params["continuous"] == "bins"
     max_delta = as_fraction(params["max_delta"], "max_delta")
     share, min_fill = as_fraction(params["size_share"], "size_share"), as_fraction(params["min_fill"], "min_fill")
     forest = Settings(
@@ -484,18 +503,92 @@ def fit_kanon_rdt(
             f"kanon-rdt's plans together would state delta = {float(total_delta):.4g}, above "
             f"--param max_delta={_show(max_delta)} or 1; lower size_share or change the plans"
         )
+    if share == 0:
+        return ChosenPlan(plans[-1], total_delta, None)
+    branching = mean_branching(schema, int(params["bins"]) if binned else 2, categorical == "binary")
+    noisy = discrete_laplace_mechanism(
+        size, epsilon=share * epsilon, rng=rng, ledger=ledger,
+        label="noisy size N~ of the data (chooses the plan)", claims=SIZE_CLAIMS,
+        sampler=engine.discrete_laplace,
+    )
+    plan = plans[-1] if fills(noisy, plans[-1], schema.n_classes, branching, min_fill) else plans[0]
+    return ChosenPlan(plan, total_delta, noisy)
+
+
+def _tree_charges(t: int, chosen: ChosenPlan, leaf_total: bool, max_delta: Param) -> Tuple[Charge, Charge]:
+    """Tree ``t``'s two charges: its data-independent structure, and its sample and suppression."""
+    settings, guarantee = chosen.plan.settings, chosen.plan.guarantee
+    scope = f"tree{t}"
+    structure = data_independent_charge(
+        label=f"tree {t}: random structure",
+        partition=(scope,),
+        note="Fan et al. structure from the public schema; nodes drawn when first reached",
+    )
+    sample = new_charge(
+        label=f"tree {t}: Bernoulli({settings.beta}) sample, counts below {settings.k} set to 0 "
+        + ("on the leaf total (UNSOUND)" if leaf_total else "per (leaf, label)"),
+        mechanism="sample-and-suppress",
+        epsilon=guarantee.epsilon,
+        delta=guarantee.delta,
+        sensitivity=None,
+        claims=CLAIMS if leaf_total else SOUND_CLAIMS,
+        partition=(scope,),
+        sound=not leaf_total,
+        note=(
+            f"Li-Qardaji-Su: k={guarantee.lqs.k}, beta={settings.beta}, epsilon_t={guarantee.lqs.epsilon}, "
+            f"delta_t<={guarantee.lqs.delta!r} (max at n={guarantee.lqs.n_at_max}); "
+            f"receipt delta checked <= max_delta={max_delta!r} before training"
+        ),
+    )
+    return structure, sample
+
+
+def _reserve(ledger: Ledger, chosen: ChosenPlan) -> None:
+    """The delta of the plan this run did not choose, reserved on the whole data set."""
+    if chosen.plan.delta < chosen.total_delta:
+        ledger.charge(
+            label="reserved: the delta of the plan this run did not choose",
+            mechanism="reserved", epsilon=0, delta=chosen.total_delta - chosen.plan.delta, sensitivity=None,
+            claims=SIZE_CLAIMS,
+            note="the guarantee is the larger delta of the two plans, whichever the noisy size chose",
+        )
+
+
+def fit_kanon_rdt(
+    data: Dataset,
+    epsilon: Fraction,
+    params: Mapping[str, Param],
+    rng: RandomSource,
+    relation: Relation,
+    engine: Engine = REFERENCE,
+) -> TreeModel:
+    """Train N_t random decision trees on Bernoulli(beta) samples with counts below k suppressed.
+
+    With ``size_share`` > 0, a noisy size of the data first chooses between
+    the forest (``n_trees``, ``beta``, ``k``, ``max_depth``) and one tree of
+    one level (``small_beta``, ``small_k``): both plans are certified
+    before anything is read, and the receipt states the larger delta
+    (claim ``noisy-size-plan``, :func:`choose_plan`).
+
+    ``engine`` supplies the noisy size's sampler and may keep the binned
+    columns with the data set (:meth:`PublicBins.binned_by`); the sample is drawn
+    (:func:`~refdp.mechanisms.exact.bernoulli_positions`) and its rows are
+    routed one by one on both engines, the lazily drawn structure's nodes
+    drawn when a kept row first reaches them.
+    """
+    schema = data.schema
+    variant = str(params["variant"])
+    if variant not in VARIANTS:
+        raise InvalidParameterError(f"variant must be one of {', '.join(VARIANTS)}, got {variant!r}")
+    categorical = str(params["categorical"])
+    voting = str(params["voting"])
+    bins = PublicBins.of(schema, int(params["bins"])) if params["continuous"] == "bins" else None
+    multiway = frozenset(bins.thresholds) if bins is not None else frozenset()
     leaf_total = variant == "leaf-total"
     ledger = start_ledger(data, relation)
-    plan = plans[-1]
-    if share > 0:
-        branching = mean_branching(schema, int(params["bins"]) if bins is not None else 2, categorical == "binary")
-        noisy = discrete_laplace_mechanism(
-            len(data), epsilon=share * epsilon, rng=rng, ledger=ledger,
-            label="noisy size N~ of the data (chooses the plan)", claims=SIZE_CLAIMS,
-            sampler=engine.discrete_laplace,
-        )
-        plan = plans[-1] if fills(noisy, plans[-1], schema.n_classes, branching, min_fill) else plans[0]
-    settings, depth, guarantee = plan.settings, plan.depth, plan.guarantee
+    chosen = choose_plan(schema, epsilon, params, relation, len(data), engine, rng, ledger)
+    plan = chosen.plan
+    settings, depth = plan.settings, plan.depth
     n_trees, k, beta = settings.n_trees, settings.k, settings.beta
     train = bins.binned_by(engine, data) if bins is not None else data
     columns, labels, rows = base_columns(train)
@@ -504,16 +597,12 @@ def fit_kanon_rdt(
     trees: List[Node] = []
     levels = forest_levels(schema.n_attributes, n_trees, depth, rng) if params["structure"] == "per-level" else None
     for t in range(n_trees):
-        scope = f"tree{t}"
         builder = RandomTreeBuilder(train.schema, depth, categorical, rng, multiway, None if levels is None else levels[t])
-        ledger.record_data_independent(
-            label=f"tree {t}: random structure",
-            partition=(scope,),
-            note="Fan et al. structure from the public schema; nodes drawn when first reached",
-        )
+        structure, sample_charge = _tree_charges(t, chosen, leaf_total, params["max_delta"])
+        ledger.record(structure)
         counts: Dict[int, List[int]] = {}
         sample = bernoulli_sample(len(rows), beta, rng, ledger=ledger, label=f"tree {t}: Bernoulli({beta}) sample",
-                                  partition=(scope,))
+                                  partition=structure.partition)
         for position in sample:
             row = rows[position]
             leaf = builder.leaf_index(columns, row)
@@ -521,46 +610,77 @@ def fit_kanon_rdt(
             if tally is None:
                 tally = counts[leaf] = [0] * n_classes
             tally[labels[row]] += 1
-        label = f"tree {t}: Bernoulli({beta}) sample, counts below {k} set to 0 " + (
-            "on the leaf total (UNSOUND)" if leaf_total else "per (leaf, label)"
-        )
-        ledger.charge(
-            label=label,
-            mechanism="sample-and-suppress",
-            epsilon=guarantee.epsilon,
-            delta=guarantee.delta,
-            sensitivity=None,
-            claims=CLAIMS if leaf_total else SOUND_CLAIMS,
-            partition=(scope,),
-            sound=not leaf_total,
-            note=(
-                f"Li-Qardaji-Su: k={guarantee.lqs.k}, beta={beta}, epsilon_t={guarantee.lqs.epsilon}, "
-                f"delta_t<={guarantee.lqs.delta!r} (max at n={guarantee.lqs.n_at_max}); "
-                f"receipt delta checked <= max_delta={params['max_delta']!r} before training"
-            ),
-        )
+        ledger.record(sample_charge)
         # Leaves are numbered in the order sampled rows reach them; their paths name them whatever the sample.
         paths = builder.leaf_paths()
         released = suppressed_release(
             {paths[leaf]: c for leaf, c in counts.items()},
             {paths[leaf]: _suppress(c, k, leaf_total) for leaf, c in counts.items()},
-            k, epsilon=guarantee.epsilon, delta=guarantee.delta, rng=rng, ledger=ledger, label=label,
-            partition=(scope,),
+            k, epsilon=sample_charge.epsilon, delta=sample_charge.delta, rng=rng, ledger=ledger,
+            label=sample_charge.label, partition=sample_charge.partition,
         )
         tree = builder.build(lambda leaf: released.get(paths[leaf], zeros), collapse_zeros=True)
         trees.append(bins.unbin(tree) if bins is not None else tree)
-    if plan.delta < total_delta:
-        ledger.charge(
-            label="reserved: the delta of the plan this run did not choose",
-            mechanism="reserved", epsilon=0, delta=total_delta - plan.delta, sensitivity=None,
-            claims=SIZE_CLAIMS,
-            note="the guarantee is the larger delta of the two plans, whichever the noisy size chose",
-        )
+    _reserve(ledger, chosen)
     weights = forest_weights(schema.n_attributes, n_trees, depth) if voting == "log-odds" else ()
-    model = finish_model(SPEC.name, data, params, trees, ledger, weights=weights, voting=voting)
-    if model.receipt.delta != total_delta:
-        raise PrivacyError(f"kanon-rdt checked delta {total_delta} but its ledger composed {model.receipt.delta}")
+    model = finish_model(
+        SPEC.name, data, params, trees, ledger, budget=epsilon, weights=weights, voting=voting,
+        plan_inputs={NOISY_SIZE: chosen.noisy_size},
+    )
+    if model.receipt.delta != chosen.total_delta:
+        raise PrivacyError(
+            f"kanon-rdt checked delta {chosen.total_delta} but its ledger composed {model.receipt.delta}"
+        )
     return model
+
+
+def derive_kanon_rdt(model: TreeModel) -> Optional[Ledger]:
+    """The charges of the plan :func:`choose_plan` certifies and the released noisy size chooses.
+
+    Each tree must be a structure the plan can draw (subtrees whose counts
+    are all suppressed shown as one zero leaf), with counts that are
+    sampled tallies after suppression: whole numbers, each 0 or at least k
+    (the leaf total, under ``leaf-total``); the weights and voting rule as
+    the parameters say.
+
+    >>> from refdp.algorithms import train
+    >>> from refdp.data import load
+    >>> model = train("kanon-rdt", load("vote"), 1, rng=1)
+    >>> derive_kanon_rdt(model).charges == model.receipt.charges
+    True
+    """
+    schema, params = model.schema, model.params
+    ledger = fresh_ledger(model)
+    chosen = choose_plan(
+        schema, model_budget(model), params, ledger.relation, 0, replay_size(model), NO_RANDOMNESS, ledger,
+    )
+    settings, depth = chosen.plan.settings, chosen.plan.depth
+    check_plan_inputs(model, {NOISY_SIZE: chosen.noisy_size})
+    check_trees(model, settings.n_trees)
+    voting = str(params["voting"])
+    check_voting(model, voting)
+    weights = forest_weights(schema.n_attributes, settings.n_trees, depth) if voting == "log-odds" else ()
+    check_weights(model, weights or [1.0] * settings.n_trees)
+    integer_counts(model, "sampled counts")
+    leaf_total = params["variant"] == "leaf-total"
+    bins = PublicBins.of(schema, int(params["bins"])).thresholds if params["continuous"] == "bins" else None
+    for t, tree in enumerate(model.trees):
+        check_structure(
+            tree, schema, depth, str(params["categorical"]), bins, params["structure"] == "per-level",
+            collapsed=True, where=f"tree {t}",
+        )
+        for leaf in leaves(tree):
+            counts = [int(c) for c in leaf.counts]
+            shown = [sum(counts)] if leaf_total else counts
+            if any(c < 0 or 0 < c < settings.k for c in shown):
+                refuse(
+                    f"tree {t} has a leaf with counts {counts}, which suppression below k={settings.k} cannot "
+                    "release (each is 0 or at least k)"
+                )
+        for charge in _tree_charges(t, chosen, leaf_total, params["max_delta"]):
+            ledger.record(charge)
+    _reserve(ledger, chosen)
+    return ledger
 
 
 SPEC = register(
@@ -587,12 +707,14 @@ SPEC = register(
         ),
         parameters=(
             Parameter("variant", str, "sound", "which variant to run", VARIANTS),
-            Parameter("n_trees", int, DEFAULT_N_TREES, "number of trees N_t, each on its own sample", minimum=1),
+            Parameter("n_trees", int, DEFAULT_N_TREES, "number of trees N_t, each on its own sample", minimum=1,
+                      maximum=1000),
             Parameter(
                 "max_depth", int, DEFAULT_MAX_DEPTH, "depth of every tree; -1 means half the number of attributes",
-                minimum=-1,
+                minimum=-1, maximum=MAX_DEPTH,
             ),
-            Parameter("k", int, DEFAULT_K, "suppression threshold: counts below k are set to 0 (0 = none)", minimum=0),
+            Parameter("k", int, DEFAULT_K, "suppression threshold: counts below k are set to 0 (0 = none)",
+                      minimum=0, maximum=10**9),
             Parameter(
                 "beta", float, DEFAULT_BETA, "sampling probability beta in (0, 1)",
                 minimum=0.0, maximum=1.0, minimum_open=True, maximum_open=True,
@@ -612,13 +734,14 @@ SPEC = register(
                 "min_fill", float, 1.0,
                 "m: the forest is chosen when N~ beta >= m k |C| B (a tree's sample fills the cells of an "
                 "average split, B children, with m k rows each)",
-                minimum=0.0,
+                minimum=0.0, maximum=1e6,
             ),
             Parameter(
                 "small_beta", float, DEFAULT_SMALL_BETA, "sampling probability of the one-tree plan",
                 minimum=0.0, maximum=1.0, minimum_open=True, maximum_open=True,
             ),
-            Parameter("small_k", int, DEFAULT_SMALL_K, "suppression threshold of the one-tree plan", minimum=0),
+            Parameter("small_k", int, DEFAULT_SMALL_K, "suppression threshold of the one-tree plan", minimum=0,
+                      maximum=10**9),
             Parameter(
                 "structure", str, "per-level",
                 "where the attributes are drawn: at every node (Fan et al.), or once per level of a tree, "
@@ -636,7 +759,8 @@ SPEC = register(
                 "threshold drawn uniformly from the remaining public range (Fan et al.)",
                 CONTINUOUS_SPLITS,
             ),
-            Parameter("bins", int, DEFAULT_BINS, "bins of a continuous attribute when continuous=bins", minimum=2),
+            Parameter("bins", int, DEFAULT_BINS, "bins of a continuous attribute when continuous=bins", minimum=2,
+                      maximum=1024),
             Parameter(
                 "voting", str, "log-odds",
                 "how the trees vote: log-odds (each tree moves a class's odds by its leaf's share against the "
@@ -647,5 +771,6 @@ SPEC = register(
         claims=CLAIMS,
         fit=fit_kanon_rdt,
         engines=("reference", "array"),
+        derive=derive_kanon_rdt,
     )
 )

@@ -48,8 +48,9 @@ domain sizes; ``categorical=binary`` keeps a tree at 2^depth leaves).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from fractions import Fraction
-from typing import List, Mapping, Tuple
+from typing import List, Mapping, Optional, Tuple
 
 from refdp.engine import REFERENCE, Engine
 from refdp.algorithms.rdt import (
@@ -58,6 +59,7 @@ from refdp.algorithms.rdt import (
     RDT_VOTING,
     STRUCTURES,
     RandomTreeBuilder,
+    check_structure,
     forest_levels,
     forest_weights,
     resolve_max_depth,
@@ -71,14 +73,31 @@ from refdp.algorithms.noisy_depth import (
     size_parameters,
     size_share,
 )
+from refdp.algorithms.derivation import (
+    model_budget,
+    check_plan_inputs,
+    NO_RANDOMNESS,
+    NOISY_SIZE,
+    check_trees,
+    check_voting,
+    check_weights,
+    fresh_ledger,
+    integer_counts,
+    n_leaves,
+    refuse,
+    replay_size,
+)
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
-from refdp.data import Dataset
+from refdp.data import Dataset, Schema
 from refdp.errors import InvalidParameterError
-from refdp.privacy import Relation
+from refdp.params import MAX_DEPTH
+from refdp.mechanisms import NoiseKind, cells_charge
+from refdp.privacy import Charge, Ledger, Relation
+from refdp.privacy.ledger import data_independent_charge
 from refdp.rng import RandomSource
 from refdp.tree import Count, Node, TreeModel
 
-__all__ = ["fit_private_rdt", "SPEC"]
+__all__ = ["fit_private_rdt", "derive_private_rdt", "forest_plan", "ForestPlan", "SPEC"]
 
 CLAIMS = (
     "private-rdt-budget",
@@ -88,6 +107,69 @@ CLAIMS = (
     "parallel-composition",
     "sequential-composition",
 )
+
+
+@dataclass(frozen=True)
+class ForestPlan:
+    """What the noisy size leaves of the forest: its depth, number of trees and the epsilon of each cell."""
+
+    depth: int
+    n_trees: int
+    per_cell: Fraction
+    noisy_size: Optional[int]
+
+
+def forest_plan(
+    schema: Schema, epsilon: Fraction, params: Mapping[str, Param], relation: Relation, size: int,
+    engine: Engine, rng: RandomSource, ledger: Ledger,
+) -> ForestPlan:
+    """The forest's plan: a noisy size of the ``size`` rows (charged to ``ledger``) caps the depth.
+
+    A function of public values and the released noisy size only: a
+    verifier calls it with :func:`~refdp.algorithms.derivation.replay_size`.
+
+    >>> from refdp.algorithms.derivation import NO_RANDOMNESS
+    >>> from refdp.data import load
+    >>> from refdp.engine import REFERENCE
+    >>> from refdp.privacy import Ledger
+    >>> plan = forest_plan(load("vote").schema, Fraction(1), {"n_trees": 10, "max_depth": 3, "continuous": "bins",
+    ...                    "bins": 10, "categorical": "multiway", "size_share": 0.0, "leaf_sigmas": 2.5},
+    ...                    Relation.ADD_REMOVE, 435, REFERENCE, NO_RANDOMNESS, Ledger())
+    >>> plan.depth, plan.n_trees, plan.per_cell
+    (3, 10, Fraction(1, 10))
+    """
+    n_trees = int(params["n_trees"])
+    max_depth = resolve_max_depth(schema, int(params["max_depth"]))
+    binned = params["continuous"] == "bins"
+    branching = mean_branching(schema, int(params["bins"]) if binned else 2, binary=params["categorical"] == "binary")
+    share, sigmas = size_share(params)
+    relation_factor = 1 if relation is Relation.ADD_REMOVE else 2
+
+    def trees_at(d: int) -> int:
+        # A shallower forest keeps its number of attribute tests (N_t D) with more trees; no test, one leaf.
+        return -(-n_trees * max_depth // d) if d > 0 else 1
+
+    plan = plan_depth(
+        size, epsilon, share, sigmas, max_depth, schema.n_classes,
+        leaves=lambda d: branching**d,
+        variance=lambda d, budget: laplace_variance(budget / (relation_factor * trees_at(d))) / trees_at(d),
+        engine=engine, rng=rng, ledger=ledger,
+    )
+    depth = plan.depth
+    n_trees = trees_at(depth) if depth < max_depth else n_trees
+    return ForestPlan(depth, n_trees, plan.epsilon / (relation_factor * n_trees), plan.noisy_size)
+
+
+def _structure_charge(t: int, n_leaves: int) -> Charge:
+    return data_independent_charge(
+        label=f"tree {t}: random structure ({n_leaves} leaves)",
+        partition=(f"tree{t}",),
+        note="Fan et al. structure drawn from the public schema before reading any row",
+    )
+
+
+def _counts_label(t: int, n_leaves: int, n_classes: int) -> str:
+    return f"tree {t}: class counts of every leaf ({n_leaves} leaves x {n_classes} classes)"
 
 
 def fit_private_rdt(
@@ -100,7 +182,6 @@ def fit_private_rdt(
 ) -> TreeModel:
     """Train N_t random decision trees and release every leaf's class counts with noise."""
     schema = data.schema
-    n_trees = int(params["n_trees"])
     max_leaves = int(params["max_leaves"])
     max_depth = resolve_max_depth(schema, int(params["max_depth"]))
     categorical = str(params["categorical"])
@@ -124,23 +205,8 @@ def fit_private_rdt(
             "or raise max_leaves"
         )
     ledger = start_ledger(data, relation)
-    branching = mean_branching(schema, int(params["bins"]) if binned else 2, binary=categorical == "binary")
-    share, sigmas = size_share(params)
-    relation_factor = 1 if relation is Relation.ADD_REMOVE else 2
-
-    def trees_at(d: int) -> int:
-        # A shallower forest keeps its number of attribute tests (N_t D) with more trees; no test, one leaf.
-        return -(-n_trees * max_depth // d) if d > 0 else 1
-
-    plan = plan_depth(
-        len(data), epsilon, share, sigmas, max_depth, schema.n_classes,
-        leaves=lambda d: branching**d,
-        variance=lambda d, budget: laplace_variance(budget / (relation_factor * trees_at(d))) / trees_at(d),
-        engine=engine, rng=rng, ledger=ledger,
-    )
-    depth = plan.depth
-    n_trees = trees_at(depth) if depth < max_depth else n_trees
-    per_cell = plan.epsilon / (relation_factor * n_trees)
+    plan = forest_plan(schema, epsilon, params, relation, len(data), engine, rng, ledger)
+    depth, n_trees, per_cell = plan.depth, plan.n_trees, plan.per_cell
     counts = engine.counts(train)
     rows = counts.root()
     classes = schema.classes
@@ -150,23 +216,68 @@ def fit_private_rdt(
         scope = f"tree{t}"
         builder = RandomTreeBuilder(train.schema, depth, categorical, rng, multiway, None if levels is None else levels[t])
         n_leaves = builder.expand()
-        ledger.record_data_independent(
-            label=f"tree {t}: random structure ({n_leaves} leaves)",
-            partition=(scope,),
-            note="Fan et al. structure drawn from the public schema before reading any row",
-        )
+        ledger.record(_structure_charge(t, n_leaves))
         histograms = builder.leaf_class_counts(counts, rows)
         noisy = engine.cells(
             [c for histogram in histograms for c in histogram], shape=(("leaf", n_leaves), ("class", len(classes))),
             epsilon=per_cell, rng=rng, ledger=ledger, partition=(scope,), noise=noise,
-            label=f"tree {t}: class counts of every leaf ({n_leaves} leaves x {len(classes)} classes)",
+            label=_counts_label(t, n_leaves, len(classes)),
         )
         k = len(classes)
         released: List[Tuple[Count, ...]] = [tuple(noisy[j * k : j * k + k]) for j in range(n_leaves)]
         tree = builder.build(released.__getitem__, collapse_zeros=False)
         trees.append(bins.unbin(tree) if bins is not None else tree)
     weights = forest_weights(schema.n_attributes, n_trees, depth) if voting == "log-odds" else ()
-    return finish_model(SPEC.name, data, params, trees, ledger, weights=weights, voting=voting)
+    return finish_model(
+        SPEC.name, data, params, trees, ledger, budget=epsilon, weights=weights, voting=voting,
+        plan_inputs={NOISY_SIZE: plan.noisy_size},
+    )
+
+
+def derive_private_rdt(model: TreeModel) -> Optional[Ledger]:
+    """The charges of the forest's plan, from the public parts of ``model`` (:mod:`refdp.algorithms.derivation`).
+
+    The plan (:func:`forest_plan`) is replayed with the released noisy
+    size; each tree's leaves, counted in the model, give its structure and
+    counts charges.  The trees must be structures the plan can draw, their
+    counts whole numbers under discrete Laplace noise, and their weights the
+    voting rule's.
+
+    >>> from refdp.algorithms import train
+    >>> from refdp.data import load
+    >>> model = train("private-rdt", load("vote"), 1, rng=1)
+    >>> derive_private_rdt(model).charges == model.receipt.charges
+    True
+    """
+    schema, params = model.schema, model.params
+    ledger = fresh_ledger(model)
+    plan = forest_plan(
+        schema, model_budget(model), params, ledger.relation, 0, replay_size(model), NO_RANDOMNESS, ledger,
+    )
+    check_plan_inputs(model, {NOISY_SIZE: plan.noisy_size})
+    check_trees(model, plan.n_trees)
+    voting = str(params["voting"])
+    check_voting(model, voting)
+    weights = forest_weights(schema.n_attributes, plan.n_trees, plan.depth) if voting == "log-odds" else ()
+    check_weights(model, weights or [1.0] * plan.n_trees)
+    noise: NoiseKind = "laplace" if params["noise"] == "laplace" else "discrete-laplace"
+    if noise == "discrete-laplace":
+        integer_counts(model, "discrete Laplace counts")
+    bins = PublicBins.of(schema, int(params["bins"])).thresholds if params["continuous"] == "bins" else None
+    for t, tree in enumerate(model.trees):
+        check_structure(
+            tree, schema, plan.depth, str(params["categorical"]), bins, params["structure"] == "per-level",
+            collapsed=False, where=f"tree {t}",
+        )
+        leaves = n_leaves(tree)
+        if leaves > int(params["max_leaves"]):
+            refuse(f"tree {t} has {leaves} leaves, more than max_leaves={params['max_leaves']}")
+        ledger.record(_structure_charge(t, leaves))
+        ledger.record(cells_charge(
+            shape=(("leaf", leaves), ("class", schema.n_classes)), epsilon=plan.per_cell, label=_counts_label(
+                t, leaves, schema.n_classes), partition=(f"tree{t}",), noise=noise,
+        ))
+    return ledger
 
 
 SPEC = register(
@@ -182,12 +293,13 @@ SPEC = register(
         ),
         parameters=(
             Parameter("variant", str, "sound", "which variant to run", ("sound",)),
-            Parameter("n_trees", int, 10, "number of trees N_t (the budget is split evenly)", minimum=1),
+            Parameter("n_trees", int, 10, "number of trees N_t (the budget is split evenly)", minimum=1,
+                      maximum=1000),
             Parameter(
                 "max_depth", int, 3,
                 "depth of every tree (at most; see size_share); -1 means half the number of attributes "
                 "(Fan et al.)",
-                minimum=-1,
+                minimum=-1, maximum=MAX_DEPTH,
             ),
             Parameter(
                 "structure", str, "per-level",
@@ -206,7 +318,8 @@ SPEC = register(
                 "threshold drawn uniformly from the remaining public range (Fan et al.)",
                 CONTINUOUS_SPLITS,
             ),
-            Parameter("bins", int, 10, "bins of a continuous attribute when continuous=bins", minimum=2),
+            Parameter("bins", int, 10, "bins of a continuous attribute when continuous=bins", minimum=2,
+                      maximum=1024),
             Parameter(
                 "voting", str, "log-odds",
                 "how the trees vote: log-odds (each tree moves a class's odds by its leaf's share against the "
@@ -217,7 +330,7 @@ SPEC = register(
             Parameter(
                 "max_leaves", int, 16384,
                 "refuse settings whose trees could have more leaves than this (each leaf gets noise)",
-                minimum=1,
+                minimum=1, maximum=2**20,
             ),
             Parameter(
                 "noise", str, "discrete-laplace", "noise distribution of the counts",
@@ -227,5 +340,6 @@ SPEC = register(
         claims=CLAIMS,
         fit=fit_private_rdt,
         engines=("reference", "array"),
+        derive=derive_private_rdt,
     )
 )

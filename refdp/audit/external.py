@@ -57,7 +57,7 @@ from typing import (
     Union,
 )
 
-from refdp.audit.montecarlo import TESTS, AuditResult, monte_carlo_audit, run_seeds, test_sides
+from refdp.audit.montecarlo import MAX_TRIALS, TESTS, AuditResult, monte_carlo_audit, run_seeds, test_sides
 from refdp.errors import DataError, InvalidParameterError
 from refdp.privacy import Number
 from refdp.rng import RandomSource
@@ -168,6 +168,9 @@ class ProgramRuns(Generic[X, O]):
     """One picklable unit of work: the program on ``data`` once per seed, failures caught.
 
     Each row is the reduced output, or a :class:`Failure` with what went wrong.
+    A program with a ``run_batch(data, seeds)`` method gets the seeds at once
+    and answers with a list holding each run's output or its
+    :class:`RunFailed`.
     """
 
     program: Callable[[X, int], O]
@@ -175,7 +178,15 @@ class ProgramRuns(Generic[X, O]):
     reduce: Optional[Callable[[O], Hashable]]
 
     def __call__(self, seeds: Sequence[int]) -> List[Row]:
-        return [self.one(s) for s in seeds]
+        run_batch = getattr(self.program, "run_batch", None)
+        if run_batch is None:
+            return [self.one(s) for s in seeds]
+        # a program that runs a batch at once (refdp.audit.programs.BatchProgram) answers each seed
+        # with its output or the RunFailed of that run
+        return [
+            (Failure(r.kind), r.detail[:_DETAIL]) if isinstance(r, RunFailed) else self._reduced(r)
+            for r in run_batch(self.data, list(seeds))
+        ]
 
     def one(self, seed: int) -> Row:
         try:
@@ -184,6 +195,9 @@ class ProgramRuns(Generic[X, O]):
             return Failure(failed.kind), failed.detail[:_DETAIL]
         except Exception as exc:  # any failure of a black box is an outcome, never a crash of the audit
             return Failure("error"), f"{type(exc).__name__}: {exc}"[:_DETAIL]
+        return self._reduced(output)
+
+    def _reduced(self, output: O) -> Row:
         if self.reduce is None:
             return _hashable(output)
         try:
@@ -314,9 +328,11 @@ def _check_rate(value: float) -> float:
     return float(value)
 
 
-def _check_count(value: object, name: str) -> int:
+def _check_count(value: object, name: str, maximum: Optional[int] = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise InvalidParameterError(f"{name} must be an int >= 1, got {value!r}")
+        raise InvalidParameterError(f"{name} must be an int >= 1, got {value!r:.60}")
+    if maximum is not None and value > maximum:
+        raise InvalidParameterError(f"{name} must be at most {maximum}, got {value}")
     return value
 
 
@@ -361,8 +377,8 @@ def audit_program(
     docstring.  ``progress(done, total)`` is called after each chunk.
     """
     started = time.perf_counter()
-    n = _check_count(trials, "trials")
-    m = n if selection_trials is None else _check_count(selection_trials, "selection_trials")
+    n = _check_count(trials, "trials", MAX_TRIALS)
+    m = n if selection_trials is None else _check_count(selection_trials, "selection_trials", MAX_TRIALS)
     _check_count(chunk, "chunk")
     rate = _check_rate(max_failure_rate)
     if isinstance(seed, bool) or not isinstance(seed, int):

@@ -28,7 +28,7 @@ import math
 from dataclasses import dataclass
 from typing import Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
-from refdp.data import CategoricalAttribute, Dataset, Schema
+from refdp.data import CategoricalAttribute, Dataset, MissingPolicy, Schema
 from refdp.errors import DataError, SchemaError
 from refdp.privacy import Relation, parse_relation
 from refdp.rng import RandomSource
@@ -173,9 +173,14 @@ def universe_record(
     return Record(tuple(reversed(values)), label)
 
 
-def _build(schema: Schema, records: Sequence[Record]) -> Dataset:
+def _build(data: Dataset, records: Sequence[Record]) -> Dataset:
+    """A data set of ``data``'s schema and missing-value policy holding ``records``."""
+    return _from_records(data.schema, records, data.missing)
+
+
+def _from_records(schema: Schema, records: Sequence[Record], missing: Optional[MissingPolicy] = None) -> Dataset:
     columns = [[r.values[j] for r in records] for j in range(schema.n_attributes)]
-    return Dataset.from_codes(schema, columns, [r.label for r in records])
+    return Dataset.from_codes(schema, columns, [r.label for r in records], missing=missing)
 
 
 def dataset_of(schema: Schema, records: Sequence[Record]) -> Dataset:
@@ -183,7 +188,7 @@ def dataset_of(schema: Schema, records: Sequence[Record]) -> Dataset:
     for record in records:
         if not isinstance(record, Record) or len(record.values) != schema.n_attributes:
             raise DataError(f"expected a Record with {schema.n_attributes} values for this schema, got {record!r}")
-    return _build(schema, list(records))
+    return _from_records(schema, list(records))
 
 
 def add_record(data: Dataset, record: Record) -> Dataset:
@@ -193,7 +198,7 @@ def add_record(data: Dataset, record: Record) -> Dataset:
         raise DataError(
             f"expected a Record with {data.schema.n_attributes} values for this schema, got {record!r}"
         )
-    return _build(data.schema, _records(data) + [record])
+    return _build(data, _records(data) + [record])
 
 
 def remove_row(data: Dataset, i: int) -> Dataset:
@@ -213,7 +218,7 @@ def replace_row(data: Dataset, i: int, record: Record) -> Dataset:
         )
     records = _records(data)
     records[i] = record
-    return _build(data.schema, records)
+    return _build(data, records)
 
 
 def all_neighbours(
@@ -240,7 +245,7 @@ def all_neighbours(
         for i, record in enumerate(records):
             yield f"remove row {i} {record.describe(schema)}", remove_row(data, i)
         for record in universe:
-            yield f"add {record.describe(schema)}", _build(schema, records + [record])
+            yield f"add {record.describe(schema)}", _build(data, records + [record])
         return
     for i, old in enumerate(records):
         for record in universe:
@@ -250,7 +255,7 @@ def all_neighbours(
             changed[i] = record
             yield (
                 f"replace row {i} {old.describe(schema)} by {record.describe(schema)}",
-                _build(schema, changed),
+                _build(data, changed),
             )
 
 

@@ -1,7 +1,8 @@
 """Noise mechanisms: exact samplers, the Laplace and exponential mechanisms, noisy counts.
 
 * :mod:`refdp.mechanisms.exact`: Bernoulli(p), the successes of n Bernoulli(p)
-  trials, Bernoulli(exp(-gamma)) and the discrete Laplace, in integer
+  trials, Bernoulli(exp(-gamma)) and its complement at gamma = 1 (a
+  Poissonised bootstrap's membership), the discrete Laplace, in integer
   arithmetic (Canonne, Kamath and Steinke 2020);
 * :mod:`refdp.mechanisms.laplace`: continuous Laplace noise (inverse CDF);
 * :mod:`refdp.mechanisms.exponential`: the exponential mechanism, its exact
@@ -15,6 +16,9 @@ from __future__ import annotations
 from refdp.mechanisms._params import Exact, SensitivityLike
 from refdp.mechanisms.counts import (
     NoiseKind,
+    cells_charge,
+    count_charge,
+    histogram_charges,
     discrete_laplace_mechanism,
     histogram_scale,
     laplace_mechanism,
@@ -25,12 +29,15 @@ from refdp.mechanisms.exact import (
     bernoulli,
     bernoulli_exp,
     bernoulli_positions,
+    bootstrap_draws,
     discrete_laplace,
     discrete_laplace_cdf,
     discrete_laplace_pmf,
+    joins_sample,
 )
 from refdp.mechanisms.exponential import (
     float_probabilities,
+    exponential_charge,
     exponential_log_probabilities,
     exponential_mechanism,
     exponential_probabilities,
@@ -43,13 +50,19 @@ __all__ = [
     "Exact",
     "NoiseKind",
     "SensitivityLike",
+    "cells_charge",
+    "count_charge",
+    "exponential_charge",
+    "histogram_charges",
     "bernoulli",
     "bernoulli_exp",
     "bernoulli_positions",
+    "bootstrap_draws",
     "discrete_laplace",
     "discrete_laplace_cdf",
     "discrete_laplace_mechanism",
     "discrete_laplace_pmf",
+    "joins_sample",
     "exponential_log_probabilities",
     "exponential_mechanism",
     "exponential_probabilities",

@@ -20,10 +20,11 @@ Two samplers realise the distribution:
   implementation can replay it exactly by drawing the same single number.
   Its distribution equals the mechanism's only up to rounding (claim
   ``exponential-mechanism-float-sampler``);
-* :func:`exponential_sample_exact`: no floating point at all (integer
-  enclosures of the weights and inversion of a lazily drawn uniform,
-  :mod:`refdp.mechanisms.inversion`); its distribution is exactly the
-  mechanism's (claim ``exponential-mechanism-exact-sampler``).
+* :func:`exponential_sample_exact`: the index of integer enclosures of the
+  weights and a lazily drawn uniform (:mod:`refdp.mechanisms.inversion`;
+  floats with proven error bounds only find that index, and it is
+  computed in integers when they cannot prove it); its distribution is
+  exactly the mechanism's (claim ``exponential-mechanism-exact-sampler``).
 
 Algorithms choose one with the ``exact`` flag of :func:`exponential_mechanism`
 and say in their documentation which they use.
@@ -46,10 +47,17 @@ from refdp.mechanisms._params import (
     finite_floats,
     sensitivity_value,
 )
-from refdp.mechanisms.inversion import exp_neg_fixed, sample_by_inversion
+from refdp.mechanisms.inversion import (
+    certified_first,
+    draw_first,
+    exp_neg_fixed,
+    exp_neg_float,
+    sample_by_inversion,
+)
 from refdp.mechanisms.ratios import Ratio, Ratios
 from refdp.mechanisms.recording import Call, ExponentialLaw, FloatInversionLaw, Utilities, mechanism_call
-from refdp.privacy import Ledger, Number, as_epsilon, check_partition
+from refdp.privacy import Charge, Ledger, Number, as_epsilon, check_partition
+from refdp.privacy.ledger import new_charge
 from refdp.rng import RandomSource
 
 __all__ = [
@@ -61,6 +69,7 @@ __all__ = [
     "sample_index",
     "exponential_sample_exact",
     "exponential_mechanism",
+    "exponential_charge",
 ]
 
 Real = Union[float, Exact]
@@ -226,6 +235,27 @@ class _ExactPlan:
         upper = list(map(mul, self.scaled_weights, map(itemgetter(1), chosen)))
         return lower, upper
 
+    def sample(self, rng: RandomSource) -> int:
+        """``sample_by_inversion(self.enclosures, rng)``: the same index from the same words.
+
+        The uniform's first bits are drawn first; float estimates of the
+        weights (:func:`~refdp.mechanisms.inversion.exp_neg_float`) then
+        usually prove which index the integer enclosures give
+        (:func:`~refdp.mechanisms.inversion.certified_first`: each enclosure
+        is W_r times an :func:`exp_neg_fixed` pair, within 2 of
+        W_r e^{-gamma_r} 2**bits); otherwise the integer sampler continues
+        from those bits.  Claim ``exact-inversion-sampler``.
+        """
+        drawn = draw_first(rng)
+        found = [exp_neg_float(n, d) for n, d in self.gammas]
+        estimates = [e for e in found if e is not None]
+        if len(estimates) == len(found):
+            estimates.append(0.0)  # slot -1: weight 0
+            chosen = certified_first(list(map(estimates.__getitem__, self.slots)), self.scaled_weights, 2, drawn)
+            if chosen is not None:
+                return chosen
+        return sample_by_inversion(self.enclosures, rng, drawn)
+
 
 def _ratios(values: Sequence[Real], name: str, floats: bool = False) -> Sequence[Ratio]:
     """``values`` as (numerator, denominator > 0) pairs; finite floats by their exact value only when ``floats``.
@@ -328,7 +358,7 @@ def exponential_sample_exact(
     rng: RandomSource,
     base_weights: Optional[Sequence[Exact]] = None,
 ) -> int:
-    """Sample the exponential mechanism exactly, with no floating point.
+    """Sample the exponential mechanism exactly: the index is that of integer enclosures of the weights.
 
     The weights W_r exp(-gamma_r), with W_r the base weights scaled to
     integers by their common denominator and
@@ -338,11 +368,13 @@ def exponential_sample_exact(
     drawn by inversion of a lazily drawn uniform
     (:func:`refdp.mechanisms.inversion.sample_by_inversion`), so the output
     has exactly the mechanism's distribution (claim
-    ``exponential-mechanism-exact-sampler``).  Random draws:
+    ``exponential-mechanism-exact-sampler``); float estimates of the
+    weights only prove, in most calls, which index the integers give
+    (:meth:`_ExactPlan.sample`).  Random draws:
     ``rng.getrandbits(32)`` only, three of them in all but a vanishing
     fraction of calls.
     """
-    return sample_by_inversion(_plan_exact(utilities, epsilon, sensitivity, base_weights).enclosures, rng)
+    return _plan_exact(utilities, epsilon, sensitivity, base_weights).sample(rng)
 
 
 def exponential_mechanism(
@@ -382,7 +414,7 @@ def exponential_mechanism(
     faster engine that draws the same number.  ``exact=True`` samples the
     exact value of each utility and base weight (ints and Fractions as
     given, a float by its exact binary value) as
-    :func:`exponential_sample_exact` does, without any floating point.  The claim
+    :func:`exponential_sample_exact` does (the index of integer enclosures).  The claim
     of the sampler used (``exponential-mechanism-float-sampler``, or
     ``exponential-mechanism-exact-sampler`` with the ``exact-inversion-sampler``
     it rests on) is added to ``claims`` in the charge.
@@ -393,8 +425,49 @@ def exponential_mechanism(
     would; validation and the charge stay here.
     """
     eps = as_epsilon(epsilon)
-    recorded_sensitivity, delta_u = sensitivity_value(sensitivity)
-    path = check_partition(partition)
+    _, delta_u = sensitivity_value(sensitivity)
+    charge = exponential_charge(
+        epsilon=eps, sensitivity=sensitivity, label=label, partition=partition, claims=claims, exact=exact,
+        sound=sound, note=note, monotone=monotone,
+    )
+    calibration = _calibration(delta_u, monotone)
+    if exact:
+        plan = _plan_exact(utilities, eps, calibration, base_weights, floats=True)
+        ledger.record(charge)
+        return mechanism_call(
+            lambda: _call(utilities, base_weights, monotone, True, ledger, charge, _exact_law(plan)),
+            rng,
+            lambda: plan.sample(rng),
+        )
+    u = finite_floats(utilities, "utilities")
+    chances = probabilities(u, _float_weights(base_weights, len(u)), _coefficient(eps, calibration))
+    ledger.record(charge)
+    return mechanism_call(
+        lambda: _call(utilities, base_weights, monotone, False, ledger, charge, FloatInversionLaw(tuple(chances))),
+        rng,
+        lambda: draw(chances, rng),
+    )
+
+
+def exponential_charge(
+    *,
+    epsilon: Number,
+    sensitivity: SensitivityLike,
+    label: str,
+    partition: Sequence[str] = (),
+    claims: Sequence[str] = ("exponential-mechanism",),
+    exact: bool = False,
+    sound: bool = True,
+    note: str = "",
+    monotone: bool = False,
+) -> Charge:
+    """The charge :func:`exponential_mechanism` records for these arguments: the sampler's claims added
+    to ``claims``, and with ``monotone`` its claim and a note.
+
+    >>> exponential_charge(epsilon=1, sensitivity=1, label="split", exact=True).claims
+    ('exponential-mechanism', 'exponential-mechanism-exact-sampler', 'exact-inversion-sampler')
+    """
+    recorded_sensitivity, _ = sensitivity_value(sensitivity)
     sampler_claims: Tuple[str, ...] = (
         ("exponential-mechanism-exact-sampler", "exact-inversion-sampler")
         if exact
@@ -403,47 +476,15 @@ def exponential_mechanism(
     if monotone:
         sampler_claims = ("exponential-mechanism-monotone",) + sampler_claims
         note = (note + "; " if note else "") + "monotone utilities: weights exp(epsilon u / Delta_u)"
-    charge_claims = tuple(claims) + tuple(c for c in sampler_claims if c not in claims)
-    calibration = _calibration(delta_u, monotone)
-    if exact:
-        plan = _plan_exact(utilities, eps, calibration, base_weights, floats=True)
-        ledger.charge(
-            label=label,
-            mechanism="exponential",
-            epsilon=eps,
-            sensitivity=recorded_sensitivity,
-            claims=charge_claims,
-            partition=path,
-            sound=sound,
-            note=note,
-        )
-        return mechanism_call(
-            lambda: _call(
-                utilities, base_weights, eps, recorded_sensitivity, monotone, True, ledger, label, path,
-                charge_claims, sound, note, _exact_law(plan),
-            ),
-            rng,
-            lambda: sample_by_inversion(plan.enclosures, rng),
-        )
-    u = finite_floats(utilities, "utilities")
-    chances = probabilities(u, _float_weights(base_weights, len(u)), _coefficient(eps, calibration))
-    ledger.charge(
+    return new_charge(
         label=label,
         mechanism="exponential",
-        epsilon=eps,
+        epsilon=as_epsilon(epsilon),
         sensitivity=recorded_sensitivity,
-        claims=charge_claims,
-        partition=path,
+        claims=tuple(claims) + tuple(c for c in sampler_claims if c not in claims),
+        partition=check_partition(partition),
         sound=sound,
         note=note,
-    )
-    return mechanism_call(
-        lambda: _call(
-            utilities, base_weights, eps, recorded_sensitivity, monotone, False, ledger, label, path,
-            charge_claims, sound, note, FloatInversionLaw(tuple(chances)),
-        ),
-        rng,
-        lambda: draw(chances, rng),
     )
 
 
@@ -460,10 +501,8 @@ def _exact_law(plan: _ExactPlan) -> ExponentialLaw:
 
 
 def _call(
-    utilities: Sequence[Real], base_weights: Optional[Sequence[Real]], eps: Fraction,
-    sensitivity: Union[Fraction, float], monotone: bool, exact: bool, ledger: Ledger, label: str,
-    path: Tuple[str, ...], claims: Tuple[str, ...], sound: bool, note: str,
-    law: Union[ExponentialLaw, FloatInversionLaw],
+    utilities: Sequence[Real], base_weights: Optional[Sequence[Real]], monotone: bool, exact: bool,
+    ledger: Ledger, charge: Charge, law: Union[ExponentialLaw, FloatInversionLaw],
 ) -> Call:
     """How an audit sees one run of :func:`exponential_mechanism` (:mod:`refdp.mechanisms.recording`)."""
     values = _values(utilities)
@@ -472,10 +511,10 @@ def _call(
         ("base_weights", None if base_weights is None else _values(base_weights)),
         ("monotone", monotone),
         ("exact", exact),
-        ("sound", sound),
-        ("note", note),
+        ("sound", charge.sound),
+        ("note", charge.note),
     )
     return Call(
-        "exponential", label, path, eps, Fraction(0), sensitivity, ledger.relation, claims, public,
-        Utilities(values, monotone), law,
+        "exponential", charge.label, charge.partition, charge.epsilon, Fraction(0), charge.sensitivity,
+        ledger.relation, charge.claims, public, Utilities(values, monotone), law,
     )

@@ -58,6 +58,7 @@ __all__ = [
     "exact_value",
     "mechanism_call",
     "recording",
+    "not_recording",
     "active_recorder",
 ]
 
@@ -481,5 +482,21 @@ def recording(recorder: Recorder) -> Iterator[Recorder]:
     token = _ACTIVE.set(recorder)
     try:
         yield recorder
+    finally:
+        _ACTIVE.reset(token)
+
+
+@contextlib.contextmanager
+def not_recording() -> Iterator[None]:
+    """No recorder in this block: the mechanism calls made here are not the run's (a model's
+    re-derivation when it is finished, which replays its released values), so none sees them.
+
+    >>> with not_recording():
+    ...     mechanism_call(lambda: None, None, lambda: 7)  # type: ignore[arg-type,return-value]
+    7
+    """
+    token = _ACTIVE.set(None)
+    try:
+        yield
     finally:
         _ACTIVE.reset(token)

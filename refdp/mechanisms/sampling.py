@@ -3,7 +3,7 @@
 * :func:`bernoulli_sample` keeps each of n rows independently with a
   rational probability p, exactly (:func:`refdp.mechanisms.bernoulli_positions`,
   claim ``exact-bernoulli-positions``); kanon-rdt's per-tree sample;
-* :func:`row_sample` keeps each row when ``keep(rng)`` says so, one call
+* :func:`row_sample` keeps the rows a sampler's decisions say, one decision
   per row in order (dp-adaboost's Poissonised bootstrap, probability 1 - 1/e);
 * :func:`suppressed_release` releases counts after a threshold rule
   (kanon-rdt): what the audit checks is the rule's promise, that every
@@ -80,7 +80,7 @@ def bernoulli_sample(
 
 def row_sample(
     n: int,
-    keep: Callable[[RandomSource], bool],
+    draws: Callable[[int, RandomSource], Sequence[bool]],
     rng: RandomSource,
     *,
     log_keep: float,
@@ -88,12 +88,12 @@ def row_sample(
     label: str,
     partition: Sequence[str] = (),
 ) -> List[int]:
-    """The positions among ``n`` rows for which ``keep(rng)`` is True, asked once per row in order.
+    """The positions among ``n`` rows whose decision in ``draws(n, rng)`` is True (one per row, in order).
 
-    ``log_keep`` is ln P[keep] (for an audit that enumerates samples).
+    ``log_keep`` is ln P[a row is kept], the same for every row (for an audit that enumerates samples).
 
     >>> import random
-    >>> row_sample(3, lambda rng: True, random.Random(1), log_keep=0.0, ledger=Ledger(), label="all")
+    >>> row_sample(3, lambda n, rng: [True] * n, random.Random(1), log_keep=0.0, ledger=Ledger(), label="all")
     [0, 1, 2]
     """
     size = _rows(n)
@@ -108,8 +108,14 @@ def row_sample(
             released=False,
         ),
         rng,
-        lambda: [i for i in range(size) if keep(rng)],
+        lambda: _kept(size, draws(size, rng)),
     )
+
+
+def _kept(size: int, decisions: Sequence[bool]) -> List[int]:
+    if len(decisions) != size:
+        raise InvalidParameterError(f"a row sampler decided {len(decisions)} rows of {size}")
+    return [i for i, kept in enumerate(decisions) if kept]
 
 
 Released = Tuple[Union[int, float], ...]

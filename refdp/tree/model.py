@@ -32,33 +32,52 @@ file can be read, audited and used on its own.  Reading it back
 :func:`refdp.model_from_json` also checks that the algorithm and variant are
 registered and agree with the charges; any mismatch is one ModelError.
 
+The file also states ``plan_inputs``: the public values the algorithm's
+budget plan read that the parameters do not hold (the noisy size N~ it
+released, for example), so that a verifier can recompute the plan, the
+``budget`` training was given, and a ``digest`` of the whole file
+(:mod:`refdp.tree.integrity`), with an optional keyed ``signature``.
+
 Format versions: 2 adds the receipt's soundness ``level``, the claims' statuses
-and an integrity ``digest``; a version-1 file cannot be verified and must be
-retrained.
+and a digest of the receipt; 3 adds ``budget``, ``plan_inputs``, the digest
+of the whole file and the optional signature.  A file of an older format cannot be
+verified and must be retrained.
 """
 
 from __future__ import annotations
 
 import json
 import math
+from operator import add, gt
 from dataclasses import dataclass, field
+from fractions import Fraction
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Sequence, Tuple, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
-from refdp.data import Dataset, Schema
-from refdp.errors import ModelError
+from refdp.data import ColumnView, Dataset, MissingPolicy, Schema, expect_dataset
+from refdp.data.predict_rows import rows_to_predict
+from refdp.errors import InvalidParameterError, ModelError
 from refdp.files import read_json
 from refdp.privacy import Receipt
 from refdp.tree.codec import node_from_json, node_to_json
+from refdp.tree.compiled import Columns, CompiledTree, compile_tree, cuts_by_attribute, leaf_numbers
+from refdp.tree.integrity import DIGEST, SIGNATURE, model_digest, model_signature
 from refdp.tree.leaf import Count, Leaf
 from refdp.tree.nodes import Node, children_of, released_counts, route_informed
+from refdp.tree.nodes import depth as tree_depth
 from refdp.tree.nodes import leaves as all_leaves
 from refdp.tree.rules import Rule, conditions_of, rules
 
 __all__ = ["TreeModel", "VOTING", "FORMAT", "VERSION", "decode_model", "dumps_model", "read_model_json"]
 
 FORMAT = "refdp-model"
-VERSION = 2
+VERSION = 3
+_FIELDS = (
+    "format", "version", "algorithm", "variant", "params", "budget", "schema", "plan_inputs", "receipt", "voting",
+    "weights", "trees", DIGEST,
+)
+# "missing": the missing-value policy, when the training data was read with one (a file, not a built-in)
+_OPTIONAL_FIELDS = (SIGNATURE, "missing")
 VOTING = ("vote", "confidence", "sum-counts", "log-odds")
 
 Param = Union[int, float, str, bool]
@@ -76,8 +95,16 @@ class TreeModel:
     receipt: Receipt
     weights: Tuple[float, ...] = field(default=())
     voting: str = "vote"
+    missing: Optional[MissingPolicy] = None
+    """The missing-value policy of the training data (:attr:`refdp.data.Dataset.missing`); prediction applies it."""
+    plan_inputs: Mapping[str, int] = field(default_factory=dict)
+    """Public values the budget plan read besides the parameters, such as the released noisy size ``noisy_size``."""
+    budget: Optional[Fraction] = None
+    """The total epsilon training was given (the receipt's total may be less, or, for a published variant,
+    more); None: the receipt's total."""
     _released: Dict[int, Tuple[Count, ...]] = field(default_factory=dict, init=False, repr=False, compare=False)
     _priors: List[List[Tuple[float, float]]] = field(default_factory=list, init=False, repr=False, compare=False)
+    _compiled: List[Tuple[CompiledTree, ...]] = field(default_factory=list, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not self.trees:
@@ -91,6 +118,18 @@ class TreeModel:
                 raise ModelError(f"tree {index} has weight {weight!r}; every tree weight must be a finite number")
         if self.voting not in VOTING:
             raise ModelError(f"unknown voting rule {self.voting!r}; use one of {', '.join(VOTING)}")
+        if self.budget is None:
+            object.__setattr__(self, "budget", self.receipt.epsilon)
+        for name, value in self.plan_inputs.items():
+            if not isinstance(name, str) or isinstance(value, bool) or not isinstance(value, int):
+                raise ModelError(f"plan input {name!r} must be an integer, got {value!r}")
+
+    def __getstate__(self) -> Dict[str, Any]:
+        # The memo of released counts is keyed by id(node): in a copy or an unpickled model those ids
+        # name other objects, so copies start without it (and without the priors computed from the trees).
+        state = dict(self.__dict__)
+        state["_released"], state["_priors"], state["_compiled"] = {}, [], []
+        return state
 
     @property
     def root(self) -> Node:
@@ -103,7 +142,18 @@ class TreeModel:
     def classes_(self) -> List[str]:
         return list(self.schema.classes)
 
+    @property
+    def depth(self) -> int:
+        """The most decision nodes on a root-to-leaf path of any tree (0: every tree is a single leaf)."""
+        return max(tree_depth(tree) for tree in self.trees)
+
+    @property
+    def n_leaves(self) -> int:
+        """The number of leaves of all the trees together."""
+        return sum(1 for tree in self.trees for _ in all_leaves(tree))
+
     def _columns(self, data: Dataset) -> List[Sequence[Union[int, float]]]:
+        expect_dataset(data, "the data to predict")
         if data.schema.attributes != self.schema.attributes:
             raise ModelError(
                 "the data's attributes differ from the model's schema; read the data with the "
@@ -126,29 +176,52 @@ class TreeModel:
                 self._priors.append([((n + 1.0) / size, math.log((n + 1.0) / size)) for n in total])
         return self._priors
 
-    def _log_odds(self, leaves: Sequence[Leaf]) -> List[float]:
-        priors = self._log_priors()
-        scores = [log_prior for _, log_prior in priors[-1]]
-        for leaf, weight, prior in zip(leaves, self.weights, priors):
+    def _contribution(self, tree: int, leaf: Leaf) -> List[float]:
+        """What tree ``tree``'s (informed) leaf ``leaf`` adds to each class's score, by the voting rule."""
+        weight = self.weights[tree]
+        if self.voting == "log-odds":
             clipped = [max(0.0, float(c)) for c in leaf.counts]
             size = sum(clipped) + 1.0
-            for c, (count, (share, log_share)) in enumerate(zip(clipped, prior)):
-                scores[c] += weight * (math.log((count + share) / size) - log_share)
-        return scores
+            return [
+                weight * (math.log((count + share) / size) - log_share)
+                for count, (share, log_share) in zip(clipped, self._log_priors()[tree])
+            ]
+        if self.voting == "sum-counts":
+            return [weight * float(count) for count in leaf.counts]
+        # A class other than the leaf's adds 0.0, which changes no score: a score starts at 0.0 and
+        # so is never -0.0, the one float that adding 0.0 changes.
+        vote = weight * leaf.confidence if self.voting == "confidence" else weight
+        chosen = leaf.prediction
+        return [vote if c == chosen else 0.0 for c in range(self.schema.n_classes)]
+
+    def _initial_scores(self) -> List[float]:
+        """The scores before any tree adds its share: the pooled log priors (``"log-odds"``) or zeros."""
+        if self.voting == "log-odds":
+            return [log_prior for _, log_prior in self._log_priors()[-1]]
+        return [0.0] * self.schema.n_classes
 
     def _scores(self, leaves: Sequence[Leaf]) -> List[float]:
-        if self.voting == "log-odds":
-            return self._log_odds(leaves)
-        scores = [0.0] * self.schema.n_classes
-        for leaf, weight in zip(leaves, self.weights):
-            if self.voting == "sum-counts":
-                for c, count in enumerate(leaf.counts):
-                    scores[c] += weight * float(count)
-            elif self.voting == "confidence":
-                scores[leaf.prediction] += weight * leaf.confidence
-            else:
-                scores[leaf.prediction] += weight
+        """Each class's score from the leaf every tree reaches: the trees' contributions added in tree order."""
+        scores = self._initial_scores()
+        for tree, leaf in enumerate(leaves):
+            for c, amount in enumerate(self._contribution(tree, leaf)):
+                scores[c] += amount
         return scores
+
+    def _best(self, scores: Sequence[float]) -> int:
+        """The class with the highest score, the first listed among equal scores."""
+        return max(range(len(scores)), key=lambda c: (scores[c], -c))
+
+    def _probabilities(self, scores: Sequence[float], leaves: Sequence[Leaf]) -> List[float]:
+        """The class probabilities of a row with these scores, reaching these leaves (of which only a
+        single tree's leaf is read)."""
+        if self.voting == "log-odds":
+            top = max(scores)
+            odds = [math.exp(x - top) for x in scores]
+            return [x / sum(odds) for x in odds]
+        if len(self.trees) == 1:
+            return leaves[0].probabilities()
+        return Leaf(tuple(scores)).probabilities()
 
     def _released_at(self, node: Node) -> Tuple[Count, ...]:
         # Memoised per model: a node's released counts, or its children's summed, computed once.
@@ -158,41 +231,96 @@ class TreeModel:
         return self._released[key]
 
     def _leaves(self, data: Dataset) -> List[List[Leaf]]:
+        """The reference routing: every row walked down every tree (:func:`route_informed`)."""
         columns = self._columns(data)
         released = self._released_at
         return [[route_informed(tree, columns, row, released) for tree in self.trees] for row in range(len(data))]
 
-    def predict(self, data: Dataset) -> List[str]:
-        """The predicted class label of every row of ``data``."""
-        classes = self.schema.classes
-        out = []
-        for leaves in self._leaves(data):
-            scores = self._scores(leaves)
-            out.append(classes[max(range(len(scores)), key=lambda c: (scores[c], -c))])
-        return out
+    def _compiled_trees(self) -> Tuple[CompiledTree, ...]:
+        # Compiled once per model (a model never changes); copies compile again (see __getstate__).
+        if not self._compiled:
+            self._compiled.append(tuple(compile_tree(tree, self._released_at) for tree in self.trees))
+        return self._compiled[0]
 
-    def predict_proba(self, data: Dataset) -> List[List[float]]:
-        """Class probabilities of every row, in the order of ``classes_``.
+    def _leaf_numbers(self, data: Dataset) -> List[Sequence[int]]:
+        """The array routing: the number of the (informed) leaf of every row in every compiled tree."""
+        columns = [_plain(column) for column in self._columns(data)]
+        table = Columns(columns, len(data), cuts_by_attribute(self.trees))
+        return [leaf_numbers(tree, table) for tree in self._compiled_trees()]
+
+    def _score_columns(self, numbers: List[Sequence[int]]) -> List[List[float]]:
+        """Every class's scores as a column (one float per row), each tree's contributions added in tree
+        order, as :meth:`_scores` adds them row by row (so the same floats)."""
+        n = len(numbers[0])
+        columns = [[start] * n for start in self._initial_scores()]
+        for tree, (compiled, rows) in enumerate(zip(self._compiled_trees(), numbers)):
+            amounts = [self._contribution(tree, leaf) for leaf in compiled.leaves]
+            for c in range(len(columns)):
+                per_leaf = [amount[c] for amount in amounts]
+                columns[c] = list(map(add, columns[c], map(per_leaf.__getitem__, rows)))
+        return columns
+
+    def predict(self, X: object, engine: str = "array") -> List[str]:
+        """The predicted class label of every row of ``X``.
+
+        ``X`` is a :class:`~refdp.data.Dataset` read with the model's schema,
+        or rows: a list of tuples (attribute order) or dicts (by attribute
+        name), a 2-D NumPy array or a pandas DataFrame
+        (:func:`refdp.data.rows.raw_rows`).  A missing value in rows (None,
+        NaN, ``"?"``) is read with the training data's missing-value policy
+        (:attr:`missing`); a value beyond a public bound is clipped to it.
+        A row that cannot be read raises DataError or SchemaError naming it.
+        ``engine``: ``"array"`` routes all rows at once through the trees
+        compiled once (:mod:`refdp.tree.compiled`), ``"reference"`` walks
+        each row down each tree; both give the same predictions.
+
+        >>> from refdp.algorithms import train
+        >>> from refdp.data import load
+        >>> model = train("noisy-majority", load("vote"), 1, rng=1)
+        >>> model.predict([{name: "y" for name in model.schema.names}])
+        ['democrat']
+        """
+        data = self._data(X, engine)
+        classes = self.schema.classes
+        if engine == "reference":
+            return [classes[self._best(self._scores(leaves))] for leaves in self._leaves(data)]
+        if len(data) == 0:
+            return []
+        numbers = self._leaf_numbers(data)
+        if len(self.trees) == 1:
+            # One tree: a row's scores are its leaf's, so each leaf's class is computed once.
+            chosen = [classes[self._best(self._scores([leaf]))] for leaf in self._compiled_trees()[0].leaves]
+            return list(map(chosen.__getitem__, numbers[0]))
+        return list(map(classes.__getitem__, _best_columns(self._score_columns(numbers))))
+
+    def predict_proba(self, X: object, engine: str = "array") -> List[List[float]]:
+        """Class probabilities of every row of ``X`` (as for :meth:`predict`), in the order of ``classes_``.
 
         A single tree gives its leaf's clipped, normalised counts; an ensemble
         normalises its (clipped) scores, uniform when none is positive;
-        ``"log-odds"`` voting gives the softmax of its scores.
+        ``"log-odds"`` voting gives the softmax of its scores.  ``engine`` as
+        for :meth:`predict` (the same probabilities).
         """
-        out = []
-        for leaves in self._leaves(data):
-            if self.voting == "log-odds":
-                scores = self._scores(leaves)
-                top = max(scores)
-                odds = [math.exp(x - top) for x in scores]
-                out.append([x / sum(odds) for x in odds])
-            elif len(leaves) == 1:
-                out.append(leaves[0].probabilities())
-            else:
-                out.append(Leaf(tuple(self._scores(leaves))).probabilities())
-        return out
+        data = self._data(X, engine)
+        if engine == "reference":
+            return [self._probabilities(self._scores(leaves), leaves) for leaves in self._leaves(data)]
+        if len(data) == 0:
+            return []
+        numbers = self._leaf_numbers(data)
+        if len(self.trees) == 1:
+            chosen = [self._probabilities(self._scores([leaf]), [leaf]) for leaf in self._compiled_trees()[0].leaves]
+            return [list(chosen[number]) for number in numbers[0]]
+        return [self._probabilities(scores, ()) for scores in zip(*self._score_columns(numbers))]
+
+    def _data(self, X: object, engine: str) -> Dataset:
+        if engine not in ("array", "reference"):
+            raise InvalidParameterError(f"engine must be array or reference, got {engine!r:.60}")
+        return rows_to_predict(X, self.schema, self.missing)[0]
 
     def rules(self, tree: int = 0) -> List[Rule]:
         """Every root-to-node rule of tree ``tree``."""
+        if isinstance(tree, bool) or not isinstance(tree, int) or not -len(self.trees) <= tree < len(self.trees):
+            raise ModelError(f"tree must be an index in 0..{len(self.trees) - 1}, got {tree!r:.60}")
         return rules(self.trees[tree], self.schema)
 
     def render(self) -> str:
@@ -204,19 +332,56 @@ class TreeModel:
             _render(tree, self.schema, "  " if len(self.trees) > 1 else "", lines)
         return "\n".join(lines)
 
-    def to_json(self) -> Dict[str, Any]:
-        return {
+    def to_json(self, key: Optional[bytes] = None) -> Dict[str, Any]:
+        """The model file's JSON, with the digest of the whole; signed with ``key`` (HMAC-SHA256) when given.
+
+        ``missing`` is there only when the training data was read with a missing-value policy.
+        """
+        body: Dict[str, Any] = {
             "format": FORMAT,
             "version": VERSION,
             "algorithm": self.algorithm,
             "variant": self.variant,
             "params": dict(self.params),
+            "budget": str(self.budget),
             "schema": self.schema.to_json(),
+            "plan_inputs": dict(sorted(self.plan_inputs.items())),
             "receipt": self.receipt.to_json(),
             "voting": self.voting,
             "weights": list(self.weights),
             "trees": [node_to_json(t, self.schema) for t in self.trees],
         }
+        if self.missing is not None:
+            body["missing"] = self.missing.to_json()
+        if key is not None:
+            body[SIGNATURE] = model_signature(body, key)
+        body[DIGEST] = model_digest(body)
+        return body
+
+
+def _plain(column: Sequence[Union[int, float]]) -> Sequence[Union[int, float]]:
+    """A column as a tuple of its values (a subset's view gathered once)."""
+    if isinstance(column, ColumnView):
+        return tuple(map(column.base.__getitem__, column.indices))
+    return column
+
+
+def _best_columns(scores: List[List[float]]) -> List[int]:
+    """:meth:`TreeModel._best` of every row's scores, given as one column per class.
+
+    ``max`` with the key (score, -class) moves to a later class exactly when
+    its score is greater (an equal score keeps the earlier class, and a NaN
+    is never greater), so each class is compared with the best so far.
+    """
+    if len(scores) == 2:
+        return list(map(int, map(gt, scores[1], scores[0])))
+    best = [0] * len(scores[0])
+    top = scores[0]
+    for c in range(1, len(scores)):
+        higher = list(map(gt, scores[c], top))
+        best = [c if h else b for h, b in zip(higher, best)]
+        top = [x if h else t for h, x, t in zip(higher, scores[c], top)]
+    return best
 
 
 def _render(node: Node, schema: Schema, indent: str, lines: List[str]) -> None:
@@ -229,25 +394,58 @@ def _render(node: Node, schema: Schema, indent: str, lines: List[str]) -> None:
         _render(child, schema, indent + "  ", lines)
 
 
-def decode_model(obj: Mapping[str, Any]) -> TreeModel:
-    """Rebuild a model from :meth:`TreeModel.to_json` output, verifying its structure and receipt.
+_OLDER = {
+    1: "no soundness level and no digest",
+    2: "its digest covers the receipt only, and it does not state the plan's inputs",
+}
 
-    Raises one ModelError on anything malformed or inconsistent: see
-    :mod:`refdp.privacy.receipt` for what is checked.  It does not check the
-    model against the algorithm registry, which sits above this package:
+
+def _check_integrity(obj: Mapping[str, Any], key: Optional[bytes]) -> None:
+    expected = _FIELDS + tuple(name for name in _OPTIONAL_FIELDS if name in obj)
+    missing = [name for name in expected if name not in obj]
+    if missing:
+        raise ModelError(f"malformed refdp model: it has no field {', '.join(missing)}")
+    extra = sorted(str(name) for name in obj if name not in expected)
+    if extra:
+        raise ModelError(f"malformed refdp model: unexpected field {', '.join(extra)}")
+    if obj[DIGEST] != model_digest(obj):
+        raise ModelError(
+            "the model file's sha256 digest does not match its content: it was edited or corrupted after "
+            "refdp wrote it"
+        )
+    if key is None:
+        return
+    if SIGNATURE not in obj:
+        raise ModelError("the model file is not signed, but a key was given to check its signature")
+    if obj[SIGNATURE] != model_signature(obj, key):
+        raise ModelError(
+            "the model file's signature does not verify with the key given: it was signed with another key, "
+            "or edited after it was signed"
+        )
+
+
+def decode_model(obj: Mapping[str, Any], key: Optional[bytes] = None) -> TreeModel:
+    """Rebuild a model from :meth:`TreeModel.to_json` output, verifying its digest, structure and receipt.
+
+    With ``key`` the file must carry a signature that verifies with it
+    (:mod:`refdp.tree.integrity`).  Raises one ModelError on anything
+    malformed or inconsistent: see :mod:`refdp.privacy.receipt` for what is
+    checked of the receipt.  It does not check the model against the
+    algorithm registry, which sits above this package:
     :func:`refdp.model_from_json` does both.
     """
     if not isinstance(obj, Mapping) or obj.get("format") != FORMAT:
         found = obj.get("format") if isinstance(obj, Mapping) else type(obj).__name__
         raise ModelError(f"not a refdp model (format is {found!r}, expected {FORMAT!r})")
     version = obj.get("version")
-    if isinstance(version, int) and not isinstance(version, bool) and 1 <= version < VERSION:
+    if isinstance(version, int) and not isinstance(version, bool) and version in _OLDER:
         raise ModelError(
-            f"this model is in refdp model format {version}, whose privacy receipt cannot be verified "
-            f"(no soundness level or digest); retrain it with this refdp (format {VERSION})"
+            f"this model was made by an older refdp (model format {version}: {_OLDER[version]}), so it cannot be "
+            f"verified; re-train it with this refdp (format {VERSION})"
         )
     if version != VERSION:
         raise ModelError(f"refdp model version {version!r} is not supported (expected {VERSION})")
+    _check_integrity(obj, key)
     try:
         schema = Schema.from_json(obj["schema"])
         trees = tuple(node_from_json(t, schema) for t in obj["trees"])
@@ -264,7 +462,12 @@ def decode_model(obj: Mapping[str, Any]) -> TreeModel:
             receipt=Receipt.from_json(obj["receipt"]),
             weights=weights,
             voting=str(obj["voting"]),
+            plan_inputs=_plan_inputs(obj["plan_inputs"]),
+            budget=_budget(obj["budget"]),
+            missing=None if obj.get("missing") is None else MissingPolicy.from_json(obj["missing"]),
         )
+    except InvalidParameterError as exc:
+        raise ModelError(f"malformed refdp model: {exc}") from None
     except (KeyError, TypeError, AttributeError) as exc:
         raise ModelError(f"malformed refdp model: missing or wrong field {exc}") from None
     except RecursionError:
@@ -277,12 +480,32 @@ def read_model_json(path: Union[str, Path]) -> Any:
     return read_json(path, "model file", ModelError)
 
 
+def _budget(value: Any) -> Fraction:
+    if isinstance(value, str):
+        try:
+            budget = Fraction(value)
+        except (ValueError, ZeroDivisionError):
+            pass
+        else:
+            if budget >= 0 and str(budget) == value:
+                return budget
+    raise ModelError(f"the model's budget must be an exact number >= 0 written as \"p/q\" in lowest terms, got {value!r}")
+
+
+def _plan_inputs(value: Any) -> Dict[str, int]:
+    if not isinstance(value, Mapping):
+        raise ModelError(f"plan_inputs must be a JSON object of names to integers, got {type(value).__name__}")
+    return dict(value)
+
+
 def _weight(value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ModelError(f"a tree weight must be a number, got {value!r}")
     return float(value)
 
 
-def dumps_model(model: TreeModel) -> str:
-    """The canonical JSON text of a model (sorted keys; byte-identical for equal models)."""
-    return json.dumps(model.to_json(), sort_keys=True, indent=1) + "\n"
+def dumps_model(model: TreeModel, key: Optional[bytes] = None) -> str:
+    """The JSON text of a model file (sorted keys; byte-identical for equal models), signed with ``key`` if given."""
+    if not isinstance(model, TreeModel):
+        raise ModelError(f"dumps_model takes a TreeModel (what train returns), got {type(model).__name__}")
+    return json.dumps(model.to_json(key), sort_keys=True, indent=1) + "\n"
