@@ -307,12 +307,20 @@ def _cells_finding(changed: Sequence[Tuple[int, Call]], relation: Relation) -> O
     return None
 
 
+# A model file's fields that hash the others: a difference elsewhere is the one worth showing.
+_HASHES = frozenset({"digest", "signature"})
+
+
 def _json_difference(a: Any, b: Any, path: str = "$") -> Optional[Tuple[str, str, str]]:
-    """The first path at which two JSON values differ, with both values shown."""
+    """The first path at which two JSON values differ, with both values shown (hash fields last).
+
+    >>> _json_difference({"digest": "x", "n": 1}, {"digest": "y", "n": 2})
+    ('$.n', '1', '2')
+    """
     if type(a) is not type(b):
         return path, _show(a), _show(b)
     if isinstance(a, dict):
-        for key in sorted(set(a) | set(b), key=str):
+        for key in sorted(set(a) | set(b), key=lambda k: (str(k) in _HASHES, str(k))):
             if key not in a or key not in b:
                 return f"{path}.{key}", _show(a.get(key, "(absent)")), _show(b.get(key, "(absent)"))
             found = _json_difference(a[key], b[key], f"{path}.{key}")
