@@ -11,12 +11,26 @@ Prediction adds the released counts of the reached leaves over all trees
 (``"log-odds"``, the default; see :mod:`refdp.algorithms.private_rdt`);
 the structure options are private-rdt's.
 
-Plans from a noisy size (claim ``noisy-size-plan``, ``size_share`` > 0, the
-default): a 12-tree forest needs samples that fill its cells with k rows,
-which only large data sets have; a noisy size of the data chooses between
-the forest and one tree of one level (``small_beta``, ``small_k``).  Both
-are certified before anything is read and the receipt states the larger
-delta.
+A noisy class histogram (``size_share`` of epsilon, discrete Laplace) is
+released with the trees as a member of weight 0: the prior that log-odds
+voting starts from and that breaks ties, so a leaf, a tree or a whole
+forest whose counts were all suppressed predicts the noisy majority class,
+never the class listed first; its noise is drawn in the order of the class
+names, so listing the classes in another order changes no prediction.
+
+Plans (claim ``noisy-size-plan``): the number of trees, beta and k, when
+not given (the defaults), and the depth (up to ``max_depth``) follow from
+epsilon and the histogram's total N~ by a public rule.  For each N_t of 1,
+2, 4, ..., 32, beta and k are the pair with the fewest rows k / beta a cell
+needs to be released among a fixed list of betas, k the smallest that
+certifies the forest within ``max_delta`` (:func:`candidate_plans`); the
+noisy size then picks the plan with the most attribute tests N_t d whose
+sample fills its cells (:func:`choose_plan`), or, when none does, a second
+noisy histogram with the rest of epsilon.  Every plan is certified before
+anything is read and the receipt states the largest delta, so the defaults
+train at every epsilon.  With ``n_trees``, ``beta`` and ``k`` all given the
+forest is Algorithm 3's at depth ``max_depth`` (with ``size_share=0``,
+nothing else).
 
 Guarantee (claims ``lqs-sampling-suppression``, ``kanon-rdt-privacy``).
 Given its structure, a tree releases the counts of the data-independent map
@@ -67,7 +81,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal, localcontext
 from fractions import Fraction
-from typing import Dict, List, Mapping, Optional, Tuple
+from functools import lru_cache
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from refdp.engine import REFERENCE, Engine
 from refdp.algorithms.binning import PublicBins
@@ -82,12 +97,13 @@ from refdp.algorithms.rdt import (
     forest_weights,
     resolve_max_depth,
 )
+from refdp.algorithms.majority import cell_epsilon
 from refdp.algorithms.noisy_depth import mean_branching
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
 from refdp.data import Dataset
 from refdp.errors import InvalidParameterError, PrivacyError
-from refdp.mechanisms import bernoulli_positions, discrete_laplace_mechanism
-from refdp.privacy import Relation, as_fraction
+from refdp.mechanisms import bernoulli_positions
+from refdp.privacy import Ledger, Relation, as_fraction
 from refdp.privacy.lqs import (
     MAX_EPSILON,
     LqsResult,
@@ -99,7 +115,7 @@ from refdp.privacy.lqs import (
     smallest_k,
 )
 from refdp.rng import RandomSource
-from refdp.tree import Count, Node, TreeModel
+from refdp.tree import Count, Leaf, Node, TreeModel
 
 __all__ = [
     "DEFAULT_MAX_DELTA",
@@ -111,7 +127,14 @@ __all__ = [
     "advise",
     "certify",
     "Plan",
+    "PLAN_TREES",
+    "PLAN_BETAS",
+    "AUTO_K",
+    "Given",
+    "candidate_plans",
     "fills",
+    "choose_plan",
+    "class_histogram",
     "fit_kanon_rdt",
     "SPEC",
 ]
@@ -128,17 +151,13 @@ VARIANTS = ("sound", "leaf-total")
 DEFAULT_MAX_DELTA = 1e-5
 """The largest receipt delta kanon-rdt certifies unless told otherwise (below 1/n for every built-in data set)."""
 
-# The forest: 12 per-level trees of depth 3 on 3% samples; k = 23 (the smallest passing at epsilon 1
-# with size_share 0.05 is 22) lets the defaults pass a little below epsilon 1.  The one-tree plan for
-# small data is the previous default (1 tree of depth 1, beta 0.3, k 19).  Evidence: docs/results.md,
-# "kanon-rdt and private-rdt defaults (issue 19)".
-DEFAULT_N_TREES = 12
-DEFAULT_K = 23
-DEFAULT_BETA = 0.03
+AUTO_K = -1
+"""``k`` when it is chosen with the plan (``n_trees`` 0 and ``beta`` 0 mean the same)."""
+
+# Evidence for the defaults: docs/results.md, "Defaults on data nobody tuned them on (issue 28)".
 DEFAULT_MAX_DEPTH = 3
-DEFAULT_SMALL_K = 19
-DEFAULT_SMALL_BETA = 0.3
 DEFAULT_SIZE_SHARE = 0.05
+DEFAULT_MIN_FILL = 1.0
 DEFAULT_BINS = 5
 
 
@@ -305,8 +324,8 @@ def _advise_epsilon(settings: Settings, max_delta: Fraction) -> Optional[Fractio
 class Advice:
     """Settings that pass the delta check, each changing one of the caller's values (None: none found).
 
-    ``defaults`` says whether the registered defaults of k, beta and n_trees
-    pass at the caller's epsilon and relation; ``command`` is the ``delta``
+    ``defaults`` says that leaving k, beta and n_trees unset passes (it
+    always does: the plans are certified); ``command`` is the ``delta``
     subcommand that answers the per-tree question behind ``k`` (or ``beta``).
     """
 
@@ -316,41 +335,27 @@ class Advice:
     epsilon: Optional[Fraction]
     defaults: bool
     command: str
-    prefix: str = ""
-    """``small_`` when the advice is about the one-tree plan's ``small_k`` and ``small_beta``."""
 
     def text(self) -> str:
         options = []
-        p = self.prefix
         if self.k is not None:
-            options.append(f"--param {p}k={self.k}")
+            options.append(f"--param k={self.k}")
         if self.beta is not None:
-            options.append(f"--param {p}beta={_show(self.beta)}")
+            options.append(f"--param beta={_show(self.beta)}")
         if self.n_trees is not None:
             options.append(f"--param n_trees={self.n_trees}")
         if self.epsilon is not None:
             options.append(f"--epsilon {_show(self.epsilon)}")
-        if self.defaults and p:
-            options.append(f"the defaults (--param {p}k={DEFAULT_SMALL_K} --param {p}beta={DEFAULT_SMALL_BETA})")
-        elif self.defaults:
-            options.append(
-                f"the defaults (--param k={DEFAULT_K} --param beta={DEFAULT_BETA} --param n_trees={DEFAULT_N_TREES})"
-            )
-        found = "; ".join(options) if options else f"none found by changing one of {p}k, {p}beta, n_trees, epsilon"
+        if self.defaults:
+            options.append("the defaults (n_trees, beta, k and size_share not given: chosen from epsilon, certified)")
+        found = "; ".join(options)
         return f"settings that pass, each changing one value: {found}. {self.command}"
 
 
-def advise(settings: Settings, max_delta: Fraction, prefix: str = "") -> Advice:
-    """Settings near ``settings`` whose receipt delta is below 1 and at most ``max_delta``.
-
-    ``prefix`` is ``small_`` for the one-tree plan (its parameters are ``small_k`` and ``small_beta``).
-    """
+def advise(settings: Settings, max_delta: Fraction) -> Advice:
+    """Settings near ``settings`` whose receipt delta is below 1 and at most ``max_delta``."""
     k = _advise_k(settings, max_delta)
     beta = _advise_beta(settings, max_delta)
-    if prefix:
-        defaults = replace(settings, k=DEFAULT_SMALL_K, beta=as_fraction(DEFAULT_SMALL_BETA, "small_beta"))
-    else:
-        defaults = replace(settings, k=DEFAULT_K, beta=as_fraction(DEFAULT_BETA, "beta"), n_trees=DEFAULT_N_TREES)
     target = _show(_decimal(_lqs_target(settings, max_delta), 3, ROUND_FLOOR))
     per_tree = "max_delta/n_trees" + (" / (1 + e^epsilon_t)" if settings.relation is Relation.SUBSTITUTE else "")
     question = f"--beta {_show(settings.beta)}" if k is not None else f"--k {max(settings.k, 1)}"
@@ -364,13 +369,12 @@ def advise(settings: Settings, max_delta: Fraction, prefix: str = "") -> Advice:
         beta=beta,
         n_trees=_advise_n_trees(settings, max_delta),
         epsilon=_advise_epsilon(settings, max_delta),
-        defaults=defaults != settings and _passes(defaults, max_delta),
+        defaults=True,
         command=command,
-        prefix=prefix,
     )
 
 
-def certify(settings: Settings, max_delta: Fraction, prefix: str = "") -> TreeGuarantee:
+def certify(settings: Settings, max_delta: Fraction) -> TreeGuarantee:
     """The per-tree guarantee, or InvalidParameterError with :func:`advise`'s settings.
 
     Refused: settings the theorem does not cover, a receipt delta of 1 or
@@ -382,14 +386,14 @@ def certify(settings: Settings, max_delta: Fraction, prefix: str = "") -> TreeGu
     except InvalidParameterError as exc:
         raise InvalidParameterError(
             f"{exc}; under --param max_delta={_show(max_delta)} as well, "
-            f"{advise(settings, max_delta, prefix).text()}"
+            f"{advise(settings, max_delta).text()}"
         ) from None
     total = settings.n_trees * guarantee.delta
     if total <= max_delta and total < 1:
         return guarantee
     shape = (
         f"{settings.n_trees} tree(s) x {float(guarantee.delta):.4g} = {float(total):.4g} "
-        f"({prefix}k={settings.k}, {prefix}beta={_show(settings.beta)}, epsilon={settings.epsilon} under "
+        f"(k={settings.k}, beta={_show(settings.beta)}, epsilon={settings.epsilon} under "
         f"{settings.relation.value})"
     )
     if total >= 1:
@@ -400,8 +404,8 @@ def certify(settings: Settings, max_delta: Fraction, prefix: str = "") -> TreeGu
             "is acceptable (delta bounds the chance that the epsilon guarantee fails outright)"
         )
     raise InvalidParameterError(
-        f"kanon-rdt's {'one-tree plan' if prefix else 'receipt'} would state delta = {shape}, {reason}; "
-        f"{advise(settings, max_delta, prefix).text()}"
+        f"kanon-rdt's receipt would state delta = {shape}, {reason}; "
+        f"{advise(settings, max_delta).text()}"
     )
 
 
@@ -424,15 +428,144 @@ class Plan:
         return self.settings.n_trees * self.guarantee.delta
 
 
-def fills(noisy_size: int, plan: Plan, n_classes: int, branching: Fraction, min_fill: Fraction) -> bool:
-    """N~ beta >= m k |C| B: a tree's expected sample fills the (value, class) cells of an average split with m k rows.
+PLAN_TREES = (1, 2, 4, 8, 16, 32)
+"""The numbers of trees a plan chooses from when ``n_trees`` is not given."""
 
-    B is the mean number of children of a split; a sample that cannot fill
-    the cells of one split with k rows each loses nearly all its counts to
-    suppression, and a forest of such trees says nothing.
+PLAN_BETAS = tuple(Fraction(b) for b in ("0.01", "0.02", "0.03", "0.05", "0.07", "0.1", "0.15", "0.2", "0.3", "0.4", "0.5"))
+"""The sampling probabilities a plan chooses from when ``beta`` is not given."""
+
+
+@dataclass(frozen=True)
+class Given:
+    """The forest settings the caller fixed (None: chosen by :func:`candidate_plans`)."""
+
+    n_trees: Optional[int]
+    beta: Optional[Fraction]
+    k: Optional[int]
+
+    @property
+    def fixed(self) -> bool:
+        """All three given: the forest of Algorithm 3, at depth ``max_depth`` exactly."""
+        return self.n_trees is not None and self.beta is not None and self.k is not None
+
+    @staticmethod
+    def of(params: Mapping[str, Param]) -> "Given":
+        n_trees, beta, k = int(params["n_trees"]), as_fraction(params["beta"], "beta"), int(params["k"])
+        return Given(n_trees or None, beta or None, None if k == AUTO_K else k)
+
+
+def _cheapest(
+    epsilon: Fraction, n_trees: int, relation: Relation, share: Fraction, max_delta: Fraction, given: Given
+) -> Optional[Tuple[Fraction, int]]:
+    """(beta, k) with the fewest rows k / beta that a (leaf, label) cell needs to be released: beta from
+    :data:`PLAN_BETAS` (or the given one), k the smallest that certifies ``n_trees`` trees within
+    ``max_delta`` (or the given one, if it certifies)."""
+    best: Optional[Tuple[Fraction, int]] = None
+    for beta in (given.beta,) if given.beta is not None else PLAN_BETAS:
+        settings = Settings(epsilon, n_trees, given.k or 0, beta, relation, share)
+        k = _advise_k(settings, max_delta) if given.k is None else given.k if _passes(settings, max_delta) else None
+        if k is not None and (best is None or Fraction(max(k, 1)) / beta <= Fraction(max(best[1], 1)) / best[0]):
+            best = (beta, k)
+    return best
+
+
+@lru_cache(maxsize=64)
+def candidate_plans(
+    epsilon: Fraction, relation: Relation, max_delta: Fraction, share: Fraction, max_depth: int, given: Given
+) -> Tuple[Plan, ...]:
+    """The forests a fit may train, all certified: public, computed before anything is read.
+
+    With ``n_trees``, ``beta`` and ``k`` all given, the one forest of
+    Algorithm 3 at depth ``max_depth`` (refused with advice when it does not
+    certify).  Otherwise, for every N_t of :data:`PLAN_TREES` (or the given
+    one): the (beta, k) of :func:`_cheapest`, at every depth 1 ..
+    ``max_depth``; N_t without a certified (beta, k) are left out.  The
+    receipt states the largest delta of them all, whichever runs (claim
+    ``noisy-size-plan``).
+
+    >>> auto = Given(None, None, None)
+    >>> plans = candidate_plans(Fraction(1, 10), Relation.ADD_REMOVE, Fraction(1, 10**5), Fraction(1, 20), 1, auto)
+    >>> [(p.settings.n_trees, p.settings.beta, p.settings.k) for p in plans]
+    [(1, Fraction(1, 20), 24), (2, Fraction(1, 50), 20), (4, Fraction(1, 100), 22), (8, Fraction(1, 100), 48)]
+    """
+    if given.fixed:
+        assert given.n_trees is not None and given.beta is not None and given.k is not None
+        forest = Settings(epsilon, given.n_trees, given.k, given.beta, relation, share)
+        return (Plan(forest, max_depth, certify(forest, max_delta)),)
+    plans: List[Plan] = []
+    for n_trees in (given.n_trees,) if given.n_trees is not None else PLAN_TREES:
+        found = _cheapest(epsilon, n_trees, relation, share, max_delta, given)
+        if found is None:
+            continue
+        settings = Settings(epsilon, n_trees, found[1], found[0], relation, share)
+        guarantee = certify(settings, max_delta)
+        plans += [Plan(settings, depth, guarantee) for depth in range(1, max_depth + 1)]
+    if not plans and given != Given(None, None, None):
+        raise InvalidParameterError(
+            f"no kanon-rdt forest with {_given_text(given)} is certified at epsilon {_show(epsilon)} within "
+            f"--param max_delta={_show(max_delta)}; leave n_trees, beta and k unset (chosen from epsilon) or "
+            "raise epsilon"
+        )
+    return tuple(plans)
+
+
+def _given_text(given: Given) -> str:
+    parts = [f"n_trees={given.n_trees}"] if given.n_trees is not None else []
+    parts += [f"beta={_show(given.beta)}"] if given.beta is not None else []
+    parts += [f"k={given.k}"] if given.k is not None else []
+    return " and ".join(parts)
+
+
+def fills(noisy_size: int, plan: Plan, n_classes: int, branching: Fraction, min_fill: Fraction) -> bool:
+    """N~ beta >= m k |C| B^d: a tree's expected sample fills its (leaf, class) cells with m k rows each.
+
+    B is the mean number of children of a split and d the plan's depth; a
+    sample that cannot fill the cells with about k rows loses nearly all its
+    counts to suppression, and a forest of such trees says nothing.
     """
     settings = plan.settings
-    return noisy_size * settings.beta >= min_fill * max(settings.k, 1) * n_classes * branching
+    cells = n_classes * branching**plan.depth
+    return noisy_size * settings.beta >= min_fill * max(settings.k, 1) * cells
+
+
+def choose_plan(
+    noisy_size: int, plans: Sequence[Plan], n_classes: int, branching: Fraction, min_fill: Fraction
+) -> Optional[Plan]:
+    """The plan with the most attribute tests N_t d (then the deepest) among those that :func:`fills`;
+    None when none does (the model is then a noisy class histogram).  A function of N~ and public values.
+
+    >>> auto = Given(None, None, None)
+    >>> plans = candidate_plans(Fraction(1), Relation.ADD_REMOVE, Fraction(1, 10**5), Fraction(1, 20), 2, auto)
+    >>> chosen = choose_plan(30000, plans, 2, Fraction(5), Fraction(1))
+    >>> chosen.settings.n_trees, chosen.depth
+    (32, 1)
+    >>> choose_plan(100, plans, 2, Fraction(5), Fraction(1)) is None
+    True
+    """
+    passing = [p for p in plans if fills(noisy_size, p, n_classes, branching, min_fill)]
+    return max(passing, key=lambda p: (p.settings.n_trees * p.depth, p.depth), default=None)
+
+
+def class_histogram(
+    data: Dataset, epsilon: Fraction, relation: Relation, engine: Engine, rng: RandomSource, ledger: Ledger,
+    label: str,
+) -> Tuple[int, ...]:
+    """The class histogram with discrete Laplace noise of budget ``epsilon`` (add-remove; each cell
+    ``epsilon / 2`` under substitute), its noise drawn in the order of the class names, not of their
+    listing: listing the classes in another order permutes the released counts and nothing else."""
+    classes = data.schema.classes
+    true = [0] * len(classes)
+    for label_code in data.labels:
+        true[label_code] += 1
+    order = sorted(range(len(classes)), key=classes.__getitem__)
+    noisy = engine.histogram(
+        [true[c] for c in order], epsilon=cell_epsilon(epsilon, relation), rng=rng, ledger=ledger, label=label,
+        names=[classes[c] for c in order],
+    )
+    out = [0] * len(classes)
+    for position, c in enumerate(order):
+        out[c] = int(noisy[position])
+    return tuple(out)
 
 
 def fit_kanon_rdt(
@@ -443,15 +576,20 @@ def fit_kanon_rdt(
     relation: Relation,
     engine: Engine = REFERENCE,
 ) -> TreeModel:
-    """Train N_t random decision trees on Bernoulli(beta) samples with counts below k suppressed.
+    """Train N_t random decision trees on Bernoulli(beta) samples with counts below k set to 0.
 
-    With ``size_share`` > 0, a noisy size of the data first chooses between
-    the forest (``n_trees``, ``beta``, ``k``, ``max_depth``) and one tree of
-    one level (``small_beta``, ``small_k``): both plans are certified
-    before anything is read, and the receipt states the larger delta
-    (claim ``noisy-size-plan``).
+    ``size_share`` of epsilon buys a noisy class histogram, released as a
+    last member of weight 0 (the prior that log-odds voting starts from and
+    that breaks ties, so a fully suppressed forest predicts the noisy
+    majority class, not the class listed first).  Unless ``n_trees``,
+    ``beta`` and ``k`` are all given, its total N~ chooses the forest among
+    :func:`candidate_plans` (:func:`choose_plan`), or, when no forest's
+    sample fills its cells, a second noisy histogram with the rest of
+    epsilon; with all three given the forest is theirs at ``max_depth``.  Every plan is
+    certified before anything is read, and the receipt states the largest
+    delta (claim ``noisy-size-plan``).
 
-    ``engine`` supplies the noisy size's sampler and may keep the binned
+    ``engine`` supplies the noisy counts' sampler and may keep the binned
     columns with the data set (:meth:`PublicBins.binned_by`); the sample is drawn
     (:func:`~refdp.mechanisms.exact.bernoulli_positions`) and its rows are
     routed one by one on both engines, the lazily drawn structure's nodes
@@ -464,38 +602,65 @@ def fit_kanon_rdt(
     categorical = str(params["categorical"])
     voting = str(params["voting"])
     bins = PublicBins.of(schema, int(params["bins"])) if params["continuous"] == "bins" else None
-    multiway = frozenset(bins.thresholds) if bins is not None else frozenset()
     max_delta = as_fraction(params["max_delta"], "max_delta")
     share, min_fill = as_fraction(params["size_share"], "size_share"), as_fraction(params["min_fill"], "min_fill")
-    forest = Settings(
-        epsilon, int(params["n_trees"]), int(params["k"]), as_fraction(params["beta"], "beta"), relation, share
-    )
-    plans = [Plan(forest, resolve_max_depth(schema, int(params["max_depth"])), certify(forest, max_delta))]
-    if share > 0:
-        single = Settings(
-            epsilon, 1, int(params["small_k"]), as_fraction(params["small_beta"], "small_beta"), relation, share
-        )
-        plans.insert(0, Plan(single, min(1, plans[0].depth), certify(single, max_delta, "small_")))
-    # The receipt's delta is the largest of the plans' (which one runs depends on the data).
-    total_delta = max(plan.delta for plan in plans)
-    if total_delta >= 1 or total_delta > max_delta:
+    max_depth = resolve_max_depth(schema, int(params["max_depth"]))
+    given = Given.of(params)
+    auto = not given.fixed
+    if auto and share == 0:
         raise InvalidParameterError(
-            f"kanon-rdt's plans together would state delta = {float(total_delta):.4g}, above "
-            f"--param max_delta={_show(max_delta)} or 1; lower size_share or change the plans"
+            "kanon-rdt chooses the forest settings left unset (n_trees, beta, k) from a noisy class histogram, "
+            "which needs size_share > 0: give --param size_share=0.05, or all of --param n_trees, beta and k"
         )
+    plans = candidate_plans(epsilon, relation, max_delta, share, max_depth, given)
+    # The receipt's delta is the largest of the plans' (which one runs depends on the data).
+    total_delta = max((plan.delta for plan in plans), default=Fraction(0))
     leaf_total = variant == "leaf-total"
     ledger = start_ledger(data, relation)
-    plan = plans[-1]
+    chosen: Optional[Plan] = plans[0] if not auto else None
+    prior: Optional[Tuple[int, ...]] = None
     if share > 0:
-        branching = mean_branching(schema, int(params["bins"]) if bins is not None else 2, categorical == "binary")
-        noisy = discrete_laplace_mechanism(
-            len(data), epsilon=share * epsilon, rng=rng, ledger=ledger,
-            label="noisy size N~ of the data (chooses the plan)", claims=SIZE_CLAIMS,
-            sampler=engine.discrete_laplace,
+        prior = class_histogram(
+            data, share * epsilon, relation, engine, rng, ledger,
+            "noisy class histogram (the prior; its total chooses the plan)" if auto else "noisy class histogram (the prior)",
         )
-        plan = plans[-1] if fills(noisy, plans[-1], schema.n_classes, branching, min_fill) else plans[0]
+        if auto:
+            branching = mean_branching(schema, int(params["bins"]) if bins is not None else 2, categorical == "binary")
+            chosen = choose_plan(sum(prior), plans, schema.n_classes, branching, min_fill)
+    trees: List[Node] = []
+    weights: List[float] = []
+    if chosen is None:
+        # No forest's sample fills its cells: the rest of epsilon buys one more noisy histogram.
+        trees.append(Leaf(class_histogram(data, (1 - share) * epsilon, relation, engine, rng, ledger, "class histogram")))
+        weights.append(1.0)
+    else:
+        trees, weights = _forest(data, chosen, params, bins, engine, rng, ledger, leaf_total)
+    if prior is not None:
+        trees.append(Leaf(prior))
+        weights.append(0.0)
+    chosen_delta = chosen.delta if chosen is not None else Fraction(0)
+    if chosen_delta < total_delta:
+        ledger.charge(
+            label="reserved: the delta of the plans this run did not choose",
+            mechanism="reserved", epsilon=0, delta=total_delta - chosen_delta, sensitivity=None,
+            claims=SIZE_CLAIMS,
+            note="the guarantee is the largest delta of the plans, whichever the noisy size chose",
+        )
+    model = finish_model(SPEC.name, data, params, trees, ledger, weights=weights, voting=voting)
+    if model.receipt.delta != total_delta:
+        raise PrivacyError(f"kanon-rdt checked delta {total_delta} but its ledger composed {model.receipt.delta}")
+    return model
+
+
+def _forest(
+    data: Dataset, plan: Plan, params: Mapping[str, Param], bins: Optional[PublicBins], engine: Engine,
+    rng: RandomSource, ledger: Ledger, leaf_total: bool,
+) -> Tuple[List[Node], List[float]]:
+    """The plan's trees (Algorithm 3) and their voting weights."""
+    schema = data.schema
     settings, depth, guarantee = plan.settings, plan.depth, plan.guarantee
     n_trees, k, beta = settings.n_trees, settings.k, settings.beta
+    multiway = frozenset(bins.thresholds) if bins is not None else frozenset()
     train = bins.binned_by(engine, data) if bins is not None else data
     columns, labels, rows = base_columns(train)
     n_classes = schema.n_classes
@@ -504,7 +669,9 @@ def fit_kanon_rdt(
     levels = forest_levels(schema.n_attributes, n_trees, depth, rng) if params["structure"] == "per-level" else None
     for t in range(n_trees):
         scope = f"tree{t}"
-        builder = RandomTreeBuilder(train.schema, depth, categorical, rng, multiway, None if levels is None else levels[t])
+        builder = RandomTreeBuilder(
+            train.schema, depth, str(params["categorical"]), rng, multiway, None if levels is None else levels[t]
+        )
         ledger.record_data_independent(
             label=f"tree {t}: random structure",
             partition=(scope,),
@@ -537,18 +704,9 @@ def fit_kanon_rdt(
         )
         tree = builder.build(lambda leaf: released.get(leaf, zeros), collapse_zeros=True)
         trees.append(bins.unbin(tree) if bins is not None else tree)
-    if plan.delta < total_delta:
-        ledger.charge(
-            label="reserved: the delta of the plan this run did not choose",
-            mechanism="reserved", epsilon=0, delta=total_delta - plan.delta, sensitivity=None,
-            claims=SIZE_CLAIMS,
-            note="the guarantee is the larger delta of the two plans, whichever the noisy size chose",
-        )
-    weights = forest_weights(schema.n_attributes, n_trees, depth) if voting == "log-odds" else ()
-    model = finish_model(SPEC.name, data, params, trees, ledger, weights=weights, voting=voting)
-    if model.receipt.delta != total_delta:
-        raise PrivacyError(f"kanon-rdt checked delta {total_delta} but its ledger composed {model.receipt.delta}")
-    return model
+    if params["voting"] == "log-odds":
+        return trees, forest_weights(schema.n_attributes, n_trees, depth)
+    return trees, [1.0] * n_trees
 
 
 SPEC = register(
@@ -575,15 +733,28 @@ SPEC = register(
         ),
         parameters=(
             Parameter("variant", str, "sound", "which variant to run", VARIANTS),
-            Parameter("n_trees", int, DEFAULT_N_TREES, "number of trees N_t, each on its own sample", minimum=1),
             Parameter(
-                "max_depth", int, DEFAULT_MAX_DEPTH, "depth of every tree; -1 means half the number of attributes",
+                "n_trees", int, 0,
+                "number of trees N_t, each on its own sample; 0: chosen from epsilon and a noisy size (a power of "
+                "2 up to 32)",
+                minimum=0,
+            ),
+            Parameter(
+                "max_depth", int, DEFAULT_MAX_DEPTH,
+                "depth of every tree (at most, unless n_trees, beta and k are all given); -1 means half the "
+                "number of attributes",
                 minimum=-1,
             ),
-            Parameter("k", int, DEFAULT_K, "suppression threshold: counts below k are set to 0 (0 = none)", minimum=0),
             Parameter(
-                "beta", float, DEFAULT_BETA, "sampling probability beta in (0, 1)",
-                minimum=0.0, maximum=1.0, minimum_open=True, maximum_open=True,
+                "k", int, AUTO_K,
+                "suppression threshold: counts below k are set to 0 (0 = none); -1: the smallest k that certifies "
+                "the forest within max_delta",
+                minimum=-1,
+            ),
+            Parameter(
+                "beta", float, 0.0,
+                "sampling probability beta in (0, 1); 0: chosen with k, the fewest rows k / beta a cell needs",
+                minimum=0.0, maximum=1.0, maximum_open=True,
             ),
             Parameter(
                 "max_delta", float, DEFAULT_MAX_DELTA,
@@ -592,21 +763,17 @@ SPEC = register(
             ),
             Parameter(
                 "size_share", float, DEFAULT_SIZE_SHARE,
-                "share of epsilon spent on a noisy size that chooses between the forest and one tree of one "
-                "level (small_beta, small_k); 0: always the forest, nothing spent",
+                "share of epsilon spent on a noisy class histogram: the prior every prediction starts from (a "
+                "suppressed forest predicts its largest class) and the noisy size that chooses the settings not "
+                "given; 0: none (then give n_trees, beta and k)",
                 minimum=0.0, maximum=1.0, maximum_open=True,
             ),
             Parameter(
-                "min_fill", float, 1.0,
-                "m: the forest is chosen when N~ beta >= m k |C| B (a tree's sample fills the cells of an "
-                "average split, B children, with m k rows each)",
-                minimum=0.0,
+                "min_fill", float, DEFAULT_MIN_FILL,
+                "m: a chosen forest needs N~ beta >= m k |C| B^d (a tree's sample fills its "
+                "(leaf, class) cells, B children per split, d levels, with m k rows each)",
+                minimum=0.0, minimum_open=True,
             ),
-            Parameter(
-                "small_beta", float, DEFAULT_SMALL_BETA, "sampling probability of the one-tree plan",
-                minimum=0.0, maximum=1.0, minimum_open=True, maximum_open=True,
-            ),
-            Parameter("small_k", int, DEFAULT_SMALL_K, "suppression threshold of the one-tree plan", minimum=0),
             Parameter(
                 "structure", str, "per-level",
                 "where the attributes are drawn: at every node (Fan et al.), or once per level of a tree, "

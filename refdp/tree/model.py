@@ -24,8 +24,10 @@ One class covers a single tree, a forest and a weighted ensemble: a model has
 A leaf that released no positive count (empty, or all suppressed) speaks
 with the released counts of its deepest ancestor that has some
 (:func:`refdp.tree.nodes.route_informed`), so that predictions never depend
-on the order in which the schema lists the classes; remaining ties (equal
-released counts) go to the class listed first.  The JSON form carries the
+on the order in which the schema lists the classes; remaining ties of the
+scores go to the class with the larger released total over all trees (the
+pooled counts of every leaf), then to the class whose label sorts first, never
+to the class listed first.  The JSON form carries the
 schema, the receipt, the algorithm, its variant and parameters, so a model
 file can be read, audited and used on its own.  Reading it back
 (:func:`decode_model`) verifies the receipt (see :mod:`refdp.privacy.receipt`);
@@ -163,12 +165,15 @@ class TreeModel:
         return [[route_informed(tree, columns, row, released) for tree in self.trees] for row in range(len(data))]
 
     def predict(self, data: Dataset) -> List[str]:
-        """The predicted class label of every row of ``data``."""
+        """The predicted class label of every row of ``data`` (ties: see the module notes)."""
         classes = self.schema.classes
+        pooled = [share for share, _ in self._log_priors()[-1]]
+        # the label sorting first wins the last tie: its rank is the largest
+        rank = {c: -position for position, c in enumerate(sorted(range(len(classes)), key=classes.__getitem__))}
         out = []
         for leaves in self._leaves(data):
             scores = self._scores(leaves)
-            out.append(classes[max(range(len(scores)), key=lambda c: (scores[c], -c))])
+            out.append(classes[max(range(len(scores)), key=lambda c: (scores[c], pooled[c], rank[c]))])
         return out
 
     def predict_proba(self, data: Dataset) -> List[List[float]]:
