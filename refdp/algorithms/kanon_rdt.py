@@ -25,8 +25,9 @@ epsilon and the histogram's total N~ by a public rule.  For each N_t of 1,
 needs to be released among a fixed list of betas, k the smallest that
 certifies the forest within ``max_delta`` (:func:`candidate_plans`); the
 noisy size then picks the plan with the most attribute tests N_t d whose
-sample fills its cells (:func:`choose_plan`), or, when none does, a second
-noisy histogram with the rest of epsilon.  Every plan is certified before
+sample fills its cells (:func:`choose_plan`; one tree of one level when
+only that one comes close), or, when none does, a second noisy histogram
+with the rest of epsilon.  Every plan is certified before
 anything is read and the receipt states the largest delta, so the defaults
 train at every epsilon.  With ``n_trees``, ``beta`` and ``k`` all given the
 forest is Algorithm 3's at depth ``max_depth`` (with ``size_share=0``,
@@ -531,19 +532,33 @@ def fills(noisy_size: int, plan: Plan, n_classes: int, branching: Fraction, min_
 def choose_plan(
     noisy_size: int, plans: Sequence[Plan], n_classes: int, branching: Fraction, min_fill: Fraction
 ) -> Optional[Plan]:
-    """The plan with the most attribute tests N_t d (then the deepest) among those that :func:`fills`;
-    None when none does (the model is then a noisy class histogram).  A function of N~ and public values.
+    """The plan to train, a function of N~ and public values only.
+
+    The plan with the most attribute tests N_t d (then the deepest) among
+    those whose sample :func:`fills` its cells with ``min_fill`` k rows; when
+    none does, the one-tree, one-level plan if its sample fills them with
+    half as many (one random attribute still says something on small data);
+    else None: the model is then a noisy class histogram.
 
     >>> auto = Given(None, None, None)
     >>> plans = candidate_plans(Fraction(1), Relation.ADD_REMOVE, Fraction(1, 10**5), Fraction(1, 20), 2, auto)
     >>> chosen = choose_plan(30000, plans, 2, Fraction(5), Fraction(1))
     >>> chosen.settings.n_trees, chosen.depth
     (32, 1)
+    >>> single = choose_plan(400, plans, 2, Fraction(3), Fraction(1))
+    >>> single.settings.n_trees, single.depth, single.settings.beta, single.settings.k
+    (1, 1, Fraction(3, 10), 18)
     >>> choose_plan(100, plans, 2, Fraction(5), Fraction(1)) is None
     True
     """
     passing = [p for p in plans if fills(noisy_size, p, n_classes, branching, min_fill)]
-    return max(passing, key=lambda p: (p.settings.n_trees * p.depth, p.depth), default=None)
+    if passing:
+        return max(passing, key=lambda p: (p.settings.n_trees * p.depth, p.depth))
+    single = [
+        p for p in plans
+        if p.settings.n_trees == 1 and p.depth == 1 and fills(noisy_size, p, n_classes, branching, min_fill / 2)
+    ]
+    return single[0] if single else None
 
 
 def class_histogram(
@@ -585,7 +600,8 @@ def fit_kanon_rdt(
     ``beta`` and ``k`` are all given, its total N~ chooses the forest among
     :func:`candidate_plans` (:func:`choose_plan`), or, when no forest's
     sample fills its cells, a second noisy histogram with the rest of
-    epsilon; with all three given the forest is theirs at ``max_depth``.  Every plan is
+    epsilon (the model is then one leaf, the two histograms' inverse-variance
+    mean); with all three given the forest is theirs at ``max_depth``.  Every plan is
     certified before anything is read, and the receipt states the largest
     delta (claim ``noisy-size-plan``).
 
@@ -627,17 +643,19 @@ def fit_kanon_rdt(
         if auto:
             branching = mean_branching(schema, int(params["bins"]) if bins is not None else 2, categorical == "binary")
             chosen = choose_plan(sum(prior), plans, schema.n_classes, branching, min_fill)
-    trees: List[Node] = []
-    weights: List[float] = []
     if chosen is None:
-        # No forest's sample fills its cells: the rest of epsilon buys one more noisy histogram.
-        trees.append(Leaf(class_histogram(data, (1 - share) * epsilon, relation, engine, rng, ledger, "class histogram")))
-        weights.append(1.0)
+        # No forest's sample fills its cells: the rest of epsilon buys one more noisy histogram, and the
+        # model is the two histograms' inverse-variance mean (Laplace variance ~ 1 / epsilon^2).
+        assert prior is not None
+        second = class_histogram(data, (1 - share) * epsilon, relation, engine, rng, ledger, "class histogram")
+        mean = [(share**2 * a + (1 - share) ** 2 * b) / (share**2 + (1 - share) ** 2) for a, b in zip(prior, second)]
+        trees: List[Node] = [Leaf(tuple(float(m) for m in mean))]
+        weights = [1.0]
     else:
         trees, weights = _forest(data, chosen, params, bins, engine, rng, ledger, leaf_total)
-    if prior is not None:
-        trees.append(Leaf(prior))
-        weights.append(0.0)
+        if prior is not None:
+            trees.append(Leaf(prior))
+            weights.append(0.0)
     chosen_delta = chosen.delta if chosen is not None else Fraction(0)
     if chosen_delta < total_delta:
         ledger.charge(
@@ -771,7 +789,8 @@ SPEC = register(
             Parameter(
                 "min_fill", float, DEFAULT_MIN_FILL,
                 "m: a chosen forest needs N~ beta >= m k |C| B^d (a tree's sample fills its "
-                "(leaf, class) cells, B children per split, d levels, with m k rows each)",
+                "(leaf, class) cells, B children per split, d levels, with m k rows each); else one tree of one "
+                "level if its sample fills m k / 2",
                 minimum=0.0, minimum_open=True,
             ),
             Parameter(

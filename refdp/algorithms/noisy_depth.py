@@ -45,6 +45,7 @@ from refdp.rng import RandomSource
 __all__ = [
     "DepthPlan",
     "plan_depth",
+    "noisy_size",
     "choose_depth",
     "fixed_plan",
     "tree_budget",
@@ -161,13 +162,22 @@ def plan_depth(
     charged on the whole data set.
     """
     left = tree_budget(epsilon, share)
-    if share == 0:
+    noisy = noisy_size(size, epsilon, share, engine, rng, ledger)
+    if noisy is None:
         return DepthPlan(max_depth, epsilon, None)
-    noisy = discrete_laplace_mechanism(
+    return DepthPlan(choose_depth(noisy, left, sigmas, max_depth, n_classes, leaves, variance), left, noisy)
+
+
+def noisy_size(
+    size: int, epsilon: Fraction, share: Fraction, engine: Engine, rng: RandomSource, ledger: Ledger
+) -> Optional[int]:
+    """N~ = ``size`` + DLap(1 / (share epsilon)), charged on the whole data set; None (nothing drawn) at share 0."""
+    if share == 0:
+        return None
+    return discrete_laplace_mechanism(
         size, epsilon=share * epsilon, rng=rng, ledger=ledger, label="noisy size N~ of the data (caps the depth)",
         claims=CLAIMS, sampler=engine.discrete_laplace,
     )
-    return DepthPlan(choose_depth(noisy, left, sigmas, max_depth, n_classes, leaves, variance), left, noisy)
 
 
 def choose_depth(

@@ -48,8 +48,9 @@ domain sizes; ``categorical=binary`` keeps a tree at 2^depth leaves).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from fractions import Fraction
-from typing import List, Mapping, Tuple
+from typing import List, Mapping, Optional, Tuple
 
 from refdp.engine import REFERENCE, Engine
 from refdp.algorithms.rdt import (
@@ -65,20 +66,22 @@ from refdp.algorithms.rdt import (
 )
 from refdp.algorithms.binning import PublicBins
 from refdp.algorithms.noisy_depth import (
+    choose_depth,
     laplace_variance,
     mean_branching,
-    plan_depth,
+    noisy_size,
     size_parameters,
     size_share,
+    tree_budget,
 )
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
-from refdp.data import Dataset
+from refdp.data import CategoricalAttribute, Dataset, Schema
 from refdp.errors import InvalidParameterError
 from refdp.privacy import Relation
 from refdp.rng import RandomSource
 from refdp.tree import Count, Node, TreeModel
 
-__all__ = ["fit_private_rdt", "SPEC"]
+__all__ = ["ForestPlan", "split_kinds", "plan_forest", "fit_private_rdt", "SPEC"]
 
 CLAIMS = (
     "private-rdt-budget",
@@ -88,6 +91,119 @@ CLAIMS = (
     "parallel-composition",
     "sequential-composition",
 )
+
+
+AUTO = "auto"
+
+WIDE = ("multiway", "bins")
+"""The split kinds ``auto`` means on data that can fill their leaves: one child per value or public bin."""
+
+NARROW = ("binary", "threshold")
+"""... and on data too small for them: value-vs-rest and random thresholds, two children per split."""
+
+
+@dataclass(frozen=True)
+class ForestPlan:
+    """What a Private-RDT fit grows: split kinds, depth, number of trees and the trees' budget.
+
+    A function of public values and the released noisy size only (:func:`plan_forest`).
+    """
+
+    categorical: str
+    continuous: str
+    depth: int
+    n_trees: int
+    epsilon: Fraction
+    noisy_size: Optional[int]
+
+
+def split_kinds(params: Mapping[str, Param]) -> Tuple[Tuple[str, str], ...]:
+    """The (categorical, continuous) split kinds the plan may use, the wide ones first.
+
+    ``auto`` is multiway or binary for categorical attributes and bins or
+    threshold for continuous ones; a kind that is given stays in both.
+    """
+    categorical, continuous = str(params["categorical"]), str(params["continuous"])
+    kinds = [
+        (categorical if categorical != AUTO else wide[0], continuous if continuous != AUTO else wide[1])
+        for wide in (WIDE, NARROW)
+    ]
+    return tuple(dict.fromkeys(kinds))
+
+
+def _leaves_bound(schema: Schema, kinds: Tuple[str, str], max_depth: int, bins: int) -> int:
+    """The most leaves a tree with these split kinds can have (:func:`~refdp.algorithms.rdt.worst_case_leaves`)."""
+    if kinds[1] != "bins":
+        return worst_case_leaves(schema, max_depth, kinds[0])
+    binned = PublicBins.of(schema, bins)
+    return worst_case_leaves(binned.binned_schema(), max_depth, kinds[0], frozenset(binned.thresholds))
+
+
+def plan_forest(
+    noisy_size: Optional[int], epsilon: Fraction, params: Mapping[str, Param], schema: Schema, relation: Relation
+) -> ForestPlan:
+    """The forest to grow, from the public schema, parameters, epsilon and the noisy size N~.
+
+    For each allowed pair of split kinds (:func:`split_kinds`), the deepest
+    d <= ``max_depth`` whose average (leaf, class) count stands out of the
+    forest's noise (:func:`~refdp.algorithms.noisy_depth.choose_depth`, with
+    ceil(N_t max_depth / d) trees at depth d); the plan is the pair whose
+    trees then have the most leaves (B^d for a mean branching B; a tie goes
+    to the wider kinds).  Kinds whose trees could have more than
+    ``max_leaves`` leaves are left out when ``auto`` chose them, and refused
+    when they were given.  Without a noisy size (``size_share=0``) the
+    trees are the first kinds' at ``max_depth``.
+    """
+    n_trees = int(params["n_trees"])
+    max_depth = resolve_max_depth(schema, int(params["max_depth"]))
+    bins = int(params["bins"])
+    share, sigmas = size_share(params)
+    left = tree_budget(epsilon, share)
+    relation_factor = 1 if relation is Relation.ADD_REMOVE else 2
+    kinds = list(split_kinds(params))
+    allowed = [k for k in kinds if _leaves_bound(schema, k, max_depth, bins) <= int(params["max_leaves"])]
+    if not allowed:
+        _refuse_leaves(schema, kinds[-1], max_depth, params)
+
+    def trees_at(d: int) -> int:
+        # A shallower forest keeps its number of attribute tests (N_t D) with more trees; no test, one leaf.
+        return -(-n_trees * max_depth // d) if d > 0 else 1
+
+    best: Optional[Tuple[Fraction, Tuple[str, str], int]] = None
+    for kind in allowed:
+        branching = mean_branching(schema, bins if kind[1] == "bins" else 2, binary=kind[0] == "binary")
+        if noisy_size is None:
+            depth = max_depth
+        else:
+            depth = choose_depth(
+                noisy_size, left, sigmas, max_depth, schema.n_classes, leaves=lambda d: branching**d,
+                variance=lambda d, budget: laplace_variance(budget / (relation_factor * trees_at(d))) / trees_at(d),
+            )
+        if best is None or branching**depth > best[0]:
+            best = (branching**depth, kind, depth)
+        if noisy_size is None:
+            break
+    assert best is not None
+    _, (categorical, continuous), depth = best
+    return ForestPlan(
+        categorical, continuous, depth, trees_at(depth) if depth < max_depth else n_trees, left, noisy_size
+    )
+
+
+def _refuse_leaves(schema: Schema, kind: Tuple[str, str], max_depth: int, params: Mapping[str, Param]) -> None:
+    categorical, continuous = kind
+    binned_attributes = continuous == "bins" and any(not isinstance(a, CategoricalAttribute) for a in schema.attributes)
+    shape = f"{categorical} categorical splits"
+    shape += f" and {int(params['bins'])} bins per continuous attribute" if binned_attributes else ""
+    remedies = ["lower max_depth"]
+    remedies += ["use categorical=binary"] if categorical != "binary" else []
+    remedies += ["use fewer bins or continuous=threshold"] if binned_attributes else []
+    bound = _leaves_bound(schema, kind, max_depth, int(params["bins"]))
+    raise InvalidParameterError(
+        f"a private-rdt tree of depth {max_depth} with {shape} can have {bound} leaves, "
+        f"more than max_leaves={int(params['max_leaves'])}; every leaf gets noise, so {', '.join(remedies)}, "
+        "or raise max_leaves"
+    )
 
 
 def fit_private_rdt(
@@ -100,46 +216,22 @@ def fit_private_rdt(
 ) -> TreeModel:
     """Train N_t random decision trees and release every leaf's class counts with noise."""
     schema = data.schema
-    n_trees = int(params["n_trees"])
-    max_leaves = int(params["max_leaves"])
     max_depth = resolve_max_depth(schema, int(params["max_depth"]))
-    categorical = str(params["categorical"])
+    for kind in split_kinds(params):  # settings given by the caller are refused before anything is drawn
+        if AUTO not in (params["categorical"], params["continuous"]) and (
+            _leaves_bound(schema, kind, max_depth, int(params["bins"])) > int(params["max_leaves"])
+        ):
+            _refuse_leaves(schema, kind, max_depth, params)
+    ledger = start_ledger(data, relation)
+    share, _ = size_share(params)
+    plan = plan_forest(noisy_size(len(data), epsilon, share, engine, rng, ledger), epsilon, params, schema, relation)
     noise = str(params["noise"])
     voting = str(params["voting"])
-    binned = params["continuous"] == "bins"
-    bins = PublicBins.of(schema, int(params["bins"])) if binned else None
+    bins = PublicBins.of(schema, int(params["bins"])) if plan.continuous == "bins" else None
     train = bins.binned_by(engine, data) if bins is not None else data
     multiway = frozenset(bins.thresholds) if bins is not None else frozenset()
-    leaves_bound = worst_case_leaves(train.schema, max_depth, categorical, multiway)
-    if leaves_bound > max_leaves:
-        binned_attributes = bins is not None and bool(bins.thresholds)
-        shape = f"{categorical} categorical splits"
-        shape += f" and {int(params['bins'])} bins per continuous attribute" if binned_attributes else ""
-        remedies = ["lower max_depth"]
-        remedies += ["use categorical=binary"] if categorical != "binary" else []
-        remedies += ["use fewer bins or continuous=threshold"] if binned_attributes else []
-        raise InvalidParameterError(
-            f"a private-rdt tree of depth {max_depth} with {shape} can have {leaves_bound} leaves, "
-            f"more than max_leaves={max_leaves}; every leaf gets noise, so {', '.join(remedies)}, "
-            "or raise max_leaves"
-        )
-    ledger = start_ledger(data, relation)
-    branching = mean_branching(schema, int(params["bins"]) if binned else 2, binary=categorical == "binary")
-    share, sigmas = size_share(params)
     relation_factor = 1 if relation is Relation.ADD_REMOVE else 2
-
-    def trees_at(d: int) -> int:
-        # A shallower forest keeps its number of attribute tests (N_t D) with more trees; no test, one leaf.
-        return -(-n_trees * max_depth // d) if d > 0 else 1
-
-    plan = plan_depth(
-        len(data), epsilon, share, sigmas, max_depth, schema.n_classes,
-        leaves=lambda d: branching**d,
-        variance=lambda d, budget: laplace_variance(budget / (relation_factor * trees_at(d))) / trees_at(d),
-        engine=engine, rng=rng, ledger=ledger,
-    )
-    depth = plan.depth
-    n_trees = trees_at(depth) if depth < max_depth else n_trees
+    depth, n_trees = plan.depth, plan.n_trees
     per_cell = plan.epsilon / (relation_factor * n_trees)
     counts = engine.counts(train)
     rows = counts.root()
@@ -148,7 +240,9 @@ def fit_private_rdt(
     levels = forest_levels(schema.n_attributes, n_trees, depth, rng) if params["structure"] == "per-level" else None
     for t in range(n_trees):
         scope = f"tree{t}"
-        builder = RandomTreeBuilder(train.schema, depth, categorical, rng, multiway, None if levels is None else levels[t])
+        builder = RandomTreeBuilder(
+            train.schema, depth, plan.categorical, rng, multiway, None if levels is None else levels[t]
+        )
         n_leaves = builder.expand()
         ledger.record_data_independent(
             label=f"tree {t}: random structure ({n_leaves} leaves)",
@@ -196,15 +290,16 @@ SPEC = register(
                 STRUCTURES,
             ),
             Parameter(
-                "categorical", str, "multiway",
-                "categorical splits: one child per value (Fan et al.) or value-vs-rest",
-                CATEGORICAL_SPLITS,
+                "categorical", str, AUTO,
+                "categorical splits: one child per value (Fan et al.) or value-vs-rest; auto: multiway when the "
+                "noisy size fills such trees' leaves better than binary ones (with continuous=auto: bins then)",
+                (AUTO,) + CATEGORICAL_SPLITS,
             ),
             Parameter(
-                "continuous", str, "bins",
+                "continuous", str, AUTO,
                 "continuous attributes: one child per public equal-width bin (used once per path), or a "
-                "threshold drawn uniformly from the remaining public range (Fan et al.)",
-                CONTINUOUS_SPLITS,
+                "threshold drawn uniformly from the remaining public range (Fan et al.); auto: as categorical",
+                (AUTO,) + CONTINUOUS_SPLITS,
             ),
             Parameter("bins", int, 10, "bins of a continuous attribute when continuous=bins", minimum=2),
             Parameter(
