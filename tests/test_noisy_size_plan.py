@@ -141,10 +141,10 @@ def test_kanon_rdt_without_a_noisy_size_runs_the_forest_alone() -> None:
 
 SIZED_EPSILON = Fraction(1)
 SIZED_PARAMS: Dict[str, Param] = {
-    "n_trees": 1, "max_depth": 1, "size_share": 0.5, "leaf_sigmas": 1.0, "voting": "sum-counts", "structure": "per-level",
+    "n_trees": 1, "max_depth": 1, "size_share": 0.5, "leaf_sigmas": 1.5, "voting": "sum-counts", "structure": "per-level",
 }
 SPLITS_FROM = 12
-"""N~ at which the sized forest grows its level: N~^2 >= s^2 V (L |C|)^2 = 1 x 8 x (2 x 2)^2 = 128 (11^2 < 128 <= 12^2).
+"""N~ at which the sized forest grows its level: N~^2 >= s^2 V L^2 |C| = 2.25 x 8 x 2^2 x 2 = 144 (11^2 < 144 <= 12^2).
 
 V = 2 / (1/2)^2 = 8 for one leaf count at the half of epsilon 1 the tree gets, L = 2 leaves (a has 2 values)."""
 CLIP = (-2, 10)

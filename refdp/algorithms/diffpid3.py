@@ -445,7 +445,7 @@ SPEC = register(
                 minimum=0,
             ),
             GRID_PARAMETER,
-            *size_parameters(0.05, 6.0),
+            *size_parameters(0.05, 3.0),
         ),
         claims=CLAIMS,
         fit=fit_diffpid3,

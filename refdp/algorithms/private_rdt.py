@@ -21,12 +21,18 @@ al.'s; ``continuous="bins"`` (the default) cuts a continuous attribute into
 ``bins`` public equal-width bins and splits it one child per bin, once per
 path, ``"threshold"`` draws Fan et al.'s thresholds.
 
-Depth from a noisy size (claim ``noisy-size-plan``): ``size_share`` of
-epsilon buys a noisy count of the rows, which caps the depth at the deepest
-d whose average (leaf, class) count stands ``leaf_sigmas`` standard
-deviations out of the forest's noise; a forest made shallower keeps its
+Plan from a noisy size (claim ``noisy-size-plan``, :func:`plan_forest`):
+``size_share`` of epsilon buys a noisy count of the rows, which caps the
+depth at the deepest d whose average leaf (over sqrt(|C|)) stands
+``leaf_sigmas`` standard deviations out of the forest's noise
+(:mod:`refdp.algorithms.noisy_depth`); a forest made shallower keeps its
 N_t max_depth attribute tests with ceil(N_t max_depth / d) trees, and
-d = 0 is one noisy histogram.  The trees then share the rest of epsilon.
+d = 0 is one noisy histogram.  With ``categorical`` and ``continuous`` at
+``auto`` (the defaults) the rule is applied to wide splits (one child per
+value or public bin) and to narrow ones (value-vs-rest, random thresholds),
+and the forest whose trees get the more leaves is grown: small data sets
+get binary trees that can go deeper.  The trees then share the rest of
+epsilon.
 
 Budget (claim ``private-rdt-budget``).  The trees are released one after
 another on the same rows: sequential composition, each tree is a scope
@@ -145,7 +151,7 @@ def plan_forest(
     """The forest to grow, from the public schema, parameters, epsilon and the noisy size N~.
 
     For each allowed pair of split kinds (:func:`split_kinds`), the deepest
-    d <= ``max_depth`` whose average (leaf, class) count stands out of the
+    d <= ``max_depth`` whose average leaf stands out of the
     forest's noise (:func:`~refdp.algorithms.noisy_depth.choose_depth`, with
     ceil(N_t max_depth / d) trees at depth d); the plan is the pair whose
     trees then have the most leaves (B^d for a mean branching B; a tie goes

@@ -835,7 +835,7 @@ SPEC = register(
                 "level alike, as in the thesis",
                 minimum=0.0, minimum_open=True,
             ),
-            *size_parameters(0.05, 4.0),
+            *size_parameters(0.05, 3.0),
         ),
         claims=CLAIMS,
         fit=fit_thesis_tree,
