@@ -811,7 +811,7 @@ SPEC = register(
             ),
             Parameter("theta", float, 1.5, "weight cap theta, in units of the initial weight", minimum=1.0),
             GRID_PARAMETER,
-            *size_parameters(0.05, 6.0),
+            *size_parameters(0.05, 4.5),
         ),
         claims=CLAIMS,
         fit=fit_adaboost,
