@@ -42,7 +42,7 @@ LEARNERS = ("diffpid3", "thesis-tree", "private-rdt", "dpdf", "dp-adaboost", "ka
 
 
 def blobs() -> Dataset:
-    """150 rows, 3 classes of 50: attribute j of class c is normal around CENTRES[c][j], sd 1.5, clipped to [0, 10]."""
+    """150 rows, 3 classes of 50: attribute j of class c is normal around ``centres[c][j]``, sd 1, clipped to [0, 10]."""
     centres = ((3.0, 3.0, 6.0, 5.0), (5.0, 7.0, 3.0, 5.0), (7.0, 4.0, 7.0, 5.0))  # the last attribute says nothing
     schema = Schema(
         tuple(ContinuousAttribute(f"x{j}", 0.0, 10.0) for j in range(4)), "class", ("setosa", "versi", "virgo")
@@ -52,7 +52,7 @@ def blobs() -> Dataset:
     labels: List[str] = []
     for c, centre in enumerate(centres):
         for _ in range(50):
-            rows.append(tuple(round(min(10.0, max(0.0, rng.gauss(m, 1.5))), 1) for m in centre))
+            rows.append(tuple(round(min(10.0, max(0.0, rng.gauss(m, 1.0))), 1) for m in centre))
             labels.append(schema.classes[c])
     return Dataset.from_rows(schema, rows, labels)
 

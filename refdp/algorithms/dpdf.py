@@ -374,7 +374,12 @@ SPEC = register(
             Parameter("variant", str, "sound", "which variant to run", _VARIANTS),
             Parameter("n_trees", int, 1, "number of trees tau (at most the number of attributes)", minimum=1),
             Parameter("max_depth", int, 5, "maximal depth delta in node levels (delta - 1 splits)", minimum=1),
-            Parameter("min_size", int, 100, "a node splits only if its noisy size |D| >= min_size", minimum=1),
+            Parameter(
+                "min_size", int, 30,
+                "a node splits only if its noisy size |D| >= min_size (30: CV on the tuning corpus, docs/results.md; "
+                "100 cut 150-row sets at the root)",
+                minimum=1,
+            ),
             Parameter(
                 "bins", int, 5,
                 "equal-width intervals of each continuous attribute's public bounds (>= 2)",
@@ -386,7 +391,7 @@ SPEC = register(
                 "unnormalised Gini with sensitivity 2 (no factor 2 under add-remove: its utilities are monotone)",
                 ("gini-weighted", "gini"),
             ),
-            *size_parameters(0.05, 2.5),
+            *size_parameters(0.05, 2.0),
         ),
         claims=CLAIMS,
         fit=fit_dpdf,

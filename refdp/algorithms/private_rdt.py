@@ -314,7 +314,7 @@ SPEC = register(
                 "tree's) or sum-counts (the leaves' counts added, Waseda et al.'s Algorithm 2)",
                 RDT_VOTING,
             ),
-            *size_parameters(0.05, 2.5),
+            *size_parameters(0.05, 1.5),
             Parameter(
                 "max_leaves", int, 16384,
                 "refuse settings whose trees could have more leaves than this (each leaf gets noise)",
