@@ -26,6 +26,7 @@ if TYPE_CHECKING:
         InvalidParameterError,
         ModelError,
         PrivacyError,
+        PrivacyLeakWarning,
         RefdpError,
         SchemaError,
     )
@@ -54,6 +55,7 @@ _HOMES = {
     "InvalidParameterError": "refdp.errors",
     "ModelError": "refdp.errors",
     "PrivacyError": "refdp.errors",
+    "PrivacyLeakWarning": "refdp.errors",
     "RefdpError": "refdp.errors",
     "SchemaError": "refdp.errors",
     "cross_validate": "refdp.evaluation",
@@ -98,6 +100,7 @@ __all__ = [
     "Ledger",
     "ModelError",
     "PrivacyError",
+    "PrivacyLeakWarning",
     "RandomSource",
     "Receipt",
     "RefdpError",

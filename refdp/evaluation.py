@@ -20,7 +20,7 @@ from typing import Callable, Dict, Iterable, Iterator, List, Mapping, Optional, 
 
 from refdp.algorithms import Param, get_algorithm
 from refdp.algorithms.registry import Fit
-from refdp.data import Dataset
+from refdp.data import Dataset, expect_dataset
 from refdp.errors import InvalidParameterError
 from refdp.metrics import macro_auc, macro_f1, mean_confidence_interval
 from refdp.privacy import Number, Relation, as_budget
@@ -54,8 +54,13 @@ def shuffle(items: Sequence[int], rng: RandomSource) -> List[int]:
 
 def stratified_folds(labels: Sequence[int], k: int, rng: RandomSource) -> List[List[int]]:
     """Split row indices into ``k`` folds that keep the class proportions."""
-    if isinstance(k, bool) or not isinstance(k, int) or k < 2:
-        raise InvalidParameterError(f"the number of folds must be an integer >= 2, got {k!r}")
+    _check_folds(k)
+    if isinstance(labels, (str, bytes)) or not isinstance(labels, Sequence):
+        raise InvalidParameterError(f"labels must be a sequence of class codes, got {type(labels).__name__}")
+    if len(labels) < 2:
+        raise InvalidParameterError(
+            f"cannot cross-validate {len(labels)} row(s): it takes at least 2 rows, one per fold"
+        )
     if k > len(labels):
         raise InvalidParameterError(
             f"cannot make {k} folds from {len(labels)} rows; use at most {len(labels)} folds"
@@ -198,10 +203,13 @@ def cross_validate(
     (5, 0.6138, 'proved')
     """
     spec = get_algorithm(algorithm)
+    expect_dataset(data, "the data to cross-validate on")
     fit = spec.fitter(engine)
     eps = as_budget(epsilon)
-    resolved = spec.resolve(params or {})
+    resolved = spec.resolve({} if params is None else params)
+    _check_folds(folds)
     _check_repeats(repeats)
+    _check_progress(progress)
     source = as_rng(seed if seed is not None else rng)
 
     def splits() -> Iterator[Tuple[Dataset, Dataset]]:
@@ -241,10 +249,13 @@ def train_test_evaluate(
     given, is called after each model is scored.
     """
     spec = get_algorithm(algorithm)
+    expect_dataset(train, "the training data")
+    expect_dataset(test, "the test data")
     fit = spec.fitter(engine)
     eps = as_budget(epsilon)
-    resolved = spec.resolve(params or {})
+    resolved = spec.resolve({} if params is None else params)
     _check_repeats(repeats)
+    _check_progress(progress)
     if (
         train.schema.attributes != test.schema.attributes
         or train.schema.classes != test.schema.classes
@@ -256,6 +267,16 @@ def train_test_evaluate(
     source = as_rng(seed if seed is not None else rng)
     runs = _run(fit, ((train, test) for _ in range(repeats)), eps, resolved, source, relation, (repeats, progress))
     return _result(algorithm, resolved, eps, 1, repeats, seed, runs)
+
+
+def _check_folds(k: int) -> None:
+    if isinstance(k, bool) or not isinstance(k, int) or k < 2:
+        raise InvalidParameterError(f"the number of folds must be an integer >= 2, got {k!r:.60}")
+
+
+def _check_progress(progress: Optional[Progress]) -> None:
+    if progress is not None and not callable(progress):
+        raise InvalidParameterError(f"progress must be a function (done, total) or None, got {type(progress).__name__}")
 
 
 def _check_repeats(repeats: int) -> None:

@@ -64,7 +64,9 @@ def test_train_predict_round_trip(tmp_path: Path, capsys: pytest.CaptureFixture[
     labels_path = tmp_path / "labels.txt"
     status, _, err = run(capsys, "predict", "--model", str(model_path), "--data", "vote", "--out", str(labels_path))
     assert status == 0, err
-    labels = labels_path.read_text().split()
+    lines = labels_path.read_text().splitlines()
+    assert lines[0] == "row,prediction"
+    labels = [line.split(",")[1] for line in lines[1:]]
     assert len(labels) == len(load("vote"))
     assert set(labels) <= set(model.schema.classes)
 

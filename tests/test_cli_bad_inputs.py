@@ -42,7 +42,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # keyword arguments and Python calls a command-line user cannot type
 PYTHON_SPEAK = re.compile(
     r"Traceback|internal error|\b(?:label|bounds|schema|engine|categorical_missing|continuous_missing)=|"
-    r"leaky_infer_schema|read_schema|Fraction\(|lqs_delta|\(\)"
+    r"leaky_infer_schema|read_schema|Fraction\(|lqs_delta|\(\)|refdp-no-class"
 )
 
 
@@ -197,6 +197,18 @@ CASES: List[Tuple[str, List[str], str]] = [
     # algorithm and parameters
     ("unknown algorithm", ["train", "--algorithm", "magic", "--data", "vote", "--epsilon", "1", *OUT], "unknown algorithm"),
     ("param without =", _train("--param", "max_depth"), "--param takes KEY=VALUE"),
+    ("param twice", ["train", "--algorithm", "thesis-tree", "--data", "vote", "--epsilon", "1", "--param",
+                     "max_depth=3", "--param", "max_depth=4", *OUT], "--param names 'max_depth' twice"),
+    ("param 2**70", ["train", "--algorithm", "thesis-tree", "--data", "vote", "--epsilon", "1", "--param",
+                     f"max_depth={2**70}", *OUT], "--param max_depth must be in [0, 64]"),
+    ("param negative min_samples", ["train", "--algorithm", "tree-baseline", "--data", "vote", "--epsilon", "1",
+                                    "--param", "min_samples=-1", *OUT], "--param min_samples must be in [0, "),
+    ("param full-width digits", ["train", "--algorithm", "thesis-tree", "--data", "vote", "--epsilon", "1",
+                                 "--param", "max_depth=\uff13", *OUT], "ASCII digits"),
+    ("epsilon full-width", _train(epsilon="\uff15.\uff11"), "--epsilon must be a finite number in ASCII digits"),
+    ("epsilon underscores", _train(epsilon="1_000"), "ASCII digits"),
+    ("epsilon Arabic-Indic", _train(epsilon="\u0663"), "ASCII digits"),
+    ("seed underscores", _train("--seed", "1_0"), "--seed: invalid integer value"),
     ("unknown param", _train("--param", "depth=3"), "no parameter depth"),
     ("param not int", ["train", "--algorithm", "private-rdt", "--data", "vote", "--epsilon", "1", "--param",
                        "max_depth=abc", *OUT], "--param max_depth must"),
@@ -220,8 +232,8 @@ CASES: List[Tuple[str, List[str], str]] = [
     # data names and flags
     ("unknown data name", _train(data="nosuch"), "neither a built-in data set"),
     ("csv without --schema", _csv("good.csv", schema=None), "needs --schema FILE"),
-    ("missing csv file", _csv("nosuch.csv"), "cannot open"),
-    ("a folder named .csv", _csv("folder.csv"), "folder.csv"),
+    ("missing csv file", _csv("nosuch.csv"), "--data {d}/nosuch.csv: the file does not exist"),
+    ("a folder named .csv", _csv("folder.csv"), "--data {d}/folder.csv: the file is a directory"),
     ("built-in with --schema", _train("--schema", "{d}/vote-schema.json"), "drop --schema"),
     ("built-in with --label", _train("--label", "x"), "drop --label"),
     ("built-in with --missing", _train("--missing", "drop"), "drop --missing"),
@@ -230,9 +242,10 @@ CASES: List[Tuple[str, List[str], str]] = [
     # CSV contents
     ("csv ragged row", _csv("ragged.csv"), "has 2 fields"),
     ("csv without class column", _csv("noclass.csv"), "pass --label"),
-    ("csv missing number", _csv("missing-num.csv"), "pass --missing drop"),
-    ("csv missing category", _csv("missing-cat.csv"), "in the schema, or pass --missing drop"),
-    ("arff missing category", _arff("missing-cat.arff", "--bounds", "x=0:10"), "in the ARFF header (or in a --schema file), or pass --missing drop"),
+    ("csv missing number, --missing error", _csv("missing-num.csv", "--missing", "error"),
+     "pass --missing category (a missing number is the midpoint of the public bounds) or --missing drop"),
+    ("arff missing category, --missing error", _arff("missing-cat.arff", "--bounds", "x=0:10", "--missing", "error"),
+     "pass --missing category (the category '?') or --missing drop"),
     ("csv missing, --missing error", _csv("missing-cat.csv", "--missing", "error"), "--missing category"),
     ("csv missing class", _csv("missing-class.csv"), "--missing drop"),
     ("csv unknown class", _csv("unknown-class.csv"), "unknown class"),
@@ -276,7 +289,7 @@ CASES: List[Tuple[str, List[str], str]] = [
     ("schema missing", _csv("good.csv", schema="nosuch.json"), "No such file"),
     # outputs
     ("--out in a missing folder", TRAIN + ["--data", "vote", "--epsilon", "1", "--out", "{d}/no/such/m.json"],
-     "No such file"),
+     "--out {d}/no/such/m.json: the directory"),
     ("--out a folder", TRAIN + ["--data", "vote", "--epsilon", "1", "--out", "{d}/folder.csv"], "folder.csv"),
     ("--out the data", TRAIN + ["--data", "{d}/good.csv", "--schema", "{d}/num-schema.json", "--epsilon", "1",
                                 "--out", "{d}/good.csv"], "is an input"),
@@ -291,13 +304,17 @@ CASES: List[Tuple[str, List[str], str]] = [
     ("model and data differ", ["predict", "--model", "{d}/vote-model.json", "--data", "monk1"], "attributes differ"),
     ("predict --out the model", ["predict", "--model", "{d}/vote-model.json", "--data", "vote", "--out",
                                  "{d}/vote-model.json"], "is an input"),
-    ("predict built-in --missing", ["predict", "--model", "{d}/vote-model.json", "--data", "vote", "--missing",
-                                    "drop"], "drop --missing"),
+    # predict reads missing values with the model's policy: it has no --missing
+    ("predict --missing", ["predict", "--model", "{d}/vote-model.json", "--data", "vote", "--missing", "drop"],
+     "unrecognized arguments: --missing drop"),
     ("predict csv of another schema", ["predict", "--model", "{d}/vote-model.json", "--data", "{d}/good.csv"],
      "lacks the column"),
     # vectors
     ("vectors without flags", ["vectors"], "--out DIR"),
     ("vectors --out a file", ["vectors", "--out", "{d}/plain-file"], "not a directory"),
+    ("vectors --check a missing folder", ["vectors", "--check", "{d}/nosuch"], "--check {d}/nosuch: no such directory"),
+    ("vectors --out and --check a missing folder", ["vectors", "--out", "{d}/new", "--check", "{d}/nosuch"],
+     "no such directory"),
     ("vectors not JSON", ["vectors", "--check", "{d}/vectors-notjson"], "not JSON"),
     ("vectors nested 100,000 deep", ["vectors", "--check", "{d}/vectors-deep"], "nested too deeply"),
     ("vectors without cases", ["vectors", "--check", "{d}/vectors-nocases"], "'cases' must be a list"),
@@ -312,6 +329,9 @@ CASES: List[Tuple[str, List[str], str]] = [
                                "--repeats", "0"], "--repeats must be >= 1"),
     ("evaluate more folds than rows", ["evaluate", "--algorithm", "noisy-majority", "--data", "{d}/good.csv",
                                        "--schema", "{d}/num-schema.json", "--epsilon", "1", "--folds", "5"], "fold"),
+    ("evaluate missing --test-data", ["evaluate", "--algorithm", "noisy-majority", "--data", "vote",
+                                      "--test-data", "{d}/nosuch.csv", "--epsilon", "1"],
+     "--test-data {d}/nosuch.csv: the file does not exist"),
     ("evaluate test data of another schema", ["evaluate", "--algorithm", "noisy-majority", "--data", "monk1",
                                               "--test-data", "vote", "--epsilon", "1"], "different attributes"),
     ("evaluate epsilon 1e-5000", ["evaluate", "--algorithm", "noisy-majority", "--data", "vote", "--epsilon",
@@ -326,12 +346,30 @@ CASES: List[Tuple[str, List[str], str]] = [
      "--alpha"),
     ("audit epsilon 1e-5000", ["audit", "--algorithm", "noisy-majority", "--data", "vote", "--epsilon", "1e-5000"],
      "digits"),
+    ("audit --trials 2**70", ["audit", "--algorithm", "noisy-majority", "--data", "vote", "--epsilon", "1", "--trials",
+                              str(2**70)], "--trials must be at most 10000000"),
+    ("audit --workers a million", ["audit", "--algorithm", "noisy-majority", "--data", "vote", "--epsilon", "1",
+                                   "--workers", "1000000"], "--workers must be at most 1024"),
+    ("audit-cmd --jobs a million", ["audit-cmd", "--cmd", "prog {data} {seed}", "--data", "vote", "--epsilon", "1",
+                                    "--jobs", "1000000"], "--jobs must be at most 1024"),
+    ("crosscheck-cmd --runs 2**70", ["crosscheck-cmd", "--cmd", "prog {data} {seed}", "--algorithm", "noisy-majority",
+                                     "--data", "vote", "--epsilon", "1", "--output", "leaf-counts", "--runs",
+                                     str(2**70)], "--runs must be at most 10000000"),
+    ("evaluate --repeats 2**70", ["evaluate", "--algorithm", "noisy-majority", "--data", "vote", "--epsilon", "1",
+                                  "--repeats", str(2**70)], "--repeats must be at most 10000"),
     ("audit planted with --bounds", ["audit", "--algorithm", "planted:sensitivity-understated", "--bounds", "x=0:1"],
      "--bounds does not apply"),
     ("audit-cmd program failing too often",
      ["audit-cmd", "--cmd", "sh -c 'test $(( $1 % 2 )) -eq 0 && wc -l < \"$0\"' {data} {seed}", "--data", "vote",
       "--rows", "5", "--epsilon", "1", "--neighbours", "index:0", "--trials", "20", "--seed", "1", "--jobs", "1",
       "--max-failure-rate", "0"], "pass a larger --max-failure-rate"),
+    ("audit-cmd unknown placeholder", ["audit-cmd", "--cmd", "prog {data} {seed} {outt}", "--data", "vote",
+                                       "--epsilon", "1"], "unknown placeholder(s) {outt}"),
+    ("crosscheck-cmd unknown placeholder", ["crosscheck-cmd", "--cmd", "prog {data} {Seed} {seed}", "--algorithm",
+                                            "noisy-majority", "--data", "vote", "--epsilon", "1", "--output",
+                                            "leaf-counts"], "unknown placeholder(s) {Seed}"),
+    ("predict csv without the model's columns", ["predict", "--model", "{d}/vote-model.json", "--data",
+                                                 "{d}/noclass.csv"], "the header is ['x', 'colour']"),
     ("audit-cmd epsilon 1e308", ["audit-cmd", "--cmd", "prog {data} {seed}", "--data", "vote", "--epsilon", "1e308"],
      "between 1e-100 and 1e100"),
     ("schema of an unknown kind", ["schema", "--data", "{d}/plain-file", "--out", "{d}/s.json"], "neither"),
@@ -360,7 +398,7 @@ def test_bad_input_is_one_line_exit_2_and_changes_nothing(
     assert status == 2, (name, out, err)
     assert out == "", out
     assert err.startswith("refdp: error: ") and err.count("\n") == 1 and err.endswith("\n"), err
-    assert fragment in err, err
+    assert fragment.replace("{d}", str(files)) in err, err
     assert not PYTHON_SPEAK.search(err), err
     assert _snapshot(files) == before, "a bad input changed or left files"
 

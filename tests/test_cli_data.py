@@ -84,6 +84,7 @@ def test_evaluate_reports_each_model_on_stderr(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(progress, "AFTER", 0.0)  # show the line from the first model on
+    monkeypatch.setattr(progress, "_terminal", lambda: True)
     status, out, err = run(capsys, "evaluate", "--algorithm", "noisy-majority", "--data", "vote", "--epsilon", "1",
                            "--folds", "3", "--seed", "1")
     assert status == 0 and "accuracy" in out
@@ -93,10 +94,33 @@ def test_evaluate_reports_each_model_on_stderr(
     assert err.endswith("\n")
 
 
+def test_progress_elsewhere_than_a_terminal_is_whole_lines(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(progress, "AFTER", 0.0)
+    monkeypatch.setattr(progress, "_terminal", lambda: False)  # a log file or a pipe
+    status, _, err = run(capsys, "evaluate", "--algorithm", "noisy-majority", "--data", "vote", "--epsilon", "1",
+                         "--folds", "3", "--seed", "1")
+    assert status == 0 and "\r" not in err, err
+    # the first update, then none for EVERY seconds but the last
+    assert [line.split(",")[0] for line in err.splitlines()] == [
+        "evaluate noisy-majority: 1/3 models (33%)", "evaluate noisy-majority: 3/3 models (100%)"
+    ], err
+    stream = io.StringIO()
+    monkeypatch.setattr("sys.stderr", stream)
+    shown = threading.Event()
+    with progress.Ticker("training x"):
+        while not shown.wait(0.01):
+            if "training x" in stream.getvalue():
+                shown.set()
+    assert stream.getvalue() == "training x: 0 s\n"
+
+
 def test_the_ticker_shows_the_time_of_a_long_step(monkeypatch: pytest.MonkeyPatch) -> None:
     stream = io.StringIO()
     monkeypatch.setattr("sys.stderr", stream)
     monkeypatch.setattr(progress, "AFTER", 0.0)
+    monkeypatch.setattr(progress, "_terminal", lambda: True)
     shown = threading.Event()
     with progress.Ticker("training x"):
         # wait for the ticker's first line (a long step would simply outlast it)
@@ -170,11 +194,12 @@ def test_schema_of_a_csv_file_is_read_off_the_data_and_says_so(
     path = str(tmp_path / "schema.json")
     status, out, err = run(capsys, "schema", "--data", data, "--out", path)
     assert status == 0 and f"wrote {path}: 2 attributes (1 categorical, 1 continuous)" in out, err
-    assert "'age' is continuous with missing values: train with --missing drop" in out
+    assert "'age' is continuous with missing values: they read as the midpoint of its bounds" in out
     assert "read off the data" in err and "leak" in err and "docs/schema.md" in err
     schema = _schema(path)
     assert schema.attribute("age").lower == 25 and schema.attribute("age").upper == 52  # type: ignore[union-attr]
-    assert schema.attribute("colour").values == ("?", "blue", "red")  # type: ignore[union-attr]
+    # '?' ends every categorical domain, the category of a missing value (a rule, whether or not one occurs)
+    assert schema.attribute("colour").values == ("blue", "red", "?")  # type: ignore[union-attr]
     assert schema.classes == ("no", "yes") and schema.label == "class"
     assert len(schema.leaks) == 3 and all("read off the data" in leak for leak in schema.leaks)
 
@@ -193,8 +218,11 @@ def test_a_model_trained_with_a_written_schema_is_marked_as_leaking(
     assert model.receipt.level == "unsound" and set(model.receipt.leaks) == set(_schema(schema_path).leaks)
     status, out, _ = run(capsys, "receipt", "--model", model_path)
     assert status == 0 and "leaks (data read outside any mechanism):" in out and "read off the data" in out
-    status, out, err = run(capsys, "predict", "--model", model_path, "--data", data, "--missing", "drop")
-    assert status == 0 and len(out.splitlines()) == 3, err
+    status, out, err = run(capsys, "predict", "--model", model_path, "--data", data)
+    # one line per row; the two rows with a missing value have no prediction under the model's --missing drop
+    assert status == 0 and len(out.splitlines()) == 1 + 5, err
+    assert [line.endswith(",") for line in out.splitlines()[1:]] == [False, False, True, True, False]
+    assert "row 2 (line 4 of" in err and "row 3 (line 5 of" in err
 
 
 def test_schema_of_a_csv_file_without_a_header_line_says_its_first_record_names_the_columns(
@@ -221,7 +249,7 @@ def test_schema_of_an_arff_file_leaks_only_the_numeric_bounds(
     status, out, err = run(capsys, "schema", "--data", arff, "--out", path)
     assert status == 0, err
     schema = _schema(path)
-    assert schema.attribute("colour").values == ("red", "blue")  # type: ignore[union-attr]
+    assert schema.attribute("colour").values == ("red", "blue", "?")  # type: ignore[union-attr]
     assert schema.classes == ("yes", "no")
     age = schema.attribute("age")
     assert (age.lower, age.upper) == (30, 41)  # type: ignore[union-attr]  # the row without a class is left out
@@ -265,9 +293,13 @@ def _vote_arff(data: Dataset, label: str) -> str:
 
 
 def _predict(capsys: pytest.CaptureFixture[str], model: Path, data: str, *flags: str) -> List[str]:
+    """The prediction column of ``predict``'s CSV, after checking its header and row numbers."""
     status, out, err = run(capsys, "predict", "--model", str(model), "--data", data, *flags)
     assert status == 0, err
-    return out.splitlines()
+    lines = out.splitlines()
+    assert lines[0].startswith("row,prediction")
+    assert [line.split(",")[0] for line in lines[1:]] == [str(i) for i in range(len(lines) - 1)]
+    return [line.split(",")[1] for line in lines[1:]]
 
 
 def test_predict_needs_no_class_column(vote_files: Tuple[Path, Dataset], capsys: pytest.CaptureFixture[str]) -> None:
@@ -289,8 +321,11 @@ def test_predict_errors_keep_the_line_numbers(
         bad = (lines.index("@data") if "@data" in lines else 0) + 3
         lines[bad] = "maybe," + lines[bad].split(",", 1)[1]
         path = _write(tmp_path, name, "\n".join(lines) + "\n")
+        # the row keeps its place with an empty prediction, and the reason names its line
+        predictions = _predict(capsys, tmp_path / "m.json", path)
         status, _, err = run(capsys, "predict", "--model", str(tmp_path / "m.json"), "--data", path)
-        assert status == 2 and f"line {bad + 1} of {path}" in err and "'maybe'" in err, err
+        assert status == 0 and f"row 2 (line {bad + 1} of {path}) has no prediction" in err and "'maybe'" in err, err
+        assert len(predictions) == len(vote) and predictions[2] == "" and all(predictions[:2] + predictions[3:])
 
 
 def test_predict_proba_prints_csv_with_probabilities(
@@ -298,11 +333,13 @@ def test_predict_proba_prints_csv_with_probabilities(
 ) -> None:
     tmp_path, vote = vote_files
     model = read_model(tmp_path / "m.json")
-    lines = _predict(capsys, tmp_path / "m.json", _write(tmp_path, "v.csv", _vote_csv(vote, False)), "--proba")
-    assert lines[0] == "prediction,democrat,republican" and len(lines) == len(vote) + 1
-    for line, label, expected in zip(lines[1:], model.predict(vote), model.predict_proba(vote)):
+    status, out, err = run(capsys, "predict", "--model", str(tmp_path / "m.json"), "--data",
+                           _write(tmp_path, "v.csv", _vote_csv(vote, False)), "--proba")
+    lines = out.splitlines()
+    assert status == 0 and lines[0] == "row,prediction,democrat,republican" and len(lines) == len(vote) + 1, err
+    for i, (line, label, expected) in enumerate(zip(lines[1:], model.predict(vote), model.predict_proba(vote))):
         cells = line.split(",")
-        assert cells[0] == label and [float(c) for c in cells[1:]] == expected
+        assert cells[:2] == [str(i), label] and [float(c) for c in cells[2:]] == expected
         assert math.isclose(sum(expected), 1.0) and all(0 <= p <= 1 for p in expected)
 
 
@@ -334,9 +371,8 @@ def test_values_beyond_the_public_bounds_are_clipped_to_predict_and_to_test(
     body = [",".join([cell(a, beyond[a][i]) for a in range(schema.n_attributes)] + [schema.classes[credit.labels[i]]])
             for i in range(len(credit))]
     path = _write(tmp_path, "beyond.csv", "\n".join([header] + body) + "\n")
+    assert _predict(capsys, Path(model_path), path) == model.predict(clipped)
     status, out, err = run(capsys, "predict", "--model", model_path, "--data", path)
-    assert status == 0, err
-    assert out.splitlines() == model.predict(clipped)
     assert "value(s) of" in err and "clipped" in err
     schema_path = _write(tmp_path, "credit.json", json.dumps(schema.to_json()))
     status, out, err = run(capsys, "evaluate", "--algorithm", "noisy-majority", "--data", path, "--schema", schema_path,

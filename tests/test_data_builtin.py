@@ -121,3 +121,35 @@ def test_loading_adult_uncached() -> None:
 
 def test_load_builtin_is_cached_and_immutable() -> None:
     assert load_builtin("vote") is load_builtin("vote")
+
+
+@pytest.mark.parametrize("name", ["adult.data", "adult.test"])
+def test_the_encoded_form_loads_the_same_data_set_as_the_text(name: str) -> None:
+    from refdp.data import builtin
+
+    parse = {"adult.data": builtin._parse_adult, "adult.test": builtin._parse_adult_test}[name]
+    encoded = builtin._encoded(name, ADULT_SCHEMA)
+    assert encoded is not None, f"run: python3 scripts/encode_builtin.py ({name}.codes is missing or stale)"
+    parsed = parse()
+    assert list(encoded.labels) == list(parsed.labels)
+    for j in range(ADULT_SCHEMA.n_attributes):
+        assert list(encoded.column(j)) == list(parsed.column(j)), ADULT_SCHEMA.names[j]
+
+
+def test_an_encoded_form_for_another_schema_is_not_used() -> None:
+    from refdp.data.codes import decode, encode
+
+    vote = load_builtin("vote")
+    assert decode(encode(vote), ADULT_SCHEMA) is None
+
+
+def test_a_truncated_encoded_form_is_refused() -> None:
+    import zlib
+
+    from refdp.data.codes import decode, encode
+    from refdp.errors import DataError
+
+    vote = load_builtin("vote")
+    short = zlib.compress(zlib.decompress(encode(vote))[:-1])
+    with pytest.raises(DataError, match="bytes after its header"):
+        decode(short, vote.schema)

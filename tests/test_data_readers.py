@@ -14,6 +14,7 @@ from refdp.data import (
     CategoricalAttribute,
     ContinuousAttribute,
     Dataset,
+    MissingPolicy,
     Schema,
     load,
     read_arff,
@@ -70,20 +71,31 @@ def test_csv_label_names_the_class_column() -> None:
 
 def test_csv_missing_policies() -> None:
     text = "colour,age,class\nred,1,yes\n?,2,no\nred,?,no\n"
+    default = read_csv(io.StringIO(text), schema=SCHEMA)
+    # the default: the category '?' the schema declares, and the midpoint of the public bounds
+    assert _table(default) == [(("red", 1.0), "yes"), (("?", 2.0), "no"), (("red", 50.0), "no")]
+    assert default.missing == MissingPolicy("category", "midpoint")
     kept = read_csv(io.StringIO(text), schema=SCHEMA, continuous_missing="drop")
     assert _table(kept) == [(("red", 1.0), "yes"), (("?", 2.0), "no")]
+    assert kept.missing == MissingPolicy("category", "drop")
     dropped = read_csv(
         io.StringIO(text), schema=SCHEMA, categorical_missing="drop", continuous_missing="drop"
     )
     assert _table(dropped) == [(("red", 1.0), "yes")]
-    with pytest.raises(DataError, match="line 4 of <stream>, column 'age': missing continuous value.*'drop'"):
-        read_csv(io.StringIO(text), schema=SCHEMA)
+    with pytest.raises(DataError, match="line 4 of <stream>, column 'age': missing continuous value.*'midpoint'.*'drop'"):
+        read_csv(io.StringIO(text), schema=SCHEMA, continuous_missing="error")
     with pytest.raises(DataError, match="line 3 of <stream>, column 'colour': missing value; fix"):
         read_csv(io.StringIO(text), schema=SCHEMA, categorical_missing="error", continuous_missing="drop")
-    with pytest.raises(SchemaError, match=r"line 3 .* the marker '\?' is not in the public domain"):
-        read_csv(io.StringIO(text), schema=NO_MARKER, continuous_missing="drop")
-    custom = read_csv(io.StringIO("colour,age,class\nred,NA,yes\nred,2,no\n"), schema=SCHEMA, missing="NA", continuous_missing="drop")
-    assert _table(custom) == [(("red", 2.0), "no")]
+    # a given schema gets the category '?' where it lacks it, whatever the rows hold (a rule of the format)
+    added = read_csv(io.StringIO(text), schema=NO_MARKER, continuous_missing="drop")
+    assert added.schema.attributes[0] == CategoricalAttribute("colour", ("red", "green, dark", "?"))
+    assert _table(added) == [(("red", 1.0), "yes"), (("?", 2.0), "no")]
+    assert read_csv(io.StringIO("colour,age,class\nred,1,yes\n"), schema=NO_MARKER).schema == added.schema
+    assert read_csv(io.StringIO(text), schema=NO_MARKER, categorical_missing="drop",
+                    continuous_missing="drop").schema == NO_MARKER
+    # another marker: a missing value is still the category '?'
+    custom = read_csv(io.StringIO("colour,age,class\nNA,NA,yes\nred,2,no\n"), schema=NO_MARKER, missing="NA")
+    assert _table(custom) == [(("?", 50.0), "yes"), (("red", 2.0), "no")]
 
 
 def test_csv_missing_class() -> None:
@@ -184,24 +196,29 @@ def test_arff_header_schema_and_rows() -> None:
     ]
 
 
-def test_arff_header_domains_are_taken_as_declared() -> None:
-    # No '?' is added where the header does not declare it, whatever the
-    # data hold: a value that never occurs would only add empty children.
+def test_arff_header_domains_get_the_missing_category() -> None:
+    # With the default policy, every nominal attribute of a header gets the category '?' (last), whatever
+    # the rows hold: a rule of the schema format, never read off the data.  The classes do not.
     text = "@relation r\n@attribute a {x, y}\n@attribute b {u, v, ?}\n@attribute c {p, q}\n@data\nx,u,p\ny,?,q\n"
-    for policy in ("category", "error", "drop"):
+    for rows in (text, text.replace("y,?,q", "y,v,q")):
+        data = read_arff(io.StringIO(rows))
+        assert data.schema.attributes == (
+            CategoricalAttribute("a", ("x", "y", "?")), CategoricalAttribute("b", ("u", "v", "?"))
+        )
+        assert data.schema.classes == ("p", "q") and data.missing == MissingPolicy()
+    assert _table(read_arff(io.StringIO(text.replace("y,?,q", "?,?,q")))) == [(("x", "u"), "p"), (("?", "?"), "q")]
+    # error and drop keep the header's domains as declared
+    for policy in ("error", "drop"):
         schema = read_arff(io.StringIO(text.replace("y,?,q", "y,v,q")), categorical_missing=policy).schema
         assert schema.attributes == (CategoricalAttribute("a", ("x", "y")), CategoricalAttribute("b", ("u", "v", "?")))
-    data = read_arff(io.StringIO(text))
-    assert _table(data) == [(("x", "u"), "p"), (("y", "?"), "q")]
-    with pytest.raises(SchemaError, match="not in the public domain \\('x', 'y'\\); declare '\\?' as a value of 'a'"):
-        read_arff(io.StringIO(text.replace("y,?,q", "?,v,q")))
-    # A given schema decides instead of the header.
+    # A given schema decides instead of the header, with the same rule.
     given = Schema((CategoricalAttribute("a", ("x", "y", "?")), CategoricalAttribute("b", ("u", "v"))), "c", ("p", "q"))
     assert _table(read_arff(io.StringIO(text.replace("y,?,q", "?,v,q")), schema=given)) == [
         (("x", "u"), "p"), (("?", "v"), "q")
     ]
-    with pytest.raises(SchemaError, match="declare '\\?' as a value of 'b' in the schema,"):
-        read_arff(io.StringIO(text), schema=given)
+    data = read_arff(io.StringIO(text), schema=given)
+    assert data.schema.attributes[1] == CategoricalAttribute("b", ("u", "v", "?")) and data.row(1) == ("y", "?")
+    assert read_arff(io.StringIO(text.replace("y,?,q", "y,v,q")), schema=given, categorical_missing="error").schema is given
 
 
 def test_arff_quoted_question_mark_is_a_value() -> None:
@@ -218,19 +235,28 @@ def test_arff_quoted_question_mark_is_a_value() -> None:
 
 def test_arff_missing_policies() -> None:
     text = "@relation r\n@attribute a {x, y}\n@attribute n real\n@attribute c {p, q}\n@data\nx,?,p\n?,2,q\ny,3,p\n"
+    data = read_arff(io.StringIO(text), bounds={"n": (0, 5)})
+    assert _table(data) == [(("x", 2.5), "p"), (("?", 2.0), "q"), (("y", 3.0), "p")]
     with pytest.raises(DataError, match="line 6 of <stream>, column 'n': missing continuous value"):
-        read_arff(io.StringIO(text), bounds={"n": (0, 5)})
-    # The header does not declare '?' for a: the reader does not add it.
-    with pytest.raises(SchemaError, match=r"line 7 of <stream>, column 'a': .*declare '\?' as a value of 'a' in the ARFF header"):
-        read_arff(io.StringIO(text), bounds={"n": (0, 5)}, continuous_missing="drop")
-    declared = text.replace("{x, y}", "{x, y, ?}")
-    data = read_arff(io.StringIO(declared), bounds={"n": (0, 5)}, continuous_missing="drop")
-    assert _table(data) == [(("?", 2.0), "q"), (("y", 3.0), "p")]
+        read_arff(io.StringIO(text), bounds={"n": (0, 5)}, continuous_missing="error")
+    kept = read_arff(io.StringIO(text), bounds={"n": (0, 5)}, continuous_missing="drop")
+    assert _table(kept) == [(("?", 2.0), "q"), (("y", 3.0), "p")]
     with pytest.raises(DataError, match="line 7 of <stream>, column 'a': missing value; fix"):
         read_arff(io.StringIO(text), bounds={"n": (0, 5)}, categorical_missing="error", continuous_missing="drop")
     only_y = read_arff(io.StringIO(text), bounds={"n": (0, 5)}, categorical_missing="drop", continuous_missing="drop")
     assert only_y.schema.attributes[0] == CategoricalAttribute("a", ("x", "y"))
-    assert _table(only_y) == [(("y", 3.0), "p")]
+    assert _table(only_y) == [(("y", 3.0), "p")] and only_y.missing == MissingPolicy("drop", "drop")
+
+
+def test_arff_names_every_unbounded_attribute_at_once() -> None:
+    text = "@relation r\n@attribute 'a b' real\n@attribute k {x}\n@attribute n integer\n@attribute m numeric\n@attribute c {p}\n@data\n"
+    with pytest.raises(SchemaError, match=(
+        r"3 numeric attribute\(s\) have no public bounds: 'a b', 'n', 'm'; "
+        r"pass bounds=\{'a b': \(lower, upper\), 'n': \(lower, upper\), 'm': \(lower, upper\)\}"
+    )):
+        read_arff(io.StringIO(text + "1,x,2,3,p\n"), bounds=None)
+    with pytest.raises(SchemaError, match=r"1 numeric attribute\(s\) have no public bounds: 'm';"):
+        read_arff(io.StringIO(text + "1,x,2,3,p\n"), bounds={"a b": (0, 1), "n": (0, 9)})
 
 
 def test_arff_label_and_escapes() -> None:
@@ -247,7 +273,7 @@ def test_arff_label_and_escapes() -> None:
 @pytest.mark.parametrize(
     "text, kwargs, error, message",
     [
-        ("@relation r\n@attribute n numeric\n@attribute c {p}\n@data\n1,p\n", {}, SchemaError, r"'n' is numeric and has no public bounds; pass bounds=.*leaky_infer_schema"),
+        ("@relation r\n@attribute n numeric\n@attribute c {p}\n@data\n1,p\n", {}, SchemaError, r"1 numeric attribute\(s\) have no public bounds: 'n'; pass bounds=\{'n': \(lower, upper\)\}.*leaky_infer_schema"),
         ("@relation r\n@attribute n numeric\n@attribute c {p}\n@data\n1,p\n", {"bounds": {"m": (0, 1), "n": (0, 1)}}, SchemaError, r"bounds given for \['m'\]"),
         ("@relation r\n@attribute n numeric\n@attribute c {p}\n@data\n1,p\n", {"bounds": {"n": (0, 1, 2)}}, InvalidParameterError, "must be a pair"),
         ("@relation r\n@attribute n numeric\n@attribute c {p}\n@data\n1,p\n", {"bounds": {"n": (1, 0)}}, SchemaError, "strictly below"),
@@ -284,8 +310,15 @@ def test_arff_with_a_given_schema() -> None:
         read_arff(io.StringIO(text.replace("e,3,red", "e,3,blue")), schema=SCHEMA)
     with pytest.raises(SchemaError, match="'age' is nominal in the header but continuous"):
         read_arff(io.StringIO(text.replace("age real", "age {3, 4}")), schema=SCHEMA)
-    with pytest.raises(SchemaError, match="'colour' is not in the ARFF header"):
+    with pytest.raises(SchemaError, match=r"attribute\(s\) \['colour'\] are not in the ARFF header"):
         read_arff(io.StringIO(text.replace("colour {", "color {")), schema=SCHEMA)
+    # every problem at once
+    with pytest.raises(SchemaError, match=r"attribute\(s\) \['colour', 'age'\] are not in the ARFF header"):
+        read_arff(io.StringIO(text.replace("colour {", "color {").replace("age real", "years real")), schema=SCHEMA)
+    with pytest.raises(SchemaError, match="'colour' is numeric in the header but categorical in the schema; attribute "
+                                          "'age' is nominal"):
+        read_arff(io.StringIO(text.replace("colour {red, blue}", "colour real").replace("age real", "age {3, 4}")),
+                  schema=SCHEMA)
     with pytest.raises(SchemaError, match="no attribute 'class' to use as the class"):
         read_arff(io.StringIO(text.replace("class {", "klass {")), schema=SCHEMA)
     with pytest.raises(InvalidParameterError, match="'age' is an attribute of the schema"):

@@ -204,6 +204,18 @@ def test_malformed_json(mutate: Any, message: str) -> None:
     assert obj == before
 
 
+def test_from_json_names_every_wrong_attribute_at_once() -> None:
+    obj = _schema().to_json()
+    obj["attributes"] = [
+        {"name": "age", "kind": "continuous", "lower": 0},
+        {"name": "height", "kind": "continuous", "upper": 3},
+        {"name": "colour", "kind": "categorical", "values": ["red"]},
+    ]
+    with pytest.raises(SchemaError, match="2 attributes of the schema JSON are wrong: schema JSON attribute 0 .*"
+                                          "; schema JSON attribute 1 "):
+        Schema.from_json(obj)
+
+
 def test_from_json_rejects_non_objects() -> None:
     with pytest.raises(SchemaError, match="JSON object"):
         Schema.from_json([1, 2])

@@ -25,12 +25,10 @@ by design and is not guarded.
 
 from __future__ import annotations
 
-import math
 import random
 from fractions import Fraction
 from typing import Callable, Dict, List, Tuple
 
-import pytest
 
 from refdp.algorithms import train
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset, Schema, load_builtin

@@ -219,7 +219,7 @@ def test_estimators_take_the_engine() -> None:
         assert dumps_model(reference.model_) == dumps_model(array.model_), make.__name__
         assert array.get_params()["engine"] == "array"
     with pytest.raises(InvalidParameterError, match="engine must be one of"):
-        DiffPID3Classifier(engine="numpy")
+        DiffPID3Classifier(engine="numpy")  # type: ignore[arg-type]
     reference_forest = DPDFClassifier(epsilon=1, n_trees=2, min_size=20, seed=5).fit(data)
     array_forest = DPDFClassifier(epsilon=1, n_trees=2, min_size=20, seed=5, engine="array").fit(data)
     assert dumps_model(reference_forest.model_) == dumps_model(array_forest.model_)

@@ -46,7 +46,9 @@ def test_train_and_predict_with_each_name(
         assert model.receipt.level != "unsound"
     status, out, err = run(capsys, "predict", "--model", str(path), "--data", "credit-g")
     assert status == 0, err
-    assert set(out.split()) <= {"good", "bad"}
+    lines = out.splitlines()
+    assert lines[0] == "row,prediction" and len(lines) == 1 + 1000
+    assert {line.split(",")[1] for line in lines[1:]} <= {"good", "bad"}
 
 
 @pytest.mark.parametrize(

@@ -50,7 +50,7 @@ def test_inverse_questions(capsys: pytest.CaptureFixture[str]) -> None:
         (["delta", "--k", "5", "--epsilon", "0.5"], "needs --k, --beta and --epsilon"),
         (["delta", "--k", "5", "--beta", "0.1", "--epsilon", "1", "--target-delta", "0.1"], "leave out --k"),
         (["delta", "--k", "5", "--beta", "0.1", "--epsilon", "1", "--trees", "0"], "number of trees"),
-        (["delta", "--k", "five", "--beta", "0.1", "--epsilon", "1"], "invalid int value"),
+        (["delta", "--k", "five", "--beta", "0.1", "--epsilon", "1"], "invalid integer value"),
     ],
 )
 def test_bad_input_exits_2_with_one_line(argv: List[str], fragment: str, capsys: pytest.CaptureFixture[str]) -> None:

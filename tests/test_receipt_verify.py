@@ -21,6 +21,7 @@ from refdp.data import load_builtin
 from refdp.errors import ModelError
 from refdp.privacy import Ledger, Receipt, Relation, receipt_digest, receipt_from_ledger
 from refdp.tree import VERSION, dumps_model
+from refdp.tree.integrity import model_digest
 from refdp.algorithms import model_from_json
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,7 +38,8 @@ IDEALISED = ("diffpid3", "sound")
 def _text(algorithm: str, variant: str) -> str:
     params = {"variant": variant, **({"quality": "info-gain"} if (algorithm, variant) == IDEALISED else {})}
     if (algorithm, variant) == ("dpdf", "sound"):
-        params["size_share"] = "0"  # the full planned tree, with a reserve charge that a tamper can drop
+        # the full planned tree, stopped early by min_size 100 on monk1: a reserve charge that a tamper can drop
+        params.update(size_share="0", min_size="100")
     model = train(algorithm, load_builtin("monk1"), 1, params=params, rng=3)
     return dumps_model(model)
 
@@ -146,21 +148,27 @@ TAMPERINGS: List[Tuple[str, Tuple[str, str], Callable[[Obj], None], str]] = [
     ("a variant that does not exist", ("dpdf", "sound"), _variant("improved"), "no variant 'improved'"),
     ("an algorithm that does not exist", ("dpdf", "sound"), _set("algorithm", "magic-forest"),
      "unknown algorithm 'magic-forest'"),
-    ("a NaN weight", ("dpdf", "sound"), _set("weights", [float("nan")]), "finite"),
-    ("an infinite weight", ("dp-adaboost", "sound"), _set("weights.0", float("inf")), "finite"),
+    ("a NaN weight", ("dpdf", "sound"), _set("weights", [float("nan")]), "finite|JSON"),
+    ("an infinite weight", ("dp-adaboost", "sound"), _set("weights.0", float("inf")), "finite|JSON"),
     ("no weights", ("dpdf", "sound"), _set("weights", []), "1 trees but 0 weights"),
     ("a huge total with matching charges", ("noisy-majority", "sound"), _huge_total, "too large for a float"),
     ("an extra receipt field", ("dpdf", "sound"), _set("receipt.verified_by", "me"), "unexpected field"),
-    ("an older model format", ("dpdf", "sound"), _set("version", 1), "retrain"),
+    ("an older model format", ("dpdf", "sound"), _set("version", 1), "re-train"),
+    ("the previous model format", ("dpdf", "sound"), _set("version", 2), "made by an older refdp"),
 ]
 
 IDS = [name for name, _, _, _ in TAMPERINGS]
 
 
 def _tampered(base: Tuple[str, str], edit: Callable[[Obj], None]) -> Obj:
+    """The edit, with the model file's digest recomputed: the receipt's own checks must refuse it."""
     obj = copy.deepcopy(_model(*base))
     edit(obj)
     assert obj != _model(*base), "the edit changed nothing"
+    try:
+        obj["digest"] = model_digest(obj)
+    except ModelError:  # a NaN or infinite number: no JSON text holds it, so no digest either
+        pass
     return obj
 
 
@@ -330,4 +338,4 @@ def test_installed_without_proofs_knows_the_levels(tmp_path: Path) -> None:
 
 
 def test_model_format_version() -> None:
-    assert VERSION == 2 and _model()["version"] == 2
+    assert VERSION == 3 and _model()["version"] == 3

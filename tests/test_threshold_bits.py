@@ -44,7 +44,7 @@ LEARNERS: Dict[str, Mapping[str, Union[str, int]]] = {
     "diffpid3": {"quality": "max", "max_depth": 1},
     "dp-adaboost": {"n_estimators": 3},
     "dpdf": {"max_depth": 2, "min_size": 1},
-    "private-rdt": {"n_trees": 3, "max_depth": 2},
+    "private-rdt": {"n_trees": 3, "max_depth": 2, "size_share": 0},  # a fixed plan: the noisy size sets the depth
 }
 
 

@@ -87,8 +87,24 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
+from refdp.algorithms.derivation import (
+    model_budget,
+    check_plan_inputs,
+    NO_RANDOMNESS,
+    NOISY_SIZE,
+    check_trees,
+    check_voting,
+    check_weights,
+    fresh_ledger,
+    grid_index,
+    integer_counts,
+    receipt_children,
+    refuse,
+    replay_size,
+)
 from refdp.algorithms.greedy import (
     GRID_PARAMETER,
+    SPLIT_KEY,
     NodeCost,
     child_path,
     close_budget,
@@ -96,7 +112,7 @@ from refdp.algorithms.greedy import (
     plan_units,
     threshold_conditions,
 )
-from refdp.algorithms.noisy_depth import laplace_variance, plan_depth, size_parameters, size_share
+from refdp.algorithms.noisy_depth import DepthPlan, laplace_variance, plan_depth, size_parameters, size_share
 from refdp.algorithms.registry import (
     AlgorithmSpec,
     Param,
@@ -106,13 +122,23 @@ from refdp.algorithms.registry import (
     register,
     start_ledger,
 )
-from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset
+from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset, Schema
 from refdp.data.grid import ThresholdGrid
 from refdp.engine import REFERENCE, Engine, TrainingView
 from refdp.scoring.kernels import exact_score_function
 from refdp.errors import InvalidParameterError
-from refdp.mechanisms import discrete_laplace_mechanism, exponential_mechanism, laplace_noise, sample_index
-from refdp.privacy import Ledger, Partition, Relation, as_fraction, cell
+from refdp.params import MAX_DEPTH
+from refdp.mechanisms import (
+    count_charge,
+    discrete_laplace_mechanism,
+    exponential_charge,
+    exponential_mechanism,
+    histogram_charges,
+    laplace_noise,
+    sample_index,
+)
+from refdp.privacy import Charge, Ledger, Partition, Relation, as_fraction, cell
+from refdp.privacy.ledger import data_independent_charge
 from refdp.rng import RandomSource
 from refdp.tree import Leaf, Node, ThresholdSplit, TreeModel, ValueSplit, route
 from refdp.tree import leaves as all_leaves
@@ -137,6 +163,8 @@ __all__ = [
     "query_epsilon",
     "tree_weight",
     "fit_adaboost",
+    "derive_adaboost",
+    "round_plan",
 ]
 
 CLAIMS = (
@@ -394,15 +422,13 @@ class RoundBuilder:
             return Leaf(tuple(
                 discrete_laplace_mechanism(
                     totals[c], sensitivity=self.cap, epsilon=self.eps, rng=self.rng, ledger=self.ledger,
-                    sampler=self.engine.discrete_laplace,
-                    label=f"leaf weighted class count (units of 1/{WEIGHT_UNITS})",
-                    partition=path + (cell("class", name),),
-                    claims=("discrete-laplace-mechanism", "parallel-composition", "adaboost-sound"),
+                    sampler=self.engine.discrete_laplace, label=LEAF_LABEL,
+                    partition=path + (cell("class", name),), claims=LEAF_CLAIMS,
                 ) / WEIGHT_UNITS
                 for c, name in enumerate(schema.classes)
             ))
         attributes = _subspace(schema.n_attributes, self.k, self.rng)
-        self.ledger.record_data_independent(label="random subspace", partition=path, note=f"attributes {attributes}")
+        self.ledger.record(_subspace_charge(path, attributes))
         candidates, utilities, base = split_candidates(self.view, self.grids, rows, self.weights, attributes)
         continuous = any(a in self.grids.grids for a in attributes)
         # Under add-remove a record joining the node adds weight to one cell of every candidate, and the
@@ -411,11 +437,7 @@ class RoundBuilder:
         monotone = self.ledger.relation is Relation.ADD_REMOVE
         choice = exponential_mechanism(
             utilities, epsilon=self.eps, sensitivity=2 * self.cap, rng=self.rng, ledger=self.ledger,
-            label=f"split (attribute, value or grid point), weighted Gini in units of 1/{WEIGHT_UNITS}",
-            partition=path,
-            claims=("exponential-mechanism", "adaboost-sound")
-            + (("continuous-split-exponential-mechanism",) if continuous else ())
-            + (("split-quality-monotone",) if monotone else ()),
+            label=SPLIT_LABEL, partition=path, claims=_split_claims(continuous, monotone),
             base_weights=base, exact=True, monotone=monotone,
         )
         a, v = candidates[choice]
@@ -439,26 +461,80 @@ class RoundBuilder:
         )
 
 
+LEAF_LABEL = f"leaf weighted class count (units of 1/{WEIGHT_UNITS})"
+LEAF_CLAIMS = ("discrete-laplace-mechanism", "parallel-composition", "adaboost-sound")
+SPLIT_LABEL = f"split (attribute, value or grid point), weighted Gini in units of 1/{WEIGHT_UNITS}"
+MAJORITY_LABEL = "class histogram (no boosting round: the noisy size is too small)"
+BUDGET_CLAIMS = ("tree-budget-plan", "adaboost-sound")
+
+
+def _split_claims(continuous: bool, monotone: bool) -> Tuple[str, ...]:
+    return (
+        ("exponential-mechanism", "adaboost-sound")
+        + (("continuous-split-exponential-mechanism",) if continuous else ())
+        + (("split-quality-monotone",) if monotone else ())
+    )
+
+
+def _subspace_charge(path: Partition, attributes: Tuple[int, ...]) -> Charge:
+    return data_independent_charge(label="random subspace", partition=path, note=f"attributes {attributes}")
+
+
+def _bootstrap_charge(t: int) -> Charge:
+    return data_independent_charge(
+        label=f"round {t}: Poissonised bootstrap", partition=(f"round {t}",),
+        note="each record joins with probability exactly 1 - 1/e, at most once",
+    )
+
+
+def _majority_epsilon(epsilon: Fraction, relation: Relation) -> Fraction:
+    return epsilon if relation is Relation.ADD_REMOVE else epsilon / 2
+
+
+def round_plan(
+    schema: Schema, epsilon: Fraction, params: Mapping[str, Param], relation: Relation, size: int,
+    engine: Engine, rng: RandomSource, ledger: Ledger,
+) -> DepthPlan:
+    """The sound variant's number of rounds T (as ``depth``): a noisy size of the ``size`` rows caps it.
+
+    Each round's leaf counts, of noise scale theta / eps in records, must
+    stand out of their noise (claim ``noisy-size-plan``); 0 rounds is one
+    noisy histogram.  A function of public values and the released noisy
+    size only: a verifier calls it with
+    :func:`~refdp.algorithms.derivation.replay_size`.
+
+    >>> from refdp.algorithms import get_algorithm
+    >>> from refdp.algorithms.derivation import NO_RANDOMNESS
+    >>> from refdp.data import load
+    >>> params = get_algorithm("dp-adaboost").resolve({"size_share": 0})
+    >>> round_plan(load("vote").schema, Fraction(1), params, Relation.ADD_REMOVE, 435, REFERENCE, NO_RANDOMNESS,
+    ...            Ledger()).depth
+    5
+    """
+    depth = int(params["max_depth"])
+    theta = as_fraction(float(params["theta"]), "theta")
+    share, sigmas = size_share(params)
+    return plan_depth(
+        size, epsilon, share, sigmas, int(params["n_estimators"]), schema.n_classes,
+        # a round's sample holds about (1 - 1/e) N ~ 0.632 N rows: its leaves count as 1/0.632 as many
+        leaves=lambda rounds: Fraction(2) ** depth * Fraction(1000, 632),
+        variance=lambda rounds, left: laplace_variance(query_epsilon(left, rounds, depth, relation) / theta),
+        engine=engine, rng=rng, ledger=ledger,
+    )
+
+
 def _fit_sound(
     view: TrainingView, epsilon: Fraction, params: Mapping[str, Param], rng: RandomSource, ledger: Ledger,
     engine: Engine,
-) -> Tuple[List[Node], List[float]]:
+) -> Tuple[List[Node], List[float], Optional[int]]:
     depth, k = int(params["max_depth"]), int(params["n_features"])
     theta = as_fraction(float(params["theta"]), "theta")
     cap = weight_cap(theta)
-    share, sigmas = size_share(params)
-    # The noisy size caps the number of rounds: each round's leaf counts, of noise scale theta / eps in
-    # records, must stand out of their noise (claim noisy-size-plan); 0 rounds is one noisy histogram.
-    plan = plan_depth(
-        len(view.rows), epsilon, share, sigmas, int(params["n_estimators"]), view.n_classes,
-        # a round's sample holds about (1 - 1/e) N ~ 0.632 N rows: its leaves count as 1/0.632 as many
-        leaves=lambda rounds: Fraction(2) ** depth * Fraction(1000, 632),
-        variance=lambda rounds, left: laplace_variance(query_epsilon(left, rounds, depth, ledger.relation) / theta),
-        engine=engine, rng=rng, ledger=ledger,
-    )
+    plan = round_plan(view.schema, epsilon, params, ledger.relation, len(view.rows), engine, rng, ledger)
     T = plan.depth
     if T == 0:
-        return _majority_leaf(view, plan.epsilon, rng, ledger, engine)
+        majority, weight = _majority_leaf(view, plan.epsilon, rng, ledger, engine)
+        return majority, weight, plan.noisy_size
     eps = query_epsilon(plan.epsilon, T, depth, ledger.relation)
     grids = GridCodes.of(view, int(params["grid"]))
     n_classes = view.n_classes
@@ -471,10 +547,7 @@ def _fit_sound(
     dropped: List[Node] = []
     for t in range(T):
         sample = [i for i in view.rows if joins_sample(rng)]
-        ledger.record_data_independent(
-            label=f"round {t}: Poissonised bootstrap", partition=(f"round {t}",),
-            note="each record joins with probability exactly 1 - 1/e, at most once",
-        )
+        ledger.record(_bootstrap_charge(t))
         builder = RoundBuilder(view, grids, weights, k, eps, cap, rng, ledger, engine)
         tree = builder.build(sample, depth, (f"round {t}",))
         tau = noisy_error(tree)
@@ -499,18 +572,17 @@ def _fit_sound(
         for leaf in (leaf for tree in dropped for leaf in all_leaves(tree)):
             for c, count in enumerate(leaf.counts):
                 totals[c] += max(0.0, float(count))
-        return [Leaf(tuple(totals))], [1.0]
-    return trees, alphas
+        return [Leaf(tuple(totals))], [1.0], plan.noisy_size
+    return trees, alphas, plan.noisy_size
 
 
 def _majority_leaf(
     view: TrainingView, epsilon: Fraction, rng: RandomSource, ledger: Ledger, engine: Engine
 ) -> Tuple[List[Node], List[float]]:
     """No round: one leaf with the class histogram of all rows, discrete Laplace noise (the noisy majority)."""
-    per_cell = epsilon if ledger.relation is Relation.ADD_REMOVE else epsilon / 2
     counts = engine.histogram(
-        _class_totals(view, view.rows, [1] * len(view.labels)), epsilon=per_cell, rng=rng, ledger=ledger,
-        label="class histogram (no boosting round: the noisy size is too small)", names=view.schema.classes,
+        _class_totals(view, view.rows, [1] * len(view.labels)), epsilon=_majority_epsilon(epsilon, ledger.relation),
+        rng=rng, ledger=ledger, label=MAJORITY_LABEL, names=view.schema.classes,
     )
     return [Leaf(tuple(counts))], [1.0]
 
@@ -762,15 +834,175 @@ def fit_adaboost(
     resolved["n_features"] = data.schema.n_attributes if k == 0 else min(k, data.schema.n_attributes)
     ledger = start_ledger(data, relation)
     view = _distinct_rows(TrainingView.of(data))
+    noisy_size: Optional[int] = None
     if str(params["variant"]) == "published":
         trees, alphas = _fit_published(view, epsilon, resolved, rng, ledger)
     else:
-        trees, alphas = _fit_sound(view, epsilon, resolved, rng, ledger, engine)
-    close_budget(ledger, epsilon, ("tree-budget-plan", "adaboost-sound"))
+        trees, alphas, noisy_size = _fit_sound(view, epsilon, resolved, rng, ledger, engine)
+    close_budget(ledger, epsilon, BUDGET_CLAIMS)
     if not trees:
         # The printed loop ends without a tree; the released model predicts the first class.
         trees, alphas = [Leaf((0.0,) * data.schema.n_classes)], [1.0]
-    return finish_model(SPEC.name, data, params, trees, ledger, weights=tuple(alphas))
+    return finish_model(
+        SPEC.name, data, params, trees, ledger, budget=epsilon, weights=tuple(alphas), plan_inputs={NOISY_SIZE: noisy_size}
+    )
+
+
+def derive_adaboost(model: TreeModel) -> Optional[Ledger]:
+    """The sound variant's charges: the rounds' plan replayed with the released noisy size, every round's
+    bootstrap, subspaces, splits and leaves at the query epsilon, and the reserve.
+
+    A round left out of the vote (worse than guessing) is in the receipt
+    only: its structure is read from the receipt's partitions, and checked
+    as the kept rounds' are (each split value vs rest on a categorical
+    attribute or at a point of the public grid, of an attribute of its
+    subspace).  The kept trees must be released rounds, in order; each
+    weight alpha_t is the one the tree's released counts give (tau_t at most
+    1 - 1/K); every leaf count is a whole number of units of 1/1024.  The
+    published variant's budget depends on the data: None.
+
+    >>> from refdp.algorithms import train
+    >>> from refdp.data import load
+    >>> model = train("dp-adaboost", load("vote"), 1, rng=1)
+    >>> derive_adaboost(model).charges == model.receipt.charges
+    True
+    """
+    params, schema = model.params, model.schema
+    if params["variant"] == "published":
+        return None
+    check_voting(model, "vote")
+    epsilon, ledger = model_budget(model), fresh_ledger(model)
+    plan = round_plan(schema, epsilon, params, ledger.relation, 0, replay_size(model), NO_RANDOMNESS, ledger)
+    check_plan_inputs(model, {NOISY_SIZE: plan.noisy_size})
+    if plan.depth == 0:
+        check_trees(model, 1)
+        check_weights(model, (1.0,))
+        integer_counts(model, "discrete Laplace class counts")
+        for charge in histogram_charges(
+            epsilon=_majority_epsilon(plan.epsilon, ledger.relation), label=MAJORITY_LABEL, names=schema.classes,
+        ):
+            ledger.record(charge)
+    else:
+        _Rounds(model, plan, ledger).derive()
+    close_budget(ledger, epsilon, BUDGET_CLAIMS)
+    return ledger
+
+
+class _Rounds:
+    """The sound rounds' charges re-issued from the receipt's structure and checked against the kept trees."""
+
+    def __init__(self, model: TreeModel, plan: DepthPlan, ledger: Ledger) -> None:
+        params, schema = model.params, model.schema
+        self.model = model
+        self.schema = schema
+        self.ledger = ledger
+        self.rounds = plan.depth
+        self.depth = int(params["max_depth"])
+        k = int(params["n_features"])
+        self.k = schema.n_attributes if k == 0 else min(k, schema.n_attributes)
+        self.cap = weight_cap(as_fraction(float(params["theta"]), "theta"))
+        self.eps = query_epsilon(plan.epsilon, plan.depth, self.depth, ledger.relation)
+        self.monotone = ledger.relation is Relation.ADD_REMOVE
+        self.grids = {
+            a: ThresholdGrid.of(attribute, int(params["grid"]))
+            for a, attribute in enumerate(schema.attributes)
+            if isinstance(attribute, ContinuousAttribute)
+        }
+        # Each split's first (left) condition, to the split and its second condition.
+        self.splits: Dict[str, Tuple[int, str]] = {}
+        for a, attribute in enumerate(schema.attributes):
+            if isinstance(attribute, CategoricalAttribute):
+                for value in attribute.values:
+                    self.splits[f"{attribute.name}={value}"] = (a, f"{attribute.name}!={value}")
+            else:
+                for point in self.grids[a].points:
+                    low, high = threshold_conditions(attribute, point)
+                    self.splits[low] = (a, high)
+
+    def _subspace(self, path: Partition) -> Tuple[int, ...]:
+        n = self.schema.n_attributes
+        if self.k == n:
+            return tuple(range(n))
+        stated = [c for c in self.model.receipt.charges if c.partition == path and c.label == "random subspace"]
+        text = stated[0].note[len("attributes "):] if stated and stated[0].note.startswith("attributes ") else ""
+        try:
+            attributes = tuple(int(a) for a in text.strip("(,)").split(","))
+        except ValueError:
+            refuse(f"the receipt states no random subspace of {self.k} attributes at {'/'.join(path)}")
+        if len(set(attributes)) != self.k or list(attributes) != sorted(attributes) or not all(
+            0 <= a < n for a in attributes
+        ):
+            refuse(f"the random subspace {attributes} at {'/'.join(path)} is not {self.k} distinct attributes in order")
+        return attributes
+
+    def _node(self, path: Partition, depth: int) -> Tuple[object, ...]:
+        """Re-issue the charges of the node at ``path`` with ``depth`` levels below; return its shape."""
+        if depth == 0:
+            for name in self.schema.classes:
+                self.ledger.record(count_charge(
+                    epsilon=self.eps, sensitivity=self.cap, label=LEAF_LABEL, partition=path + (cell("class", name),),
+                    claims=LEAF_CLAIMS,
+                ))
+            return ()
+        attributes = self._subspace(path)
+        self.ledger.record(_subspace_charge(path, attributes))
+        self.ledger.record(exponential_charge(
+            epsilon=self.eps, sensitivity=2 * self.cap, label=SPLIT_LABEL, partition=path,
+            claims=_split_claims(any(a in self.grids for a in attributes), self.monotone), exact=True,
+            monotone=self.monotone,
+        ))
+        conditions = receipt_children(self.model.receipt.charges, path, SPLIT_KEY)
+        split = self.splits.get(conditions[0]) if conditions else None
+        if split is None or conditions != [conditions[0], split[1]] or split[0] not in attributes:
+            refuse(
+                f"the receipt's cells below {'/'.join(path)} ({', '.join(conditions) or 'none'}) are not the two sides of "
+                "a split of the round's subspace, value vs rest or at a point of the public grid"
+            )
+        return (conditions[0],) + tuple(self._node(child_path(path, c), depth - 1) for c in conditions)
+
+    def _shape(self, node: Node) -> Tuple[object, ...]:
+        if isinstance(node, Leaf):
+            return ()
+        attribute = self.schema.attributes[node.attribute]
+        if isinstance(node, ValueSplit) and isinstance(attribute, CategoricalAttribute):
+            first = f"{attribute.name}={attribute.values[node.value]}"
+            return (first, self._shape(node.equal), self._shape(node.rest))
+        if isinstance(node, ThresholdSplit) and isinstance(attribute, ContinuousAttribute):
+            grid_index(self.grids[node.attribute], node.threshold, f"the split on {attribute.name!r}")
+            first = threshold_conditions(attribute, node.threshold)[0]
+            return (first, self._shape(node.below), self._shape(node.at_or_above))
+        refuse(f"a {type(node).__name__} on {attribute.name!r}, which a CART stump does not make")
+
+    def derive(self) -> None:
+        kept = list(zip(self.model.trees, self.model.weights))
+        shapes = [(self._shape(tree), tree, weight) for tree, weight in kept]
+        matched = 0
+        for t in range(self.rounds):
+            self.ledger.record(_bootstrap_charge(t))
+            shape = self._node((f"round {t}",), self.depth)
+            if matched < len(shapes) and shapes[matched][0] == shape:
+                self._check_kept(t, shapes[matched][1], shapes[matched][2])
+                matched += 1
+        if matched == len(shapes):
+            return
+        if matched == 0 and len(shapes) == 1 and isinstance(self.model.trees[0], Leaf) and self.model.weights == (1.0,):
+            return  # no round beat guessing: one leaf with the dropped rounds' clipped counts summed
+        refuse(
+            f"tree {matched} of the model is not a round of the receipt, in order ({len(shapes)} trees, "
+            f"{self.rounds} rounds)"
+        )
+
+    def _check_kept(self, t: int, tree: Node, weight: float) -> None:
+        for leaf in all_leaves(tree):
+            if any(not (float(c) * WEIGHT_UNITS).is_integer() for c in leaf.counts):
+                refuse(f"round {t}'s leaf counts {list(leaf.counts)} are not whole numbers of units of 1/{WEIGHT_UNITS}")
+        n_classes = self.schema.n_classes
+        tau = noisy_error(tree)
+        if tau > 1 - Fraction(1, n_classes):
+            refuse(f"round {t}'s tree has tau_t = {float(tau):.6g} > 1 - 1/K: it is left out of the vote, not weighted")
+        alpha = tree_weight(float(max(tau, _TAU_FLOOR_EXACT)), n_classes)
+        if weight != alpha:
+            refuse(f"round {t}'s tree has weight {weight!r} where its released counts give alpha_t = {alpha!r}")
 
 
 SPEC = register(
@@ -802,18 +1034,20 @@ SPEC = register(
         ),
         parameters=(
             Parameter("variant", str, "sound", "which variant to run", ("sound", "published")),
-            Parameter("n_estimators", int, 5, "T, the number of boosting rounds (trees; at most, see size_share)", minimum=1),
-            Parameter("max_depth", int, 1, "d, the depth of each tree (1: a stump)", minimum=1),
+            Parameter("n_estimators", int, 5, "T, the number of boosting rounds (trees; at most, see size_share)",
+                      minimum=1, maximum=1000),
+            Parameter("max_depth", int, 1, "d, the depth of each tree (1: a stump)", minimum=1, maximum=MAX_DEPTH),
             Parameter(
                 "n_features", int, 0,
                 "k, the attributes drawn at each node (random subspace); 0: every attribute (the paper used 5)",
-                minimum=0,
+                minimum=0, maximum=10000,
             ),
-            Parameter("theta", float, 1.5, "weight cap theta, in units of the initial weight", minimum=1.0),
+            Parameter("theta", float, 1.5, "weight cap theta, in units of the initial weight", minimum=1.0, maximum=1e6),
             GRID_PARAMETER,
             *size_parameters(0.05, 4.5),
         ),
         claims=CLAIMS,
         fit=fit_adaboost,
+        derive=derive_adaboost,
     )
 )

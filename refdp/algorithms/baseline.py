@@ -31,13 +31,16 @@ from typing import Mapping, Optional, Sequence, Tuple
 
 from refdp.engine import REFERENCE, Engine, Interval, NodeCounts, Rows
 from refdp.scoring.kernels import score_function
+from refdp.algorithms.derivation import check_plan_inputs, check_trees, check_voting, check_weights, fresh_ledger, integer_counts, tree_depth
+from refdp.algorithms.derivation import refuse
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
+from refdp.params import MAX_DEPTH
 from refdp.data import CategoricalAttribute, Dataset, Schema
-from refdp.privacy import Relation
+from refdp.privacy import Ledger, Relation
 from refdp.rng import RandomSource
 from refdp.tree import CategoricalSplit, Leaf, Node, ThresholdSplit, TreeModel, ValueSplit
 
-__all__ = ["SPEC", "fit_tree_baseline", "LEAK"]
+__all__ = ["SPEC", "fit_tree_baseline", "derive_tree_baseline", "LEAK"]
 
 LEAK = "non-private baseline: reads the data directly"
 
@@ -140,7 +143,27 @@ def fit_tree_baseline(
     )
     rows = counts.root()
     root = builder.build(rows, tuple(range(data.schema.n_attributes)), depth, counts.class_counts(rows))
-    return finish_model(SPEC.name, data, params, [root], ledger)
+    return finish_model(SPEC.name, data, params, [root], ledger, budget=epsilon)
+
+
+def derive_tree_baseline(model: TreeModel) -> Optional[Ledger]:
+    """No charge and one leak: the baseline reads the data and says so; its tree is one of at most max_depth levels.
+
+    >>> from refdp.algorithms import train
+    >>> from refdp.data import load
+    >>> derive_tree_baseline(train("tree-baseline", load("monk1"), 1, rng=1)).leaks
+    ('non-private baseline: reads the data directly',)
+    """
+    check_plan_inputs(model, {})
+    check_trees(model, 1)
+    check_weights(model, (1.0,))
+    check_voting(model, "vote")
+    integer_counts(model, "true counts")
+    if tree_depth(model.trees[0]) > int(model.params["max_depth"]):
+        refuse(f"the tree has {tree_depth(model.trees[0])} levels of splits, more than max_depth={model.params['max_depth']}")
+    ledger = fresh_ledger(model)
+    ledger.record_leak(LEAK)
+    return ledger
 
 
 SPEC = register(
@@ -157,11 +180,14 @@ SPEC = register(
                 "categorical splits: multiway on the domain (ID3) or value vs rest (CART)",
                 ("multiway", "binary"),
             ),
-            Parameter("max_depth", int, 5, "maximal depth (levels of splits)", minimum=0),
-            Parameter("min_samples", int, 5, "a node with at most this many rows becomes a leaf"),
+            Parameter("max_depth", int, 5, "maximal depth (levels of splits)", minimum=0, maximum=MAX_DEPTH),
+            Parameter(
+                "min_samples", int, 5, "a node with at most this many rows becomes a leaf", minimum=0, maximum=10**9
+            ),
         ),
         claims=(),
         fit=fit_tree_baseline,
         engines=("reference", "array"),
+        derive=derive_tree_baseline,
     )
 )

@@ -13,6 +13,7 @@ attribute (:meth:`PublicBins.split`, :meth:`PublicBins.unbin`).
 from __future__ import annotations
 
 import dataclasses
+import math
 from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple, Union
@@ -29,9 +30,15 @@ def equal_width_thresholds(attribute: ContinuousAttribute, bins: int) -> Tuple[f
     """The bins - 1 inner cut points lower + i (upper - lower) / bins, i = 1 .. bins - 1, of the public bounds.
 
     Raises :class:`~refdp.errors.SchemaError` when the bounds are so close
-    that rounding makes two cut points equal.
+    that rounding makes two cut points equal, or so far apart that their
+    width is not a float.
     """
     lower, width = attribute.lower, attribute.upper - attribute.lower
+    if math.isinf(width):
+        raise SchemaError(
+            f"attribute {attribute.name!r} has bounds [{attribute.lower!r}, {attribute.upper!r}] whose width "
+            "overflows a float; declare narrower public bounds"
+        )
     thresholds = tuple(lower + width * i / bins for i in range(1, bins))
     points = (lower,) + thresholds + (attribute.upper,)
     if any(a >= b for a, b in zip(points, points[1:])):
@@ -79,7 +86,7 @@ class PublicBins:
             _bin_codes(data.column(a), self.thresholds[a]) if a in self.thresholds else data.column(a)
             for a in range(self.schema.n_attributes)
         ]
-        return Dataset.from_codes(self.binned_schema(), columns, data.labels)
+        return Dataset.from_codes(self.binned_schema(), columns, data.labels, missing=data.missing)
 
     def split(self, a: int, children: Tuple[Node, ...], counts: Optional[Tuple[Count, ...]] = None) -> Node:
         """The released node of a split on ``a`` with one child per value (or bin)."""

@@ -61,6 +61,20 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
+from refdp.algorithms.derivation import (
+    model_budget,
+    NO_RANDOMNESS,
+    NOISY_SIZE,
+    check_plan_inputs,
+    check_trees,
+    check_voting,
+    check_weights,
+    fresh_ledger,
+    grid_index,
+    integer_counts,
+    refuse,
+    replay_size,
+)
 from refdp.algorithms.greedy import (
     GRID_PARAMETER,
     NodeCost,
@@ -85,9 +99,10 @@ from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, 
 from refdp.algorithms.root_law import CountsLaw, SplitCandidate, SplitLaw
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset, Schema
 from refdp.data.grid import Threshold, ThresholdGrid, ceil_float
-from refdp.mechanisms import exponential_mechanism
+from refdp.mechanisms import count_charge, exponential_charge, exponential_mechanism, histogram_charges
 from refdp.errors import InvalidParameterError
-from refdp.privacy import Ledger, Partition, Relation
+from refdp.params import MAX_DEPTH
+from refdp.privacy import Charge, Ledger, Partition, Relation
 from refdp.rng import RandomSource
 from refdp.scoring import get_quality, monotone_under
 from refdp.tree import CategoricalSplit, Leaf, Node, ThresholdSplit, TreeModel
@@ -95,6 +110,10 @@ from refdp.tree import CategoricalSplit, Leaf, Node, ThresholdSplit, TreeModel
 __all__ = [
     "SPEC",
     "fit_diffpid3",
+    "derive_diffpid3",
+    "depth_plan",
+    "public_bound",
+    "reads_public_size",
 
     "per_query_epsilon",
     "split_share",
@@ -168,6 +187,26 @@ def size_bound(params: Mapping[str, Param], data: Dataset, relation: Relation) -
     :data:`DEFAULT_MAX_SIZE` under ``add-remove`` (where the size is private).
     A data set with more rows than N breaks the declared bound and is refused.
     """
+    bound = public_bound(params, relation, len(data))
+    if bound is None:
+        return None
+    if len(data) > bound:
+        raise InvalidParameterError(
+            f"the data set has more rows than max_size={bound}, the public bound on its size that "
+            f"the sensitivity of info-gain relies on; declare a larger max_size (chosen without "
+            f"looking at the data) or use quality=max or quality=gini"
+        )
+    return bound
+
+
+def public_bound(params: Mapping[str, Param], relation: Relation, size: int) -> Optional[int]:
+    """The bound N of :func:`size_bound` for a data set of ``size`` rows, public under ``substitute``.
+
+    >>> public_bound({"quality": "info-gain", "max_size": 0}, Relation.SUBSTITUTE, 435)
+    435
+    >>> public_bound({"quality": "max", "max_size": 0}, Relation.SUBSTITUTE, 435) is None
+    True
+    """
     if params["quality"] != "info-gain":
         return None
     given = params["max_size"]
@@ -176,18 +215,24 @@ def size_bound(params: Mapping[str, Param], data: Dataset, relation: Relation) -
             f"parameter max_size must be an integer >= 0 (0 for the default bound), got {given!r}"
         )
     if given > 0:
-        bound = given
-    elif relation is Relation.SUBSTITUTE:
-        bound = max(1, len(data))
-    else:
-        bound = DEFAULT_MAX_SIZE
-    if len(data) > bound:
-        raise InvalidParameterError(
-            f"the data set has more rows than max_size={bound}, the public bound on its size that "
-            f"the sensitivity of info-gain relies on; declare a larger max_size (chosen without "
-            f"looking at the data) or use quality=max or quality=gini"
-        )
-    return bound
+        return given
+    return max(1, size) if relation is Relation.SUBSTITUTE else DEFAULT_MAX_SIZE
+
+
+def reads_public_size(params: Mapping[str, Param], relation: Relation) -> bool:
+    """Whether the plan reads the number of rows as public: info-gain under substitute without max_size.
+
+    That number is public only where the data set is the neighbours' own:
+    a transformation that depends on a record (dropping the rows with a
+    missing value) changes it under a substitution, and the bound is then
+    not public (``train`` refuses ``--missing drop`` with it).
+
+    >>> reads_public_size({"quality": "info-gain", "max_size": 0}, Relation.SUBSTITUTE)
+    True
+    >>> reads_public_size({"quality": "info-gain", "max_size": 1000}, Relation.SUBSTITUTE)
+    False
+    """
+    return params["quality"] == "info-gain" and params["max_size"] == 0 and relation is Relation.SUBSTITUTE
 
 
 def _domain_size(schema: Schema, a: int) -> int:
@@ -211,6 +256,13 @@ class _Quality:
         self.exact = quality != "info-gain"
         self.score: Callable[[Sequence[Sequence[int]]], Score] = (
             exact_score_function(quality) if self.exact else score_function(quality)
+        )
+
+    def charge(self, epsilon: Fraction, label: str, path: Partition, claims: Tuple[str, ...]) -> Charge:
+        """The charge of one of the node's exponential mechanisms (:meth:`_Builder._choose`)."""
+        return exponential_charge(
+            epsilon=epsilon, sensitivity=self.sensitivity, label=label, partition=path, claims=claims, note=self.note,
+            exact=self.exact, monotone=self.monotone and self.exact,
         )
 
     def of_attribute(self, counts: NodeCounts, rows: Rows, a: int, n_values: int) -> Score:
@@ -255,6 +307,7 @@ class _Builder:
     def _choose(
         self, utilities: Sequence[Score], epsilon: Fraction, label: str, path: Partition, claims: Tuple[str, ...]
     ) -> int:
+        # a verifier re-issues this charge with self.quality.charge
         if self.exact:
             return exponential_mechanism(
                 utilities, epsilon=epsilon, sensitivity=self.sensitivity, rng=self.rng, ledger=self.ledger,
@@ -267,14 +320,13 @@ class _Builder:
 
     def build(self, rows: Rows, attributes: Tuple[int, ...], depth: int, path: Partition) -> Node:
         n_t = self.noisy_count(
-            len(rows), epsilon=self.eps, rng=self.rng, ledger=self.ledger,
-            label="node size N_T", partition=path,
+            len(rows), epsilon=self.eps, rng=self.rng, ledger=self.ledger, label=SIZE_LABEL, partition=path,
         )
         largest = max((_domain_size(self.schema, a) for a in attributes), default=0)
         if not attributes or depth == 0 or stops(n_t, largest, self.schema.n_classes, self.eps):
             counts = self.histogram(
                 self.counts.class_counts(rows), epsilon=self.eps, rng=self.rng, ledger=self.ledger,
-                label="class counts N_c", partition=path, names=self.schema.classes,
+                label=COUNTS_LABEL, partition=path, names=self.schema.classes,
             )
             return Leaf(tuple(counts))
         continuous = [a for a in attributes if isinstance(self.schema.attributes[a], ContinuousAttribute)]
@@ -289,13 +341,10 @@ class _Builder:
                 continue
             grid = self.grids[a]
             scores = [self.score(t) for t in grid_threshold_tables(self.counts.grid_table(rows, a, grid))]
-            chosen = self._choose(
-                scores, share, f"threshold of {attribute.name}", path,
-                self.claims + ("continuous-split-exponential-mechanism",),
-            )
+            chosen = self._choose(scores, share, threshold_label(attribute), path, self.claims + THRESHOLD_CLAIMS)
             utilities.append(scores[chosen])
             thresholds.append(grid.point(chosen + 1))
-        choice = self._choose(utilities, share, "split attribute A_bar", path, self.claims)
+        choice = self._choose(utilities, share, SPLIT_LABEL, path, self.claims)
         a = attributes[choice]
         threshold = thresholds[choice]
         attribute = self.schema.attributes[a]
@@ -331,13 +380,7 @@ def fit_diffpid3(
     """Train DiffP-ID3 (DiffP-C4.5 on continuous attributes) with total budget ``epsilon`` (B)."""
     bound = size_bound(params, data, relation)
     ledger = start_ledger(data, relation)
-    share, sigmas = size_share(params)
-    branching = mean_branching(data.schema, 2)
-    plan = plan_depth(
-        len(data), epsilon, share, sigmas, int(params["max_depth"]), data.schema.n_classes,
-        leaves=lambda d: branching**d, variance=lambda d, left: laplace_variance(per_query_epsilon(left, d, relation)),
-        engine=engine, rng=rng, ledger=ledger,
-    )
+    plan = depth_plan(data.schema, epsilon, params, relation, len(data), engine, rng, ledger)
     depth = plan.depth
     counts = engine.counts(data)
     eps = per_query_epsilon(plan.epsilon, depth, relation)
@@ -345,8 +388,126 @@ def fit_diffpid3(
         counts, engine, data.schema, str(params["quality"]), bound, int(params["grid"]), eps, rng, ledger
     )
     root = builder.build(counts.root(), tuple(range(data.schema.n_attributes)), depth, ())
-    close_budget(ledger, epsilon, ("tree-budget-plan", "diffpid3-budget"))
-    return finish_model(SPEC.name, data, params, [root], ledger)
+    close_budget(ledger, epsilon, BUDGET_CLAIMS)
+    return finish_model(
+        SPEC.name, data, params, [root], ledger, budget=epsilon, plan_inputs={NOISY_SIZE: plan.noisy_size, SIZE_BOUND: bound}
+    )
+
+
+SIZE_LABEL = "node size N_T"
+COUNTS_LABEL = "class counts N_c"
+SPLIT_LABEL = "split attribute A_bar"
+THRESHOLD_CLAIMS = ("continuous-split-exponential-mechanism",)
+BUDGET_CLAIMS = ("tree-budget-plan", "diffpid3-budget")
+SIZE_BOUND = "size_bound"
+"""The plan input that holds info-gain's public bound N on the node sizes."""
+
+
+def threshold_label(attribute: ContinuousAttribute) -> str:
+    """The label of the exponential mechanism that picks ``attribute``'s threshold at a node.
+
+    >>> threshold_label(ContinuousAttribute("age", 0.0, 120.0))
+    'threshold of age'
+    """
+    return f"threshold of {attribute.name}"
+
+
+def depth_plan(
+    schema: Schema, epsilon: Fraction, params: Mapping[str, Param], relation: Relation, size: int,
+    engine: Engine, rng: RandomSource, ledger: Ledger,
+) -> DepthPlan:
+    """The depth d: a noisy size of the ``size`` rows (charged to ``ledger``) caps max_depth.
+
+    A function of public values and the released noisy size only: a
+    verifier calls it with :func:`~refdp.algorithms.derivation.replay_size`.
+
+    >>> from refdp.algorithms import get_algorithm
+    >>> from refdp.algorithms.derivation import NO_RANDOMNESS
+    >>> from refdp.data import load
+    >>> params = get_algorithm("diffpid3").resolve({"size_share": 0, "max_depth": 3})
+    >>> depth_plan(load("vote").schema, Fraction(1), params, Relation.ADD_REMOVE, 435, REFERENCE, NO_RANDOMNESS,
+    ...            Ledger()).depth
+    3
+    """
+    share, sigmas = size_share(params)
+    branching = mean_branching(schema, 2)
+    return plan_depth(
+        size, epsilon, share, sigmas, int(params["max_depth"]), schema.n_classes,
+        leaves=lambda d: branching**d, variance=lambda d, left: laplace_variance(per_query_epsilon(left, d, relation)),
+        engine=engine, rng=rng, ledger=ledger,
+    )
+
+
+def derive_diffpid3(model: TreeModel) -> Optional[Ledger]:
+    """The charges of the plan along the released tree: at every node N_T, then the leaf's class counts or
+    the split's exponential mechanisms (one per continuous attribute left, then the attribute), and the reserve.
+
+    The depth plan is replayed with the released noisy size; info-gain's
+    bound N is the parameter's, 10**6 under add-remove, or the stated public
+    size under substitute.  The tree must be one the builder releases:
+    multiway splits on categorical attributes not yet used on the path,
+    thresholds on the public grid, at most d levels, discrete Laplace counts.
+    (Whether a node stopped reads its noisy size N_T, which is not released:
+    a leaf above depth d is not checked against the rule.)
+
+    >>> from refdp.algorithms import train
+    >>> from refdp.data import load
+    >>> model = train("diffpid3", load("vote"), 1, rng=1)
+    >>> derive_diffpid3(model).charges == model.receipt.charges
+    True
+    """
+    params, schema = model.params, model.schema
+    check_trees(model, 1)
+    check_weights(model, (1.0,))
+    check_voting(model, "vote")
+    integer_counts(model, "discrete Laplace class counts")
+    epsilon, ledger = model_budget(model), fresh_ledger(model)
+    relation = ledger.relation
+    plan = depth_plan(schema, epsilon, params, relation, 0, replay_size(model), NO_RANDOMNESS, ledger)
+    stated = model.plan_inputs.get(SIZE_BOUND)
+    bound = public_bound(params, relation, stated if stated is not None and stated > 0 else 0)
+    check_plan_inputs(model, {NOISY_SIZE: plan.noisy_size, SIZE_BOUND: bound})
+    quality = _Quality(str(params["quality"]), relation, bound)
+    eps = per_query_epsilon(plan.epsilon, plan.depth, relation)
+    grids = {
+        a: ThresholdGrid.of(attribute, int(params["grid"]))
+        for a, attribute in enumerate(schema.attributes)
+        if isinstance(attribute, ContinuousAttribute)
+    }
+
+    def walk(node: Node, attributes: Tuple[int, ...], depth: int, path: Partition) -> None:
+        ledger.record(count_charge(epsilon=eps, label=SIZE_LABEL, partition=path))
+        where = "/".join(path) or "the root"
+        if isinstance(node, Leaf):
+            for charge in histogram_charges(epsilon=eps, label=COUNTS_LABEL, partition=path, names=schema.classes):
+                ledger.record(charge)
+            return
+        if depth == 0 or node.attribute not in attributes:
+            refuse(f"the tree splits at {where} on an attribute the plan of depth {plan.depth} no longer has there")
+        continuous = [a for a in attributes if a in grids]
+        share = split_share(eps, len(continuous))
+        for a in continuous:
+            attribute = schema.attributes[a]
+            assert isinstance(attribute, ContinuousAttribute)
+            ledger.record(quality.charge(share, threshold_label(attribute), path, quality.claims + THRESHOLD_CLAIMS))
+        ledger.record(quality.charge(share, SPLIT_LABEL, path, quality.claims))
+        attribute = schema.attributes[node.attribute]
+        if isinstance(node, CategoricalSplit):
+            assert isinstance(attribute, CategoricalAttribute)
+            remaining = tuple(b for b in attributes if b != node.attribute)
+            for child, value in zip(node.children, attribute.values):
+                walk(child, remaining, depth - 1, child_path(path, f"{attribute.name}={value}"))
+            return
+        if not isinstance(node, ThresholdSplit) or not isinstance(attribute, ContinuousAttribute):
+            refuse(f"the node at {where} is a {type(node).__name__}, which DiffP-ID3/C4.5 does not make")
+        grid_index(grids[node.attribute], node.threshold, f"the split on {attribute.name!r} at {where}")
+        low, high = threshold_conditions(attribute, node.threshold)
+        walk(node.below, attributes, depth - 1, child_path(path, low))
+        walk(node.at_or_above, attributes, depth - 1, child_path(path, high))
+
+    walk(model.root, tuple(range(schema.n_attributes)), plan.depth, ())
+    close_budget(ledger, epsilon, BUDGET_CLAIMS)
+    return ledger
 
 
 def _public_plan(epsilon: Fraction, params: Mapping[str, Param], what: str) -> DepthPlan:
@@ -437,12 +598,12 @@ SPEC = register(
                 "quality", str, "max",
                 "quality function q (max: the best in 5-fold CV on the built-in data, docs/results.md)", _QUALITIES,
             ),
-            Parameter("max_depth", int, 5, "maximal depth d (levels of splits)", minimum=0),
+            Parameter("max_depth", int, 5, "maximal depth d (levels of splits)", minimum=0, maximum=MAX_DEPTH),
             Parameter(
                 "max_size", int, 0,
                 "public bound N on the data set's size for info-gain's sensitivity (0: 10^6 under "
                 "add-remove, the data set's size under substitute)",
-                minimum=0,
+                minimum=0, maximum=10**15,
             ),
             GRID_PARAMETER,
             *size_parameters(0.05, 3.0),
@@ -450,5 +611,7 @@ SPEC = register(
         claims=CLAIMS,
         fit=fit_diffpid3,
         engines=("reference", "array"),
+        derive=derive_diffpid3,
+        reads_row_count=reads_public_size,
     )
 )

@@ -66,17 +66,39 @@ from __future__ import annotations
 
 import dataclasses
 from fractions import Fraction
-from typing import List, Mapping, Sequence, Set, Tuple, cast
+from typing import List, Mapping, Optional, Sequence, Set, Tuple, cast
 
 from refdp.algorithms.binning import PublicBins
-from refdp.algorithms.greedy import NodeCost, child_path, close_budget, plan_units
-from refdp.algorithms.noisy_depth import laplace_variance, mean_branching, plan_depth, size_parameters, size_share
+from refdp.algorithms.derivation import (
+    model_budget,
+    NO_RANDOMNESS,
+    NOISY_SIZE,
+    check_plan_inputs,
+    check_trees,
+    check_voting,
+    check_weights,
+    fresh_ledger,
+    integer_counts,
+    receipt_children,
+    refuse,
+    replay_size,
+)
+from refdp.algorithms.greedy import SPLIT_KEY, NodeCost, child_path, close_budget, plan_units
+from refdp.algorithms.noisy_depth import (
+    DepthPlan,
+    laplace_variance,
+    mean_branching,
+    plan_depth,
+    size_parameters,
+    size_share,
+)
 from refdp.engine import REFERENCE, Engine, Rows
 from refdp.scoring.kernels import exact_score_function, score_function
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
-from refdp.data import Dataset
+from refdp.data import Dataset, Schema
 from refdp.errors import InvalidParameterError
-from refdp.mechanisms import exponential_mechanism
+from refdp.params import MAX_DEPTH
+from refdp.mechanisms import exponential_charge, exponential_mechanism, histogram_charges
 from refdp.privacy import Ledger, Partition, Relation
 from refdp.rng import RandomSource
 from refdp.scoring import get_quality, monotone_under
@@ -85,6 +107,8 @@ from refdp.tree import CategoricalSplit, IntervalSplit, Leaf, Node, TreeModel
 __all__ = [
     "SPEC",
     "fit_dpdf",
+    "derive_dpdf",
+    "tree_plan",
     "per_query_epsilon",
     "published_sensitivity",
     "weighted_gini",
@@ -238,7 +262,7 @@ class _Builder:
     def build(self, rows: Rows, attributes: Tuple[int, ...], d: int, path: Partition) -> Node:
         counts = cast(List[int], self.histogram(  # discrete Laplace noise: ints
             self.counts.class_counts(rows), epsilon=self.eps, rng=self.rng, ledger=self.ledger,
-            label="class histogram Q1", partition=path, names=self.schema.classes,
+            label=Q1_LABEL, partition=path, names=self.schema.classes,
         ))
         root = d == 1
         candidates = tuple(a for a in attributes if not (root and a in self.roots))
@@ -249,7 +273,7 @@ class _Builder:
             choice = self.exponential(
                 [weighted_gini(table) for table in tables], epsilon=self.eps,
                 sensitivity=published_sensitivity(sum(counts)),
-                rng=self.rng, ledger=self.ledger, label="split attribute Q2", partition=path,
+                rng=self.rng, ledger=self.ledger, label=Q2_LABEL, partition=path,
                 claims=("exponential-mechanism", "dpdf-published-unsound"), sound=False,
                 note="Theorem 1's local sensitivity at the noisy size |D|; not a bound on the "
                 "change of the weighted Gini index (proofs/dpdf-published-unsound.md)",
@@ -257,13 +281,11 @@ class _Builder:
         else:
             # The exact sampler is the same function under every engine, so engines stay byte-identical.
             score = weighted_gini_exact if self.quality == "gini-weighted" else _GINI_EXACT
-            claim = "gini-weighted-sensitivity" if self.quality == "gini-weighted" else "gini-unnormalised-sensitivity"
             choice = exponential_mechanism(
                 [score(table) for table in tables], epsilon=self.eps,
                 sensitivity=self.global_sensitivity, rng=self.rng,
-                ledger=self.ledger, label="split attribute Q2", partition=path,
-                claims=("exponential-mechanism", claim) + (("split-quality-monotone",) if self.monotone else ()),
-                exact=True, monotone=self.monotone,
+                ledger=self.ledger, label=Q2_LABEL, partition=path,
+                claims=_split_claims(self.quality, self.monotone), exact=True, monotone=self.monotone,
             )
         a = candidates[choice]
         if root:
@@ -303,19 +325,9 @@ def fit_dpdf(
             f"roots of the trees must differ; use n_trees <= {most}"
         )
     ledger = start_ledger(data, relation)
-    budget = epsilon
-    quality = "gini-weighted"
-    if variant == "sound":
-        quality = str(params["quality"])
-        share, sigmas = size_share(params)
-        branching = mean_branching(data.schema, bins)
-        plan = plan_depth(
-            len(data), epsilon, share, sigmas, max_depth - 1, data.schema.n_classes,
-            leaves=lambda d: branching**d,
-            variance=lambda d, left: laplace_variance(per_query_epsilon(left, n_trees, d + 1, relation)),
-            engine=engine, rng=rng, ledger=ledger,
-        )
-        budget, max_depth = plan.epsilon, plan.depth + 1
+    quality = str(params["quality"]) if variant == "sound" else "gini-weighted"
+    plan = tree_plan(data.schema, epsilon, params, relation, len(data), engine, rng, ledger)
+    budget, max_depth = plan.epsilon, plan.depth
     eps = per_query_epsilon(budget, n_trees, max_depth, relation)
     builder = _Builder(
         data, engine, eps, max_depth, min_size, variant == "published", bins, rng, ledger, quality
@@ -336,8 +348,160 @@ def fit_dpdf(
             sound=False,
             note="the plan's split levels use Theorem 1's calibration, which is not DP",
         )
-    close_budget(ledger, epsilon, ("tree-budget-plan", "dpdf-budget"))
-    return finish_model(SPEC.name, data, params, trees, ledger, voting="confidence")
+    close_budget(ledger, epsilon, BUDGET_CLAIMS)
+    return finish_model(
+        SPEC.name, data, params, trees, ledger, budget=epsilon, voting="confidence", plan_inputs={NOISY_SIZE: plan.noisy_size}
+    )
+
+
+Q1_LABEL = "class histogram Q1"
+Q2_LABEL = "split attribute Q2"
+BUDGET_CLAIMS = ("tree-budget-plan", "dpdf-budget")
+
+
+def _split_claims(quality: str, monotone: bool) -> Tuple[str, ...]:
+    claim = "gini-weighted-sensitivity" if quality == "gini-weighted" else "gini-unnormalised-sensitivity"
+    return ("exponential-mechanism", claim) + (("split-quality-monotone",) if monotone else ())
+
+
+def tree_plan(
+    schema: Schema, epsilon: Fraction, params: Mapping[str, Param], relation: Relation, size: int,
+    engine: Engine, rng: RandomSource, ledger: Ledger,
+) -> DepthPlan:
+    """The trees' budget and depth delta (node levels, as ``depth``); in the sound variant a noisy size of
+    the ``size`` rows (charged to ``ledger``) caps delta.
+
+    A function of public values and the released noisy size only: a
+    verifier calls it with :func:`~refdp.algorithms.derivation.replay_size`.
+
+    >>> from refdp.algorithms import get_algorithm
+    >>> from refdp.algorithms.derivation import NO_RANDOMNESS
+    >>> from refdp.data import load
+    >>> params = get_algorithm("dpdf").resolve({"size_share": 0})
+    >>> tree_plan(load("vote").schema, Fraction(1), params, Relation.ADD_REMOVE, 435, REFERENCE, NO_RANDOMNESS,
+    ...           Ledger()).depth
+    5
+    """
+    max_depth = int(params["max_depth"])
+    if params["variant"] != "sound":
+        return DepthPlan(max_depth, epsilon, None)
+    n_trees = int(params["n_trees"])
+    share, sigmas = size_share(params)
+    branching = mean_branching(schema, int(params["bins"]))
+    plan = plan_depth(
+        size, epsilon, share, sigmas, max_depth - 1, schema.n_classes,
+        leaves=lambda d: branching**d,
+        variance=lambda d, left: laplace_variance(per_query_epsilon(left, n_trees, d + 1, relation)),
+        engine=engine, rng=rng, ledger=ledger,
+    )
+    return DepthPlan(plan.depth + 1, plan.epsilon, plan.noisy_size)
+
+
+def derive_dpdf(model: TreeModel) -> Optional[Ledger]:
+    """The sound variant's charges: its plan replayed with the released noisy size, then every node's Q1
+    and every split's Q2 at the per-query epsilon, tree by tree, and the reserve.
+
+    A node that PRUNETREE turned into a leaf (post-processing) keeps its
+    counts; its subtree's structure is read from the receipt's partitions,
+    each split one attribute's public cells.  Every split must be on an
+    attribute not yet used on its path (at a root, not the root of an
+    earlier tree), above depth delta, where the node's released counts pass
+    the splitting test; a released leaf that did not split must fail it or
+    have no candidate left, or be a pruned split.  Counts are whole numbers
+    (discrete Laplace); the vote is by confidence with weight 1.  The
+    published variant's calibration is marked unsound: None.
+
+    >>> from refdp.algorithms import train
+    >>> from refdp.data import load
+    >>> model = train("dpdf", load("vote"), 1, rng=1)
+    >>> derive_dpdf(model).charges == model.receipt.charges
+    True
+    """
+    params, schema = model.params, model.schema
+    if params["variant"] != "sound":
+        return None
+    n_trees = int(params["n_trees"])
+    check_trees(model, n_trees)
+    check_weights(model, [1.0] * n_trees)
+    check_voting(model, "confidence")
+    integer_counts(model, "discrete Laplace class counts")
+    epsilon, ledger = model_budget(model), fresh_ledger(model)
+    plan = tree_plan(schema, epsilon, params, ledger.relation, 0, replay_size(model), NO_RANDOMNESS, ledger)
+    check_plan_inputs(model, {NOISY_SIZE: plan.noisy_size})
+    _Forest(model, plan, ledger).derive()
+    close_budget(ledger, epsilon, BUDGET_CLAIMS)
+    return ledger
+
+
+def _whole(counts: Sequence[float]) -> List[int]:
+    return [int(c) for c in counts]
+
+
+class _Forest:
+    """:class:`_Builder`'s charges re-issued along the released trees (and the receipt below pruned nodes)."""
+
+    def __init__(self, model: TreeModel, plan: DepthPlan, ledger: Ledger) -> None:
+        params, schema = model.params, model.schema
+        self.model = model
+        self.schema = schema
+        self.ledger = ledger
+        self.max_depth = plan.depth
+        self.min_size = int(params["min_size"])
+        self.bins = PublicBins.of(schema, int(params["bins"]))
+        self.by_conditions = {conditions: a for a, conditions in enumerate(self.bins.conditions)}
+        self.eps = per_query_epsilon(plan.epsilon, int(params["n_trees"]), plan.depth, ledger.relation)
+        quality = str(params["quality"])
+        self.sensitivity = get_quality(quality).sensitivity(ledger.relation)
+        self.monotone = monotone_under(quality, ledger.relation)
+        self.claims = _split_claims(quality, self.monotone)
+        self.roots: Set[int] = set()
+
+    def derive(self) -> None:
+        attributes = tuple(range(self.schema.n_attributes))
+        for t, tree in enumerate(self.model.trees):
+            self._walk(tree, attributes, 1, (f"tree-{t}",))
+
+    def _split(self, a: int, attributes: Tuple[int, ...], d: int, path: Partition, where: str) -> None:
+        candidates = tuple(b for b in attributes if not (d == 1 and b in self.roots))
+        if d >= self.max_depth or a not in candidates:
+            refuse(f"the split at {where} on {self.schema.attributes[a].name!r} is not one the plan can make there")
+        if d == 1:
+            self.roots.add(a)
+        self.ledger.record(exponential_charge(
+            epsilon=self.eps, sensitivity=self.sensitivity, label=Q2_LABEL, partition=path,
+            claims=self.claims, exact=True, monotone=self.monotone,
+        ))
+
+    def _walk(self, node: Optional[Node], attributes: Tuple[int, ...], d: int, path: Partition) -> None:
+        """Re-issue the charges of ``node`` at ``path`` (None: a node below a pruned one, in the receipt only)."""
+        where = "/".join(path)
+        for charge in histogram_charges(epsilon=self.eps, label=Q1_LABEL, partition=path, names=self.schema.classes):
+            self.ledger.record(charge)
+        stated = receipt_children(self.model.receipt.charges, path, SPLIT_KEY)
+        if isinstance(node, (CategoricalSplit, IntervalSplit)):
+            a = node.attribute
+        elif stated:
+            found = self.by_conditions.get(tuple(stated))
+            if found is None:
+                refuse(f"the receipt's cells below {where} are not the cells of one attribute's split")
+            a = found
+        else:
+            candidates = [b for b in attributes if not (d == 1 and b in self.roots)]
+            if isinstance(node, Leaf) and d < self.max_depth and candidates and splits(_whole(node.counts), self.min_size):
+                refuse(f"the leaf at {where} has counts {list(node.counts)} that pass the splitting test: it would split")
+            if node is not None and not isinstance(node, Leaf):
+                refuse(f"the node at {where} is a {type(node).__name__}, which DPDF does not make")
+            return
+        if node is not None and not splits(_whole(node.counts or ()), self.min_size):
+            refuse(f"the node at {where} splits on counts {list(node.counts or ())} that fail the splitting test")
+        self._split(a, attributes, d, path, where)
+        remaining = tuple(b for b in attributes if b != a)
+        children: Sequence[Optional[Node]] = node.children if isinstance(node, (CategoricalSplit, IntervalSplit)) else ()
+        kids = list(children) or [None] * len(self.bins.conditions[a])
+        if isinstance(node, IntervalSplit) and node.thresholds != self.bins.thresholds.get(a):
+            refuse(f"the interval split at {where} is not on the public bins of {self.schema.attributes[a].name!r}")
+        for child, condition in zip(kids, self.bins.conditions[a]):
+            self._walk(child, remaining, d + 1, child_path(path, condition))
 
 
 _VARIANTS: Tuple[str, ...] = ("sound", "published")
@@ -372,18 +536,20 @@ SPEC = register(
         ),
         parameters=(
             Parameter("variant", str, "sound", "which variant to run", _VARIANTS),
-            Parameter("n_trees", int, 1, "number of trees tau (at most the number of attributes)", minimum=1),
-            Parameter("max_depth", int, 5, "maximal depth delta in node levels (delta - 1 splits)", minimum=1),
+            Parameter("n_trees", int, 1, "number of trees tau (at most the number of attributes)", minimum=1,
+                      maximum=1000),
+            Parameter("max_depth", int, 5, "maximal depth delta in node levels (delta - 1 splits)", minimum=1,
+                      maximum=MAX_DEPTH),
             Parameter(
                 "min_size", int, 30,
                 "a node splits only if its noisy size |D| >= min_size (30: CV on the tuning corpus, docs/results.md; "
                 "100 cut 150-row sets at the root)",
-                minimum=1,
+                minimum=1, maximum=10**9,
             ),
             Parameter(
                 "bins", int, 5,
                 "equal-width intervals of each continuous attribute's public bounds (>= 2)",
-                minimum=2,
+                minimum=2, maximum=1024,
             ),
             Parameter(
                 "quality", str, "gini",
@@ -396,5 +562,6 @@ SPEC = register(
         claims=CLAIMS,
         fit=fit_dpdf,
         engines=("reference", "array"),
+        derive=derive_dpdf,
     )
 )

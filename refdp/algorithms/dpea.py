@@ -63,8 +63,9 @@ Every search replays from a seed byte for byte: ``exact`` draws
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from fractions import Fraction
-from typing import List, Mapping, Sequence, Tuple
+from typing import List, Mapping, Optional, Sequence, Tuple
 
 from refdp.algorithms.dpea_mcmc import run_chain
 from refdp.algorithms.dpea_subtrees import (
@@ -76,16 +77,38 @@ from refdp.algorithms.dpea_subtrees import (
     split_rows,
 )
 from refdp.algorithms.binning import PublicBins
+from refdp.algorithms.derivation import (
+    model_budget,
+    NO_RANDOMNESS,
+    NOISY_SIZE,
+    check_plan_inputs,
+    check_trees,
+    check_voting,
+    check_weights,
+    fresh_ledger,
+    integer_counts,
+    refuse,
+    replay_size,
+)
 from refdp.algorithms.greedy import NodeCost, child_path, close_budget, plan_units
-from refdp.algorithms.noisy_depth import laplace_variance, mean_branching, plan_depth, size_parameters, size_share
+from refdp.algorithms.noisy_depth import (
+    DepthPlan,
+    laplace_variance,
+    mean_branching,
+    plan_depth,
+    size_parameters,
+    size_share,
+)
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
-from refdp.data import CategoricalAttribute, Dataset
+from refdp.data import CategoricalAttribute, Dataset, Schema
 from refdp.engine import REFERENCE, Engine, TrainingView, class_counts
 from refdp.errors import InvalidParameterError
-from refdp.mechanisms import exponential_mechanism
-from refdp.privacy import Ledger, Partition, Relation
+from refdp.params import MAX_DEPTH
+from refdp.mechanisms import exponential_charge, exponential_mechanism, histogram_charges
+from refdp.privacy import Charge, Ledger, Partition, Relation
+from refdp.privacy.ledger import new_charge
 from refdp.rng import RandomSource
-from refdp.tree import CategoricalSplit, Leaf, Node, TreeModel
+from refdp.tree import CategoricalSplit, IntervalSplit, Leaf, Node, TreeModel
 
 __all__ = [
     "SPEC",
@@ -93,6 +116,10 @@ __all__ = [
     "LEAF",
     "SEARCHES",
     "fit_dpea",
+    "derive_dpea",
+    "tree_plan",
+    "selection_charge",
+    "search_of",
     "embedding_depth",
     "selections",
     "per_query_epsilon",
@@ -134,10 +161,12 @@ def embedding_depth(value: Param, max_depth: int) -> int:
     text = str(value).strip()
     if text == "whole":
         return max(1, max_depth)
-    if isinstance(value, bool) or not text.isdigit() or int(text) < 1:
+    # ASCII digits only: str.isdigit also accepts full-width and other scripts' digits
+    digits = text.isascii() and text.isdigit() and len(text) <= 20
+    if isinstance(value, bool) or not digits or not 1 <= int(text) <= MAX_DEPTH:
         raise InvalidParameterError(
-            f"parameter embed_depth must be a positive integer (1, 2, 3, ...: split levels per "
-            f"selection) or 'whole' (one selection of the whole tree), got {value!r}"
+            f"parameter embed_depth must be an integer in [1, {MAX_DEPTH}] (split levels per "
+            f"selection) or 'whole' (one selection of the whole tree), got {str(value)[:40]!r}"
         )
     return int(text)
 
@@ -229,56 +258,223 @@ class _Builder:
     def _leaf(self, rows: Sequence[int], path: Partition) -> Leaf:
         counts = self.engine.histogram(
             class_counts(self.view, rows), epsilon=self.eps, rng=self.rng, ledger=self.ledger,
-            label="NoiseCount N_c (leaf)", partition=path, names=self.schema.classes,
+            label=LEAF_LABEL, partition=path, names=self.schema.classes,
         )
         return Leaf(tuple(counts))
 
     def _select(self, rows: List[int], attributes: Tuple[int, ...], levels: int, path: Partition) -> Shape:
-        search = self.search
-        if search == "paper":
-            search = "exhaustive" if levels <= 2 else "mcmc"
-        label = f"subtree of {levels} level(s), exponential mechanism on q'"
-        claims = ("exponential-mechanism", "dpea-subtree-quality-sensitivity")
-        monotone = ("exponential-mechanism-monotone", "split-quality-monotone") if self.monotone else ()
+        search = search_of(self.search, levels)
+        charge = selection_charge(search, levels, self.eps, self.monotone, self.published, self.steps, path)
         if search == "exhaustive":
             candidates = exhaustive_subtrees(self.view, rows, attributes, levels, self.max_subtrees)
             index = exponential_mechanism(
                 [score for _, score in candidates], epsilon=self.eps, sensitivity=QUALITY_SENSITIVITY,
-                rng=self.rng, ledger=self.ledger, label=label + " (exhaustive list, Algorithm 2)",
-                partition=path, claims=claims + monotone[1:], monotone=self.monotone,
+                rng=self.rng, ledger=self.ledger, label=charge.label, partition=path,
+                claims=_CLAIMS + (_MONOTONE[1:] if self.monotone else ()), monotone=self.monotone,
             )
             return candidates[index][0]
         if search == "exact":
             sampler = FactorisedSampler(self.view, rows, attributes, levels, self.c_exact)
-            self.ledger.charge(
-                label=label + " (factorised exact sampler)", mechanism="exponential", epsilon=self.eps,
-                sensitivity=Fraction(QUALITY_SENSITIVITY),
-                claims=claims + ("dpea-factorised-sampler", "exact-inversion-sampler") + monotone,
-                partition=path,
-                note="monotone utilities: weights exp(epsilon q' / Delta)" if self.monotone else "",
-            )
+            self.ledger.record(charge)
             return sampler.sample(self.rng)
-        if self.published:
-            note = (
-                "Algorithm 3 as published: no Hastings correction for an asymmetric proposal and a "
-                "data-dependent stop (score variance below threshold); not the exponential mechanism"
-            )
-        else:
-            note = (
-                f"Metropolis-Hastings run for {self.steps} steps: a finite chain at total-variation "
-                f"distance TV from the mechanism is at best (eps', (1 + e^eps') TV)-DP, and no bound "
-                f"on TV is proved"
-            )
-        self.ledger.charge(
-            label=label + " (MCMC, Algorithm 3)", mechanism="exponential (MCMC)", epsilon=self.eps,
-            sensitivity=Fraction(QUALITY_SENSITIVITY), claims=claims + ("dpea-mcmc",), partition=path,
-            sound=False, note=note,
-        )
+        self.ledger.record(charge)
         return run_chain(
             self.view, rows, attributes, levels, self.c, self.rng, steps=self.steps,
             hastings=not self.published, buffer=self.buffer,
             threshold=self.threshold if self.published else None,
         ).shape
+
+
+_CLAIMS = ("exponential-mechanism", "dpea-subtree-quality-sensitivity")
+_MONOTONE = ("exponential-mechanism-monotone", "split-quality-monotone")
+LEAF_LABEL = "NoiseCount N_c (leaf)"
+BUDGET_CLAIMS = ("tree-budget-plan", "dpea-budget")
+
+
+def search_of(search: str, levels: int) -> str:
+    """The search a selection of ``levels`` levels runs: ``paper`` is exhaustive up to 2 levels, MCMC deeper.
+
+    >>> search_of("paper", 2), search_of("paper", 3), search_of("exact", 3)
+    ('exhaustive', 'mcmc', 'exact')
+    """
+    if search == "paper":
+        return "exhaustive" if levels <= 2 else "mcmc"
+    return search
+
+
+def selection_charge(
+    search: str, levels: int, epsilon: Fraction, monotone: bool, published: bool, steps: int, path: Partition
+) -> Charge:
+    """The charge of one subtree selection of ``levels`` levels at ``path`` by ``search`` (see :func:`search_of`).
+
+    >>> selection_charge("exact", 2, Fraction(1, 3), True, False, 1000, ()).label
+    "subtree of 2 level(s), exponential mechanism on q' (factorised exact sampler)"
+    """
+    label = f"subtree of {levels} level(s), exponential mechanism on q'"
+    if search == "exhaustive":
+        return exponential_charge(
+            epsilon=epsilon, sensitivity=QUALITY_SENSITIVITY, label=label + " (exhaustive list, Algorithm 2)",
+            partition=path, claims=_CLAIMS + (_MONOTONE[1:] if monotone else ()), monotone=monotone,
+        )
+    if search == "exact":
+        return new_charge(
+            label=label + " (factorised exact sampler)", mechanism="exponential", epsilon=epsilon,
+            sensitivity=Fraction(QUALITY_SENSITIVITY),
+            claims=_CLAIMS + ("dpea-factorised-sampler", "exact-inversion-sampler") + (_MONOTONE if monotone else ()),
+            partition=path,
+            note="monotone utilities: weights exp(epsilon q' / Delta)" if monotone else "",
+        )
+    if published:
+        note = (
+            "Algorithm 3 as published: no Hastings correction for an asymmetric proposal and a "
+            "data-dependent stop (score variance below threshold); not the exponential mechanism"
+        )
+    else:
+        note = (
+            f"Metropolis-Hastings run for {steps} steps: a finite chain at total-variation "
+            f"distance TV from the mechanism is at best (eps', (1 + e^eps') TV)-DP, and no bound "
+            f"on TV is proved"
+        )
+    return new_charge(
+        label=label + " (MCMC, Algorithm 3)", mechanism="exponential (MCMC)", epsilon=epsilon,
+        sensitivity=Fraction(QUALITY_SENSITIVITY), claims=_CLAIMS + ("dpea-mcmc",), partition=path,
+        sound=False, note=note,
+    )
+
+
+def _published_leak(min_size: int) -> str:
+    return (
+        f"DPEA published: a subtree leaf with fewer than min_size={min_size} training rows, "
+        f"or with one class only, becomes a leaf; the decision reads the true counts and the "
+        f"tree's shape releases it"
+    )
+
+
+def tree_plan(
+    schema: Schema, epsilon: Fraction, params: Mapping[str, Param], relation: Relation, size: int,
+    engine: Engine, rng: RandomSource, ledger: Ledger,
+) -> DepthPlan:
+    """The tree's budget and depth D; in the sound variant a noisy size of the ``size`` rows (charged to
+    ``ledger``) caps D.  The embedding depth is then ``embedding_depth(embed_depth, D)``.
+
+    A function of public values and the released noisy size only: a
+    verifier calls it with :func:`~refdp.algorithms.derivation.replay_size`.
+
+    >>> from refdp.algorithms import get_algorithm
+    >>> from refdp.algorithms.derivation import NO_RANDOMNESS
+    >>> from refdp.data import load
+    >>> params = get_algorithm("dpea").resolve({"size_share": 0})
+    >>> tree_plan(load("vote").schema, Fraction(1), params, Relation.ADD_REMOVE, 435, REFERENCE, NO_RANDOMNESS,
+    ...           Ledger()).depth
+    2
+    """
+    max_depth = int(params["max_depth"])
+    if params["variant"] == "published":
+        return DepthPlan(max_depth, epsilon, None)
+    share, sigmas = size_share(params)
+    branching = mean_branching(schema, int(params["bins"]))
+    plan = plan_depth(
+        size, epsilon, share, sigmas, max_depth, schema.n_classes,
+        leaves=lambda d: branching**d,
+        variance=lambda d, left: laplace_variance(
+            per_query_epsilon(left, d, embedding_depth(params["embed_depth"], d), relation)
+        ),
+        engine=engine, rng=rng, ledger=ledger,
+    )
+    return DepthPlan(min(plan.depth, max_depth), plan.epsilon, plan.noisy_size)
+
+
+def derive_dpea(model: TreeModel) -> Optional[Ledger]:
+    """The charges of the plan along the released tree: a selection where a subtree of d levels starts,
+    the noisy counts of every leaf, and the reserve.
+
+    Selections start at the root and wherever a selected subtree ends above
+    depth D with attributes left: the sound variant grows there; the
+    published one may stop on true counts (its leak), so a leaf there is its
+    stop.  Every split is one attribute's public cells (its domain, or public
+    bins), not yet used on the path; counts are whole numbers.
+
+    >>> from refdp.algorithms import train
+    >>> from refdp.data import load
+    >>> model = train("dpea", load("vote"), 1, rng=1)
+    >>> derive_dpea(model).charges == model.receipt.charges
+    True
+    """
+    params, schema = model.params, model.schema
+    check_trees(model, 1)
+    check_weights(model, (1.0,))
+    check_voting(model, "vote")
+    integer_counts(model, "discrete Laplace class counts")
+    epsilon, ledger = model_budget(model), fresh_ledger(model)
+    relation = ledger.relation
+    published = params["variant"] == "published"
+    plan = tree_plan(schema, epsilon, params, relation, 0, replay_size(model), NO_RANDOMNESS, ledger)
+    check_plan_inputs(model, {NOISY_SIZE: plan.noisy_size})
+    if published:
+        ledger.record_leak(_published_leak(int(params["min_size"])))
+    max_depth, embed = plan.depth, embedding_depth(params["embed_depth"], plan.depth)
+    eps = per_query_epsilon(plan.epsilon, max_depth, embed, relation)
+    monotone = relation is Relation.ADD_REMOVE and not published
+    bins = PublicBins.of(schema, int(params["bins"]))
+    search, steps = str(params["search"]), int(params["steps"])
+
+    _Rederivation(schema, ledger, bins, eps, max_depth, embed, search, steps, monotone, published).grow(
+        model.root, tuple(range(schema.n_attributes)), 0, ()
+    )
+    close_budget(ledger, epsilon, BUDGET_CLAIMS)
+    return ledger
+
+
+@dataclass
+class _Rederivation:
+    """:class:`_Builder`'s charges re-issued along a released tree (see :func:`derive_dpea`)."""
+
+    schema: Schema
+    ledger: Ledger
+    bins: PublicBins
+    eps: Fraction
+    max_depth: int
+    embed: int
+    search: str
+    steps: int
+    monotone: bool
+    published: bool
+
+    def leaf(self, node: Node, path: Partition) -> None:
+        if not isinstance(node, Leaf):
+            refuse(f"the tree splits at {'/'.join(path) or 'the root'}, where its plan has a leaf")
+        for charge in histogram_charges(epsilon=self.eps, label=LEAF_LABEL, partition=path, names=self.schema.classes):
+            self.ledger.record(charge)
+
+    def grow(self, node: Node, attributes: Tuple[int, ...], depth: int, path: Partition) -> None:
+        levels = min(self.embed, self.max_depth - depth)
+        if levels == 0 or not attributes:
+            self.leaf(node, path)
+            return
+        search = search_of(self.search, levels)
+        self.ledger.record(selection_charge(search, levels, self.eps, self.monotone, self.published, self.steps, path))
+        self.attach(node, attributes, depth, path, levels)
+
+    def attach(self, node: Node, attributes: Tuple[int, ...], depth: int, path: Partition, levels: int) -> None:
+        if levels == 0 or not attributes:
+            if depth >= self.max_depth or not attributes or (self.published and isinstance(node, Leaf)):
+                self.leaf(node, path)
+            else:
+                self.grow(node, attributes, depth, path)
+            return
+        a = node.attribute if isinstance(node, (CategoricalSplit, IntervalSplit)) else -1
+        if a not in attributes or (isinstance(node, IntervalSplit) and node.thresholds != self.bins.thresholds.get(a)):
+            refuse(
+                f"the node at {'/'.join(path) or 'the root'} is not a split of the selected subtree on an "
+                "attribute's public cells not yet used on its path"
+            )
+        assert isinstance(node, (CategoricalSplit, IntervalSplit))
+        rest = tuple(b for b in attributes if b != a)
+        attribute = self.schema.attributes[a]
+        # the builder splits a continuous attribute binned: its values are the public cells' conditions
+        values = attribute.values if isinstance(attribute, CategoricalAttribute) else self.bins.conditions[a]
+        for child, value in zip(node.children, values):
+            self.attach(child, rest, depth + 1, child_path(path, f"{attribute.name}={value}"), levels - 1)
 
 
 def fit_dpea(
@@ -292,40 +488,23 @@ def fit_dpea(
     """Train DPEA (Algorithm 1) with total budget ``epsilon``."""
     max_depth = int(params["max_depth"])
     embed = embedding_depth(params["embed_depth"], max_depth)
-    threshold = params["threshold"]
-    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not threshold >= 0:
-        raise InvalidParameterError(f"parameter threshold must be a number >= 0, got {threshold!r}")
     # Continuous attributes are cut into public equal-width bins, a public per-record map: DPEA then
     # splits them like categorical attributes, and the released node is an interval split.
     bins = PublicBins.of(data.schema, int(params["bins"]))
     view = TrainingView.of(bins.binned_by(engine, data))
     ledger = start_ledger(data, relation)
-    budget = epsilon
-    if params["variant"] != "published":
-        share, sigmas = size_share(params)
-        branching = mean_branching(data.schema, int(params["bins"]))
-        plan = plan_depth(
-            len(data), epsilon, share, sigmas, max_depth, data.schema.n_classes,
-            leaves=lambda d: branching**d,
-            variance=lambda d, left: laplace_variance(
-                per_query_epsilon(left, d, embedding_depth(params["embed_depth"], d), relation)
-            ),
-            engine=engine, rng=rng, ledger=ledger,
-        )
-        budget = plan.epsilon
-        if plan.depth < max_depth:
-            max_depth, embed = plan.depth, embedding_depth(params["embed_depth"], plan.depth)
-    eps = per_query_epsilon(budget, max_depth, embed, relation)
+    plan = tree_plan(data.schema, epsilon, params, relation, len(data), engine, rng, ledger)
+    if plan.depth < max_depth:
+        max_depth, embed = plan.depth, embedding_depth(params["embed_depth"], plan.depth)
+    eps = per_query_epsilon(plan.epsilon, max_depth, embed, relation)
     builder = _Builder(view, params, eps, max_depth, embed, rng, ledger, engine)
     if builder.published:
-        ledger.record_leak(
-            f"DPEA published: a subtree leaf with fewer than min_size={builder.min_size} training rows, "
-            f"or with one class only, becomes a leaf; the decision reads the true counts and the "
-            f"tree's shape releases it"
-        )
+        ledger.record_leak(_published_leak(builder.min_size))
     root = bins.unbin(builder.grow(list(view.rows), tuple(range(data.schema.n_attributes)), 0, ()))
-    close_budget(ledger, epsilon, ("tree-budget-plan", "dpea-budget"))
-    return finish_model(SPEC.name, data, params, [root], ledger)
+    close_budget(ledger, epsilon, BUDGET_CLAIMS)
+    return finish_model(
+        SPEC.name, data, params, [root], ledger, budget=epsilon, plan_inputs={NOISY_SIZE: plan.noisy_size}
+    )
 
 
 SPEC = register(
@@ -361,7 +540,8 @@ SPEC = register(
         ),
         parameters=(
             Parameter("variant", str, "sound", "which variant to run", ("sound", "published")),
-            Parameter("max_depth", int, 2, "D: maximal number of splits on a root-to-leaf path", minimum=0),
+            Parameter("max_depth", int, 2, "D: maximal number of splits on a root-to-leaf path", minimum=0,
+                      maximum=MAX_DEPTH),
             Parameter(
                 "embed_depth", str, "2",
                 "d: split levels chosen per exponential mechanism, a positive integer or 'whole' (d = D)",
@@ -372,31 +552,35 @@ SPEC = register(
                 "paper (exhaustive up to 2 levels, mcmc deeper)",
                 SEARCHES,
             ),
-            Parameter("steps", int, 1000, "MCMC: number of steps (the published chain's step limit)", minimum=0),
-            Parameter("buffer", int, 50, "MCMC, published: number of latest scores whose variance is tested", minimum=1),
+            Parameter("steps", int, 1000, "MCMC: number of steps (the published chain's step limit)", minimum=0,
+                      maximum=10**6),
+            Parameter("buffer", int, 50, "MCMC, published: number of latest scores whose variance is tested",
+                      minimum=1, maximum=10**6),
             Parameter(
                 "threshold", float, 1.0,
                 "MCMC, published: stop when the variance of the latest buffer scores is below this "
                 "(the paper gives no value)",
+                minimum=0.0, maximum=1e15,
             ),
             Parameter(
                 "min_size", int, 20,
                 "published: a subtree leaf with fewer training rows becomes a leaf (the paper's vote setting)",
-                minimum=0,
+                minimum=0, maximum=10**9,
             ),
             Parameter(
                 "max_subtrees", int, DEFAULT_MAX_SUBTREES,
                 "exhaustive: refuse to list more subtrees than this",
-                minimum=1,
+                minimum=1, maximum=10**7,
             ),
             Parameter(
                 "bins", int, 5,
                 "equal-width intervals of each continuous attribute's public bounds (as in dpdf)",
-                minimum=2,
+                minimum=2, maximum=1024,
             ),
             *size_parameters(0.05, 3.0),
         ),
         claims=CLAIMS,
         fit=fit_dpea,
+        derive=derive_dpea,
     )
 )

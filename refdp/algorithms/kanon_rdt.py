@@ -94,17 +94,31 @@ from refdp.algorithms.rdt import (
     STRUCTURES,
     RandomTreeBuilder,
     base_columns,
+    check_structure,
     forest_levels,
     forest_weights,
     resolve_max_depth,
 )
+from refdp.algorithms.derivation import (
+    model_budget,
+    check_plan_inputs,
+    NOISY_SIZE,
+    check_trees,
+    check_voting,
+    check_weights,
+    fresh_ledger,
+    integer_counts,
+    refuse,
+)
 from refdp.algorithms.majority import cell_epsilon
 from refdp.algorithms.noisy_depth import mean_branching
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
-from refdp.data import Dataset
+from refdp.data import Dataset, Schema
 from refdp.errors import InvalidParameterError, PrivacyError
-from refdp.mechanisms import bernoulli_positions
-from refdp.privacy import Ledger, Relation, as_fraction
+from refdp.params import MAX_DEPTH
+from refdp.mechanisms import bernoulli_positions, histogram_charges
+from refdp.privacy import Charge, Ledger, Relation, as_fraction
+from refdp.privacy.ledger import data_independent_charge, new_charge
 from refdp.privacy.lqs import (
     MAX_EPSILON,
     LqsResult,
@@ -116,7 +130,7 @@ from refdp.privacy.lqs import (
     smallest_k,
 )
 from refdp.rng import RandomSource
-from refdp.tree import Count, Leaf, Node, TreeModel
+from refdp.tree import Count, Leaf, Node, TreeModel, leaves
 
 __all__ = [
     "DEFAULT_MAX_DELTA",
@@ -135,8 +149,11 @@ __all__ = [
     "candidate_plans",
     "fills",
     "choose_plan",
+    "ChosenPlan",
+    "kanon_plan",
     "class_histogram",
     "fit_kanon_rdt",
+    "derive_kanon_rdt",
     "SPEC",
 ]
 
@@ -145,7 +162,7 @@ SOUND_CLAIMS = (
     "sequential-composition",
 )
 SIZE_CLAIMS = ("noisy-size-plan", "discrete-laplace-mechanism", "sequential-composition")
-CLAIMS = SOUND_CLAIMS + SIZE_CLAIMS[:2] + ("leaf-total-suppression-not-private",)
+CLAIMS = SOUND_CLAIMS + SIZE_CLAIMS[:2] + ("parallel-composition", "leaf-total-suppression-not-private")
 
 VARIANTS = ("sound", "leaf-total")
 
@@ -561,6 +578,16 @@ def choose_plan(
     return single[0] if single else None
 
 
+PRIOR_LABEL = "noisy class histogram (the prior)"
+SIZE_LABEL = "noisy class histogram (the prior; its total chooses the plan)"
+SECOND_LABEL = "class histogram"
+
+
+def _histogram_order(classes: Sequence[str]) -> List[int]:
+    """The class indices in the order of their names: the order a class histogram's noise is drawn in."""
+    return sorted(range(len(classes)), key=classes.__getitem__)
+
+
 def class_histogram(
     data: Dataset, epsilon: Fraction, relation: Relation, engine: Engine, rng: RandomSource, ledger: Ledger,
     label: str,
@@ -572,7 +599,7 @@ def class_histogram(
     true = [0] * len(classes)
     for label_code in data.labels:
         true[label_code] += 1
-    order = sorted(range(len(classes)), key=classes.__getitem__)
+    order = _histogram_order(classes)
     noisy = engine.histogram(
         [true[c] for c in order], epsilon=cell_epsilon(epsilon, relation), rng=rng, ledger=ledger, label=label,
         names=[classes[c] for c in order],
@@ -581,6 +608,113 @@ def class_histogram(
     for position, c in enumerate(order):
         out[c] = int(noisy[position])
     return tuple(out)
+
+
+def _histogram_charges(classes: Sequence[str], epsilon: Fraction, relation: Relation, label: str) -> Tuple[Charge, ...]:
+    """The charges :func:`class_histogram` records."""
+    return histogram_charges(
+        epsilon=cell_epsilon(epsilon, relation), label=label, names=[classes[c] for c in _histogram_order(classes)],
+    )
+
+
+@dataclass(frozen=True)
+class ChosenPlan:
+    """The forest a run trains (None: the second histogram), the delta the receipt states, and the N~ that chose."""
+
+    plan: Optional[Plan]
+    total_delta: Fraction
+    noisy_size: Optional[int]
+
+    @property
+    def delta(self) -> Fraction:
+        return self.plan.delta if self.plan is not None else Fraction(0)
+
+
+def _candidates(schema: Schema, epsilon: Fraction, params: Mapping[str, Param], relation: Relation) -> Tuple[Plan, ...]:
+    """:func:`candidate_plans` for these parameters, refusing a plan to choose without a noisy histogram."""
+    given = Given.of(params)
+    share = as_fraction(params["size_share"], "size_share")
+    if not given.fixed and share == 0:
+        raise InvalidParameterError(
+            "kanon-rdt chooses the forest settings left unset (n_trees, beta, k) from a noisy class histogram, "
+            "which needs size_share > 0: give --param size_share=0.05, or all of --param n_trees, beta and k"
+        )
+    max_delta = as_fraction(params["max_delta"], "max_delta")
+    return candidate_plans(epsilon, relation, max_delta, share, resolve_max_depth(schema, int(params["max_depth"])), given)
+
+
+def kanon_plan(
+    schema: Schema, epsilon: Fraction, params: Mapping[str, Param], relation: Relation, noisy_size: Optional[int]
+) -> ChosenPlan:
+    """The plan a run follows: a function of public values and the histogram's total N~ only.
+
+    With ``n_trees``, ``beta`` and ``k`` all given, their forest (N~ is not
+    read); otherwise :func:`choose_plan` among :func:`candidate_plans` by
+    ``noisy_size``.  A verifier calls it with the model's plan input.
+
+    >>> from refdp.algorithms import get_algorithm
+    >>> from refdp.data import load
+    >>> params = get_algorithm("kanon-rdt").resolve({})
+    >>> chosen = kanon_plan(load("vote").schema, Fraction(1), params, Relation.ADD_REMOVE, 435)
+    >>> chosen.plan.settings.n_trees, chosen.plan.depth, chosen.noisy_size
+    (1, 1, 435)
+    """
+    plans = _candidates(schema, epsilon, params, relation)
+    total_delta = max((plan.delta for plan in plans), default=Fraction(0))
+    if Given.of(params).fixed:
+        return ChosenPlan(plans[0], total_delta, None)
+    if noisy_size is None:
+        raise InvalidParameterError("kanon-rdt's plan reads the noisy histogram's total; none was given")
+    categorical = str(params["categorical"])
+    binned = params["continuous"] == "bins"
+    branching = mean_branching(schema, int(params["bins"]) if binned else 2, categorical == "binary")
+    min_fill = as_fraction(params["min_fill"], "min_fill")
+    return ChosenPlan(choose_plan(noisy_size, plans, schema.n_classes, branching, min_fill), total_delta, noisy_size)
+
+
+def _tree_charges(t: int, plan: Plan, leaf_total: bool, max_delta: Param) -> Tuple[Charge, Charge]:
+    """Tree ``t``'s two charges: its data-independent structure, and its sample and suppression."""
+    settings, guarantee = plan.settings, plan.guarantee
+    scope = f"tree{t}"
+    structure = data_independent_charge(
+        label=f"tree {t}: random structure",
+        partition=(scope,),
+        note="Fan et al. structure from the public schema; nodes drawn when first reached",
+    )
+    sample = new_charge(
+        label=f"tree {t}: Bernoulli({settings.beta}) sample, counts below {settings.k} set to 0 "
+        + ("on the leaf total (UNSOUND)" if leaf_total else "per (leaf, label)"),
+        mechanism="sample-and-suppress",
+        epsilon=guarantee.epsilon,
+        delta=guarantee.delta,
+        sensitivity=None,
+        claims=CLAIMS if leaf_total else SOUND_CLAIMS,
+        partition=(scope,),
+        sound=not leaf_total,
+        note=(
+            f"Li-Qardaji-Su: k={guarantee.lqs.k}, beta={settings.beta}, epsilon_t={guarantee.lqs.epsilon}, "
+            f"delta_t<={guarantee.lqs.delta!r} (max at n={guarantee.lqs.n_at_max}); "
+            f"receipt delta checked <= max_delta={max_delta!r} before training"
+        ),
+    )
+    return structure, sample
+
+
+def _reserve(ledger: Ledger, chosen: ChosenPlan) -> None:
+    """The delta of the plans this run did not choose, reserved on the whole data set."""
+    if chosen.delta < chosen.total_delta:
+        ledger.charge(
+            label="reserved: the delta of the plans this run did not choose",
+            mechanism="reserved", epsilon=0, delta=chosen.total_delta - chosen.delta, sensitivity=None,
+            claims=SIZE_CLAIMS,
+            note="the guarantee is the largest delta of the plans, whichever the noisy size chose",
+        )
+
+
+def _mean_histogram(prior: Sequence[int], second: Sequence[int], share: Fraction) -> Tuple[float, ...]:
+    """The inverse-variance mean of the two histograms (their Laplace variances go as 1 / epsilon^2)."""
+    a, b = share**2, (1 - share) ** 2
+    return tuple(float((a * x + b * y) / (a + b)) for x, y in zip(prior, second))
 
 
 def fit_kanon_rdt(
@@ -598,12 +732,12 @@ def fit_kanon_rdt(
     that breaks ties, so a fully suppressed forest predicts the noisy
     majority class, not the class listed first).  Unless ``n_trees``,
     ``beta`` and ``k`` are all given, its total N~ chooses the forest among
-    :func:`candidate_plans` (:func:`choose_plan`), or, when no forest's
+    :func:`candidate_plans` (:func:`kanon_plan`), or, when no forest's
     sample fills its cells, a second noisy histogram with the rest of
     epsilon (the model is then one leaf, the two histograms' inverse-variance
-    mean); with all three given the forest is theirs at ``max_depth``.  Every plan is
-    certified before anything is read, and the receipt states the largest
-    delta (claim ``noisy-size-plan``).
+    mean); with all three given the forest is theirs at ``max_depth``.  Every
+    plan is certified before anything is read, and the receipt states the
+    largest delta (claim ``noisy-size-plan``).
 
     ``engine`` supplies the noisy counts' sampler and may keep the binned
     columns with the data set (:meth:`PublicBins.binned_by`); the sample is drawn
@@ -615,68 +749,51 @@ def fit_kanon_rdt(
     variant = str(params["variant"])
     if variant not in VARIANTS:
         raise InvalidParameterError(f"variant must be one of {', '.join(VARIANTS)}, got {variant!r}")
-    categorical = str(params["categorical"])
-    voting = str(params["voting"])
-    bins = PublicBins.of(schema, int(params["bins"])) if params["continuous"] == "bins" else None
-    max_delta = as_fraction(params["max_delta"], "max_delta")
-    share, min_fill = as_fraction(params["size_share"], "size_share"), as_fraction(params["min_fill"], "min_fill")
-    max_depth = resolve_max_depth(schema, int(params["max_depth"]))
-    given = Given.of(params)
-    auto = not given.fixed
-    if auto and share == 0:
-        raise InvalidParameterError(
-            "kanon-rdt chooses the forest settings left unset (n_trees, beta, k) from a noisy class histogram, "
-            "which needs size_share > 0: give --param size_share=0.05, or all of --param n_trees, beta and k"
-        )
-    plans = candidate_plans(epsilon, relation, max_delta, share, max_depth, given)
-    # The receipt's delta is the largest of the plans' (which one runs depends on the data).
-    total_delta = max((plan.delta for plan in plans), default=Fraction(0))
-    leaf_total = variant == "leaf-total"
+    _candidates(schema, epsilon, params, relation)  # certified, or refused, before anything is drawn
+    share = as_fraction(params["size_share"], "size_share")
+    auto = not Given.of(params).fixed
     ledger = start_ledger(data, relation)
-    chosen: Optional[Plan] = plans[0] if not auto else None
     prior: Optional[Tuple[int, ...]] = None
     if share > 0:
-        prior = class_histogram(
-            data, share * epsilon, relation, engine, rng, ledger,
-            "noisy class histogram (the prior; its total chooses the plan)" if auto else "noisy class histogram (the prior)",
-        )
-        if auto:
-            branching = mean_branching(schema, int(params["bins"]) if bins is not None else 2, categorical == "binary")
-            chosen = choose_plan(sum(prior), plans, schema.n_classes, branching, min_fill)
-    if chosen is None:
-        # No forest's sample fills its cells: the rest of epsilon buys one more noisy histogram, and the
-        # model is the two histograms' inverse-variance mean (Laplace variance ~ 1 / epsilon^2).
+        prior = class_histogram(data, share * epsilon, relation, engine, rng, ledger, SIZE_LABEL if auto else PRIOR_LABEL)
+    chosen = kanon_plan(schema, epsilon, params, relation, sum(prior) if auto and prior is not None else None)
+    if chosen.plan is None:
+        # No forest's sample fills its cells: the rest of epsilon buys one more noisy histogram.
         assert prior is not None
-        second = class_histogram(data, (1 - share) * epsilon, relation, engine, rng, ledger, "class histogram")
-        mean = [(share**2 * a + (1 - share) ** 2 * b) / (share**2 + (1 - share) ** 2) for a, b in zip(prior, second)]
-        trees: List[Node] = [Leaf(tuple(float(m) for m in mean))]
+        second = class_histogram(data, (1 - share) * epsilon, relation, engine, rng, ledger, SECOND_LABEL)
+        trees: List[Node] = [Leaf(_mean_histogram(prior, second, share))]
         weights = [1.0]
     else:
-        trees, weights = _forest(data, chosen, params, bins, engine, rng, ledger, leaf_total)
+        trees, weights = _forest(data, chosen.plan, params, engine, rng, ledger)
         if prior is not None:
             trees.append(Leaf(prior))
             weights.append(0.0)
-    chosen_delta = chosen.delta if chosen is not None else Fraction(0)
-    if chosen_delta < total_delta:
-        ledger.charge(
-            label="reserved: the delta of the plans this run did not choose",
-            mechanism="reserved", epsilon=0, delta=total_delta - chosen_delta, sensitivity=None,
-            claims=SIZE_CLAIMS,
-            note="the guarantee is the largest delta of the plans, whichever the noisy size chose",
+    _reserve(ledger, chosen)
+    model = finish_model(
+        SPEC.name, data, params, trees, ledger, budget=epsilon, weights=weights, voting=str(params["voting"]),
+        plan_inputs={NOISY_SIZE: chosen.noisy_size},
+    )
+    if model.receipt.delta != chosen.total_delta:
+        raise PrivacyError(
+            f"kanon-rdt checked delta {chosen.total_delta} but its ledger composed {model.receipt.delta}"
         )
-    model = finish_model(SPEC.name, data, params, trees, ledger, weights=weights, voting=voting)
-    if model.receipt.delta != total_delta:
-        raise PrivacyError(f"kanon-rdt checked delta {total_delta} but its ledger composed {model.receipt.delta}")
     return model
 
 
+def _forest_weights(schema: Schema, plan: Plan, params: Mapping[str, Param]) -> List[float]:
+    if params["voting"] == "log-odds":
+        return forest_weights(schema.n_attributes, plan.settings.n_trees, plan.depth)
+    return [1.0] * plan.settings.n_trees
+
+
 def _forest(
-    data: Dataset, plan: Plan, params: Mapping[str, Param], bins: Optional[PublicBins], engine: Engine,
-    rng: RandomSource, ledger: Ledger, leaf_total: bool,
+    data: Dataset, plan: Plan, params: Mapping[str, Param], engine: Engine, rng: RandomSource, ledger: Ledger,
 ) -> Tuple[List[Node], List[float]]:
     """The plan's trees (Algorithm 3) and their voting weights."""
     schema = data.schema
-    settings, depth, guarantee = plan.settings, plan.depth, plan.guarantee
+    leaf_total = params["variant"] == "leaf-total"
+    bins = PublicBins.of(schema, int(params["bins"])) if params["continuous"] == "bins" else None
+    settings, depth = plan.settings, plan.depth
     n_trees, k, beta = settings.n_trees, settings.k, settings.beta
     multiway = frozenset(bins.thresholds) if bins is not None else frozenset()
     train = bins.binned_by(engine, data) if bins is not None else data
@@ -686,15 +803,11 @@ def _forest(
     trees: List[Node] = []
     levels = forest_levels(schema.n_attributes, n_trees, depth, rng) if params["structure"] == "per-level" else None
     for t in range(n_trees):
-        scope = f"tree{t}"
         builder = RandomTreeBuilder(
             train.schema, depth, str(params["categorical"]), rng, multiway, None if levels is None else levels[t]
         )
-        ledger.record_data_independent(
-            label=f"tree {t}: random structure",
-            partition=(scope,),
-            note="Fan et al. structure from the public schema; nodes drawn when first reached",
-        )
+        structure, sample = _tree_charges(t, plan, leaf_total, params["max_delta"])
+        ledger.record(structure)
         counts: Dict[int, List[int]] = {}
         for position in bernoulli_positions(beta, len(rows), rng):
             row = rows[position]
@@ -704,27 +817,85 @@ def _forest(
                 tally = counts[leaf] = [0] * n_classes
             tally[labels[row]] += 1
         released = {leaf: _suppress(c, k, leaf_total) for leaf, c in counts.items()}
-        ledger.charge(
-            label=f"tree {t}: Bernoulli({beta}) sample, counts below {k} set to 0 "
-            + ("on the leaf total (UNSOUND)" if leaf_total else "per (leaf, label)"),
-            mechanism="sample-and-suppress",
-            epsilon=guarantee.epsilon,
-            delta=guarantee.delta,
-            sensitivity=None,
-            claims=CLAIMS if leaf_total else SOUND_CLAIMS,
-            partition=(scope,),
-            sound=not leaf_total,
-            note=(
-                f"Li-Qardaji-Su: k={guarantee.lqs.k}, beta={beta}, epsilon_t={guarantee.lqs.epsilon}, "
-                f"delta_t<={guarantee.lqs.delta!r} (max at n={guarantee.lqs.n_at_max}); "
-                f"receipt delta checked <= max_delta={params['max_delta']!r} before training"
-            ),
-        )
+        ledger.record(sample)
         tree = builder.build(lambda leaf: released.get(leaf, zeros), collapse_zeros=True)
         trees.append(bins.unbin(tree) if bins is not None else tree)
-    if params["voting"] == "log-odds":
-        return trees, forest_weights(schema.n_attributes, n_trees, depth)
-    return trees, [1.0] * n_trees
+    return trees, _forest_weights(schema, plan, params)
+
+
+def derive_kanon_rdt(model: TreeModel) -> Optional[Ledger]:
+    """The charges of the plan :func:`kanon_plan` certifies and the released histogram's total chooses.
+
+    The noisy histogram's charges come first (when ``size_share`` > 0); the
+    plan is :func:`kanon_plan` of the model's plan input N~.  A forest's
+    trees must be structures the plan can draw (subtrees whose counts are
+    all suppressed shown as one zero leaf), with counts that are sampled
+    tallies after suppression: whole numbers, each 0 or at least k (the
+    leaf total, under ``leaf-total``); then comes the prior, one leaf of
+    weight 0 whose counts total N~.  The histogram plan's model is one leaf.
+
+    >>> from refdp.algorithms import train
+    >>> from refdp.data import load
+    >>> model = train("kanon-rdt", load("vote"), 1, rng=1)
+    >>> derive_kanon_rdt(model).charges == model.receipt.charges
+    True
+    >>> small = train("kanon-rdt", load("vote").subset(range(40)), 1, rng=1)
+    >>> derive_kanon_rdt(small).charges == small.receipt.charges
+    True
+    """
+    schema, params = model.schema, model.params
+    ledger = fresh_ledger(model)
+    budget = model_budget(model)
+    share = as_fraction(params["size_share"], "size_share")
+    auto = not Given.of(params).fixed
+    if share > 0:
+        for charge in _histogram_charges(schema.classes, share * budget, ledger.relation, SIZE_LABEL if auto else PRIOR_LABEL):
+            ledger.record(charge)
+    noisy = model.plan_inputs.get(NOISY_SIZE)
+    if auto and not isinstance(noisy, int):
+        refuse(f"kanon-rdt's plan reads the noisy histogram's total, but the model states no plan input {NOISY_SIZE!r}")
+    chosen = kanon_plan(schema, budget, params, ledger.relation, noisy if auto else None)
+    check_plan_inputs(model, {NOISY_SIZE: chosen.noisy_size})
+    check_voting(model, str(params["voting"]))
+    if chosen.plan is None:
+        check_trees(model, 1)
+        check_weights(model, [1.0])
+        if not isinstance(model.trees[0], Leaf):
+            refuse("kanon-rdt's histogram plan releases one leaf, but the model's tree splits")
+        for charge in _histogram_charges(schema.classes, (1 - share) * budget, ledger.relation, SECOND_LABEL):
+            ledger.record(charge)
+        _reserve(ledger, chosen)
+        return ledger
+    plan = chosen.plan
+    settings = plan.settings
+    check_trees(model, settings.n_trees + (1 if share > 0 else 0))
+    check_weights(model, _forest_weights(schema, plan, params) + ([0.0] if share > 0 else []))
+    integer_counts(model, "sampled counts and the noisy histogram")
+    if share > 0:
+        last = model.trees[-1]
+        if not isinstance(last, Leaf):
+            refuse("kanon-rdt's last member is the noisy class histogram, one leaf, but the model's splits")
+        if auto and sum(int(c) for c in last.counts) != noisy:
+            refuse(f"the noisy class histogram totals {sum(int(c) for c in last.counts)}, not the plan input {noisy}")
+    leaf_total = params["variant"] == "leaf-total"
+    bins = PublicBins.of(schema, int(params["bins"])).thresholds if params["continuous"] == "bins" else None
+    for t, tree in enumerate(model.trees[: settings.n_trees]):
+        check_structure(
+            tree, schema, plan.depth, str(params["categorical"]), bins, params["structure"] == "per-level",
+            collapsed=True, where=f"tree {t}",
+        )
+        for leaf in leaves(tree):
+            counts = [int(c) for c in leaf.counts]
+            shown = [sum(counts)] if leaf_total else counts
+            if any(c < 0 or 0 < c < settings.k for c in shown):
+                refuse(
+                    f"tree {t} has a leaf with counts {counts}, which suppression below k={settings.k} cannot "
+                    "release (each is 0 or at least k)"
+                )
+        for charge in _tree_charges(t, plan, leaf_total, params["max_delta"]):
+            ledger.record(charge)
+    _reserve(ledger, chosen)
+    return ledger
 
 
 SPEC = register(
@@ -737,7 +908,8 @@ SPEC = register(
                 "sound", True, "suppression per (leaf, label) cell, as in the paper",
                 claims=(
                     "discrete-laplace-mechanism", "exact-bernoulli-positions", "kanon-rdt-privacy",
-                    "lqs-delta-certified", "lqs-sampling-suppression", "noisy-size-plan", "sequential-composition",
+                    "lqs-delta-certified", "lqs-sampling-suppression", "noisy-size-plan", "parallel-composition",
+                    "sequential-composition",
                 ),
             ),
             Variant(
@@ -745,7 +917,7 @@ SPEC = register(
                 claims=(
                     "discrete-laplace-mechanism", "exact-bernoulli-positions", "kanon-rdt-privacy",
                     "leaf-total-suppression-not-private", "lqs-delta-certified", "lqs-sampling-suppression",
-                    "noisy-size-plan", "sequential-composition",
+                    "noisy-size-plan", "parallel-composition", "sequential-composition",
                 ),
             ),
         ),
@@ -755,19 +927,19 @@ SPEC = register(
                 "n_trees", int, 0,
                 "number of trees N_t, each on its own sample; 0: chosen from epsilon and a noisy size (a power of "
                 "2 up to 32)",
-                minimum=0,
+                minimum=0, maximum=1000,
             ),
             Parameter(
                 "max_depth", int, DEFAULT_MAX_DEPTH,
                 "depth of every tree (at most, unless n_trees, beta and k are all given); -1 means half the "
                 "number of attributes",
-                minimum=-1,
+                minimum=-1, maximum=MAX_DEPTH,
             ),
             Parameter(
                 "k", int, AUTO_K,
                 "suppression threshold: counts below k are set to 0 (0 = none); -1: the smallest k that certifies "
                 "the forest within max_delta",
-                minimum=-1,
+                minimum=-1, maximum=10**9,
             ),
             Parameter(
                 "beta", float, 0.0,
@@ -791,7 +963,7 @@ SPEC = register(
                 "m: a chosen forest needs N~ beta >= m k |C| B^d (a tree's sample fills its "
                 "(leaf, class) cells, B children per split, d levels, with m k rows each); else one tree of one "
                 "level if its sample fills m k / 2",
-                minimum=0.0, minimum_open=True,
+                minimum=0.0, minimum_open=True, maximum=1e6,
             ),
             Parameter(
                 "structure", str, "per-level",
@@ -810,7 +982,8 @@ SPEC = register(
                 "threshold drawn uniformly from the remaining public range (Fan et al.)",
                 CONTINUOUS_SPLITS,
             ),
-            Parameter("bins", int, DEFAULT_BINS, "bins of a continuous attribute when continuous=bins", minimum=2),
+            Parameter("bins", int, DEFAULT_BINS, "bins of a continuous attribute when continuous=bins", minimum=2,
+                      maximum=1024),
             Parameter(
                 "voting", str, "log-odds",
                 "how the trees vote: log-odds (each tree moves a class's odds by its leaf's share against the "
@@ -821,5 +994,6 @@ SPEC = register(
         claims=CLAIMS,
         fit=fit_kanon_rdt,
         engines=("reference", "array"),
+        derive=derive_kanon_rdt,
     )
 )

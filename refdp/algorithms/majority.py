@@ -16,17 +16,19 @@ default, continuous Laplace on request.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Mapping
+from typing import Mapping, Optional
 
 from refdp.engine import REFERENCE, Engine
+from refdp.algorithms.derivation import model_budget, check_plan_inputs, check_trees, check_voting, check_weights, fresh_ledger, integer_counts, refuse
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
 from refdp.algorithms.root_law import CountsLaw
 from refdp.data import Dataset
-from refdp.privacy import Relation
+from refdp.mechanisms import NoiseKind, histogram_charges
+from refdp.privacy import Ledger, Relation
 from refdp.rng import RandomSource
 from refdp.tree import Leaf, TreeModel
 
-__all__ = ["fit_noisy_majority", "cell_epsilon", "root_counts_law", "SPEC"]
+__all__ = ["fit_noisy_majority", "derive_noisy_majority", "cell_epsilon", "root_counts_law", "SPEC"]
 
 CLAIMS = ("discrete-laplace-mechanism", "laplace-mechanism", "parallel-composition")
 
@@ -50,10 +52,40 @@ def fit_noisy_majority(
     histogram = node.class_counts(node.root())
     classes = data.schema.classes
     counts = engine.histogram(
-        histogram, epsilon=cell_epsilon(epsilon, relation), rng=rng, ledger=ledger, label="class histogram",
+        histogram, epsilon=cell_epsilon(epsilon, relation), rng=rng, ledger=ledger, label=LABEL,
         noise=str(params["noise"]), names=classes,
     )
-    return finish_model(SPEC.name, data, params, [Leaf(tuple(counts))], ledger)
+    return finish_model(SPEC.name, data, params, [Leaf(tuple(counts))], ledger, budget=epsilon)
+
+
+LABEL = "class histogram"
+
+
+def derive_noisy_majority(model: TreeModel) -> Optional[Ledger]:
+    """The one histogram's charges, from the budget, the relation and the classes (see :mod:`refdp.algorithms.derivation`).
+
+    >>> from refdp.algorithms import train
+    >>> from refdp.data import load
+    >>> model = train("noisy-majority", load("vote"), 1, rng=1)
+    >>> derive_noisy_majority(model).charges == model.receipt.charges
+    True
+    """
+    check_plan_inputs(model, {})
+    check_trees(model, 1)
+    check_weights(model, (1.0,))
+    check_voting(model, "vote")
+    if not isinstance(model.trees[0], Leaf):
+        refuse("noisy-majority releases one leaf, but the model's tree splits")
+    noise: NoiseKind = "laplace" if model.params["noise"] == "laplace" else "discrete-laplace"
+    if noise == "discrete-laplace":
+        integer_counts(model, "discrete Laplace counts")
+    ledger = fresh_ledger(model)
+    for charge in histogram_charges(
+        epsilon=cell_epsilon(model_budget(model), ledger.relation), label=LABEL, names=model.schema.classes,
+        noise=noise,
+    ):
+        ledger.record(charge)
+    return ledger
 
 
 def root_counts_law(data: Dataset, epsilon: Fraction, params: Mapping[str, Param], relation: Relation) -> CountsLaw:
@@ -89,5 +121,6 @@ SPEC = register(
         claims=CLAIMS,
         fit=fit_noisy_majority,
         engines=("reference", "array"),
+        derive=derive_noisy_majority,
     )
 )

@@ -77,7 +77,7 @@ def size_parameters(share: float, sigmas: float) -> Tuple[Parameter, Parameter]:
             "leaf_sigmas", float, sigmas,
             "s: the depth is the deepest whose average leaf size over sqrt(classes) is at least s standard "
             "deviations of its noise (with size_share > 0)",
-            minimum=0.0,
+            minimum=0.0, maximum=1000.0,
         ),
     )
 

@@ -74,6 +74,20 @@ from itertools import repeat
 from operator import truediv
 from typing import Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
+from refdp.algorithms.derivation import (
+    model_budget,
+    check_plan_inputs,
+    NO_RANDOMNESS,
+    NOISY_SIZE,
+    check_trees,
+    check_voting,
+    check_weights,
+    fresh_ledger,
+    grid_index,
+    integer_counts,
+    refuse,
+    replay_size,
+)
 from refdp.algorithms.greedy import (
     grid_parameter,
     NodeCost,
@@ -92,7 +106,8 @@ from refdp.algorithms.root_law import CountsLaw, SplitCandidate, SplitLaw
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset, Schema
 from refdp.data.grid import Threshold, ThresholdGrid, ceil_float
 from refdp.errors import InvalidParameterError
-from refdp.mechanisms import exponential_mechanism, laplace_mechanism
+from refdp.params import MAX_DEPTH
+from refdp.mechanisms import exponential_charge, exponential_mechanism, histogram_charges, laplace_mechanism
 from refdp.mechanisms.ratios import Ratio, Ratios
 from refdp.privacy import Ledger, Partition, Relation, as_fraction, cell
 from refdp.rng import RandomSource
@@ -102,6 +117,9 @@ from refdp.tree import Count, Leaf, Node, ThresholdSplit, TreeModel, ValueSplit
 __all__ = [
     "SPEC",
     "fit_thesis_tree",
+    "derive_thesis_tree",
+    "depth_plan",
+    "stops",
     "root_split_law",
     "root_counts_law",
 
@@ -204,6 +222,21 @@ def level_epsilons(
     return tuple(unit * w for w in weights)
 
 
+SPLIT_LABEL = "split (A_opt, v_opt)"
+PLANTED_LABEL = "split (A_opt, v_opt), threshold interpolated between data values"
+PLANTED_NOTE = "planted fault: the released float threshold is computed from data values"
+COUNTS_LABEL = "class counts N_c"
+
+
+def stops(noisy: Sequence[Count], min_samples: int) -> bool:
+    """Algorithm 2's stopping rule on a node's noisy class counts: |N_c| <= 1 positive class, or N_n <= m_s.
+
+    >>> stops([3, 0], 5), stops([30, 2], 5)
+    (True, False)
+    """
+    return sum(1 for c in noisy if c > 0) <= 1 or sum(noisy) <= min_samples
+
+
 AUTO_GINI_SCALE = 2000
 """``quality=auto`` takes the Gini when N~ epsilon is at least this, else the max operator (docs/results.md)."""
 
@@ -289,7 +322,9 @@ class _Candidates:
     ``split-quality-monotone``).
     """
 
-    def __init__(self, counts: NodeCounts, schema: Schema, quality: str, cells: int, relation: Relation) -> None:
+    def __init__(
+        self, counts: Optional[NodeCounts], schema: Schema, quality: str, cells: int, relation: Relation
+    ) -> None:
         self.counts = counts
         self.schema = schema
         scoring = get_quality(quality)
@@ -305,11 +340,18 @@ class _Candidates:
             for a, attribute in enumerate(schema.attributes)
             if isinstance(attribute, ContinuousAttribute)
         }
+        self.split_claims: Tuple[str, ...] = (
+            ("exponential-mechanism", self.claim)
+            + (("continuous-split-exponential-mechanism",) if self.grids else ())
+            + (("split-quality-monotone",) if self.monotone else ())
+        )
+        self.planted_claims = ("exponential-mechanism", self.claim, "float-threshold-leaks")
 
     def __call__(
         self, rows: Rows, attributes: Tuple[int, ...], total: Sequence[int]
     ) -> Tuple[List[Tuple[int, int]], Ratios, List[int]]:
         """(pairs, utilities, base weights) at the node holding ``rows`` (class counts ``total``)."""
+        assert self.counts is not None, "candidates without counts describe the calibration only"
         pairs: List[Tuple[int, int]] = []
         utilities: List[Ratio] = []
         weights: List[int] = []
@@ -369,7 +411,7 @@ class _SoundBuilder:
     def _counts(self, total: Sequence[int], path: Partition, depth: int, leaf: bool) -> List[Count]:
         return list(self.histogram(
             total, epsilon=self.plan.counts_epsilon(depth, leaf), rng=self.rng, ledger=self.ledger,
-            label="class counts N_c", partition=path, names=self.schema.classes,
+            label=COUNTS_LABEL, partition=path, names=self.schema.classes,
         ))
 
     def build(self, rows: Rows, attributes: Tuple[int, ...], depth: int, path: Partition) -> Node:
@@ -381,18 +423,14 @@ class _SoundBuilder:
             return Leaf(tuple(self._counts(total, path, depth, leaf=True)))
         if not self.leaves_only:
             noisy = self._counts(total, path, depth, leaf=False)
-            positive = sum(1 for c in noisy if c > 0)
-            if positive <= 1 or sum(noisy) <= self.min_samples:
+            if stops(noisy, self.min_samples):
                 return Leaf(tuple(noisy))
         if self.planted:
             return self._planted_split(rows, attributes, depth, path, total, noisy)
         pairs, utilities, weights = self.candidates(rows, attributes, total)
         choice = exponential_mechanism(
             utilities, epsilon=self.eps, sensitivity=self.sensitivity, rng=self.rng, ledger=self.ledger,
-            label="split (A_opt, v_opt)", partition=path,
-            claims=("exponential-mechanism", self.quality_claim)
-            + (("continuous-split-exponential-mechanism",) if self.grids else ())
-            + (("split-quality-monotone",) if self.monotone else ()),
+            label=SPLIT_LABEL, partition=path, claims=self.candidates.split_claims,
             base_weights=weights, exact=True, monotone=self.monotone,
         )
         a, v = pairs[choice]
@@ -424,10 +462,8 @@ class _SoundBuilder:
                 weights.extend(map(truediv, candidates.lengths(), repeat(width)))
         choice = self.exponential(
             utilities, epsilon=self.eps, sensitivity=self.sensitivity, rng=self.rng, ledger=self.ledger,
-            label="split (A_opt, v_opt), threshold interpolated between data values", partition=path,
-            claims=("exponential-mechanism", self.quality_claim, "float-threshold-leaks"),
-            base_weights=weights, sound=False,
-            note="planted fault: the released float threshold is computed from data values",
+            label=PLANTED_LABEL, partition=path, claims=self.candidates.planted_claims,
+            base_weights=weights, sound=False, note=PLANTED_NOTE,
         )
         if choice < len(pairs):
             a, v = pairs[choice]
@@ -678,17 +714,9 @@ def fit_thesis_tree(
         # The listings' per-value scans stay on the reference loops under either engine.
         view = TrainingView.of(data)
         root = _PublishedBuilder(view, params, eps, depth, rng, ledger).build(list(view.rows), attributes, 0, ())
-        close_budget(ledger, _planned_total(epsilon, depth, relation), ("tree-budget-plan", "thesis-tree-budget"))
-        return finish_model(SPEC.name, data, params, [root], ledger)
-    node_counts = str(params["node_counts"])
-    ratio = as_fraction(params["level_ratio"], "level_ratio")
-    share, sigmas = size_share(params)
-    plan = plan_depth(
-        len(data), epsilon, share, sigmas, depth, data.schema.n_classes,
-        leaves=lambda d: Fraction(2) ** d,
-        variance=lambda d, left: laplace_variance(level_epsilons(left, d, relation, node_counts, ratio)[-1]),
-        engine=engine, rng=rng, ledger=ledger,
-    )
+        close_budget(ledger, _planned_total(epsilon, depth, relation), BUDGET_CLAIMS)
+        return finish_model(SPEC.name, data, params, [root], ledger, budget=epsilon)
+    plan = depth_plan(data.schema, epsilon, params, relation, len(data), engine, rng, ledger)
     planted = variant == "float-threshold"
     # The planted fault's interval candidates are the reference engine's only.
     counts = (REFERENCE if planted else engine).counts(data)
@@ -696,8 +724,168 @@ def fit_thesis_tree(
     builder = _SoundBuilder(counts, engine, data.schema, params, tree, rng, ledger, planted)
     root = builder.build(counts.root(), attributes, plan.depth, ())
     # The noisy size and a full tree of the chosen depth together cost epsilon exactly.
-    close_budget(ledger, epsilon, ("tree-budget-plan", "thesis-tree-budget"))
-    return finish_model(SPEC.name, data, params, [root], ledger)
+    close_budget(ledger, epsilon, BUDGET_CLAIMS)
+    return finish_model(
+        SPEC.name, data, params, [root], ledger, budget=epsilon, plan_inputs={NOISY_SIZE: plan.noisy_size}
+    )
+
+
+BUDGET_CLAIMS = ("tree-budget-plan", "thesis-tree-budget")
+
+
+def depth_plan(
+    schema: Schema, epsilon: Fraction, params: Mapping[str, Param], relation: Relation, size: int,
+    engine: Engine, rng: RandomSource, ledger: Ledger,
+) -> DepthPlan:
+    """The sound variants' depth: a noisy size of the ``size`` rows (charged to ``ledger``) caps max_depth.
+
+    A function of public values and the released noisy size only: a
+    verifier calls it with :func:`~refdp.algorithms.derivation.replay_size`.
+
+    >>> from refdp.algorithms import get_algorithm
+    >>> from refdp.algorithms.derivation import NO_RANDOMNESS
+    >>> from refdp.data import load
+    >>> params = get_algorithm("thesis-tree").resolve({"size_share": 0})
+    >>> depth_plan(load("vote").schema, Fraction(1), params, Relation.ADD_REMOVE, 435, REFERENCE, NO_RANDOMNESS,
+    ...            Ledger()).depth
+    6
+    """
+    node_counts = str(params["node_counts"])
+    ratio = as_fraction(params["level_ratio"], "level_ratio")
+    share, sigmas = size_share(params)
+    return plan_depth(
+        size, epsilon, share, sigmas, int(params["max_depth"]), schema.n_classes,
+        leaves=lambda d: Fraction(2) ** d,
+        variance=lambda d, left: laplace_variance(level_epsilons(left, d, relation, node_counts, ratio)[-1]),
+        engine=engine, rng=rng, ledger=ledger,
+    )
+
+
+def derive_thesis_tree(model: TreeModel) -> Optional[Ledger]:
+    """The charges of a sound (or float-threshold) tree's plan, node by node from the released tree.
+
+    The depth plan is replayed with the released noisy size; each node of
+    the released tree gets the charges its builder makes at its level: the
+    class counts of a leaf (the deepest level's epsilon, or its own level's
+    where it stopped on them), the counts of an inner node under
+    ``node_counts=every-node``, the split's exponential mechanism; then the
+    reserve of the levels not built.  The tree must be one the builder can
+    release: value-vs-rest splits on categorical attributes not yet used on
+    the path, thresholds on the public grid (inside the public range for the
+    planted fault), a leaf only where the plan stops, discrete Laplace
+    counts (whole numbers), one tree of weight 1.  The published variant's
+    charges depend on the data (noise only on the classes present): None.
+
+    >>> from refdp.algorithms import train
+    >>> from refdp.data import load
+    >>> model = train("thesis-tree", load("vote"), 1, rng=1)
+    >>> derive_thesis_tree(model).charges == model.receipt.charges
+    True
+    """
+    params, schema = model.params, model.schema
+    variant = str(params["variant"])
+    if variant == "published":
+        return None
+    check_trees(model, 1)
+    check_weights(model, (1.0,))
+    check_voting(model, "vote")
+    integer_counts(model, "discrete Laplace class counts")
+    epsilon, ledger = model_budget(model), fresh_ledger(model)
+    plan = depth_plan(schema, epsilon, params, ledger.relation, 0, replay_size(model), NO_RANDOMNESS, ledger)
+    check_plan_inputs(model, {NOISY_SIZE: plan.noisy_size})
+    tree = _tree_plan(plan, epsilon, params, ledger.relation)
+    candidates = _Candidates(None, schema, tree.quality, int(params["grid"]), ledger.relation)
+    _Rederivation(schema, params, tree, candidates, variant == "float-threshold", ledger).walk(
+        model.root, tuple(range(schema.n_attributes)), tree.depth, ()
+    )
+    close_budget(ledger, epsilon, BUDGET_CLAIMS)
+    return ledger
+
+
+class _Rederivation:
+    """:class:`_SoundBuilder`'s charges re-issued along a released tree (see :func:`derive_thesis_tree`)."""
+
+    def __init__(
+        self, schema: Schema, params: Mapping[str, Param], plan: _TreePlan, candidates: _Candidates, planted: bool,
+        ledger: Ledger,
+    ) -> None:
+        self.schema = schema
+        self.plan = plan
+        self.candidates = candidates
+        self.planted = planted
+        self.ledger = ledger
+        self.leaves_only = params["node_counts"] == "leaves"
+        self.min_samples = int(params["min_samples"])
+
+    def _counts(self, path: Partition, depth: int, leaf: bool) -> None:
+        for charge in histogram_charges(
+            epsilon=self.plan.counts_epsilon(depth, leaf), label=COUNTS_LABEL, partition=path,
+            names=self.schema.classes,
+        ):
+            self.ledger.record(charge)
+
+    def walk(self, node: Node, attributes: Tuple[int, ...], depth: int, path: Partition) -> None:
+        where = "/".join(path) or "the root"
+        if not attributes or depth == 0:
+            if not isinstance(node, Leaf):
+                refuse(f"the tree splits at {where}, where its plan of depth {self.plan.depth} has a leaf")
+            self._counts(path, depth, leaf=True)
+            return
+        if self.leaves_only:
+            if isinstance(node, Leaf) or node.counts is not None:
+                refuse(
+                    f"the tree has {'a leaf' if isinstance(node, Leaf) else 'inner counts'} at {where}; with "
+                    "node_counts=leaves every node above the planned depth splits and releases no counts"
+                )
+        else:
+            counts = node.counts
+            if counts is None:
+                refuse(f"the split at {where} releases no counts, which node_counts=every-node releases at every node")
+            self._counts(path, depth, leaf=False)
+            if isinstance(node, Leaf) != stops(counts, self.min_samples):
+                refuse(
+                    f"the node at {where} {'stops' if isinstance(node, Leaf) else 'splits'} on the counts "
+                    f"{list(counts)}, where the stopping rule (min_samples={self.min_samples}) "
+                    f"{'splits' if isinstance(node, Leaf) else 'stops'}"
+                )
+            if isinstance(node, Leaf):
+                return
+        eps = self.plan.at(depth)
+        rule = self.candidates
+        if self.planted:
+            self.ledger.record(exponential_charge(
+                epsilon=eps, sensitivity=rule.sensitivity, label=PLANTED_LABEL, partition=path,
+                claims=rule.planted_claims, sound=False, note=PLANTED_NOTE,
+            ))
+        else:
+            self.ledger.record(exponential_charge(
+                epsilon=eps, sensitivity=rule.sensitivity, label=SPLIT_LABEL, partition=path,
+                claims=rule.split_claims, exact=True, monotone=rule.monotone,
+            ))
+        if isinstance(node, ValueSplit) and node.attribute in attributes:
+            attribute = self.schema.attributes[node.attribute]
+            assert isinstance(attribute, CategoricalAttribute)
+            name, value = attribute.name, attribute.values[node.value]
+            remaining = tuple(b for b in attributes if b != node.attribute)
+            self.walk(node.equal, remaining, depth - 1, child_path(path, f"{name}={value}"))
+            self.walk(node.rest, remaining, depth - 1, child_path(path, f"{name}!={value}"))
+            return
+        if not isinstance(node, ThresholdSplit):
+            refuse(
+                f"the node at {where} is a {type(node).__name__} on an attribute its path has used; the thesis tree "
+                "splits value vs rest on a categorical attribute not yet used, or at a threshold"
+            )
+        attribute = self.schema.attributes[node.attribute]
+        assert isinstance(attribute, ContinuousAttribute)
+        threshold = node.threshold
+        if self.planted:
+            if not (isinstance(threshold, float) and attribute.lower < threshold <= attribute.upper):
+                refuse(f"the threshold {threshold} at {where} lies outside the public range of {attribute.name!r}")
+        else:
+            grid_index(self.candidates.grids[node.attribute], threshold, f"the split on {attribute.name!r} at {where}")
+        low, high = threshold_conditions(attribute, threshold)
+        self.walk(node.below, attributes, depth - 1, child_path(path, low))
+        self.walk(node.at_or_above, attributes, depth - 1, child_path(path, high))
 
 
 def _public_plan(
@@ -820,9 +1008,13 @@ SPEC = register(
                 "max_depth", int, 6,
                 "maximal depth d (levels of splits; the noisy size may cap it; 6: 5-fold CV on the built-in data at "
                 "epsilon 0.1, 1 and 10, docs/results.md)",
-                minimum=0,
+                minimum=0, maximum=MAX_DEPTH,
             ),
-            Parameter("min_samples", int, 5, "m_s: a node whose noisy size N_n <= m_s becomes a leaf"),
+            Parameter(
+                "min_samples", int, 5,
+                "m_s: a node whose noisy size N_n <= m_s becomes a leaf (noisy sizes can be negative, and so can m_s)",
+                minimum=-10**9, maximum=10**9,
+            ),
             Parameter(
                 "node_counts", str, "leaves",
                 "sound variants: noisy class counts at every node (Algorithm 2; they stop a node early) or at the "
@@ -833,12 +1025,13 @@ SPEC = register(
                 "level_ratio", float, 1.0,
                 "r > 0: the sound variants give level l (root 0) r^l times the root's per-query epsilon; 1: every "
                 "level alike, as in the thesis",
-                minimum=0.0, minimum_open=True,
+                minimum=0.001, maximum=1000.0,
             ),
             *size_parameters(0.05, 3.0),
         ),
         claims=CLAIMS,
         fit=fit_thesis_tree,
         engines=("reference", "array"),
+        derive=derive_thesis_tree,
     )
 )

@@ -33,7 +33,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable, List, Optional, Sequence, Union
+from typing import Callable, List, Optional, Sequence, TypeVar, Union
 
 from refdp.errors import InvalidParameterError
 from refdp.mechanisms import (
@@ -170,8 +170,18 @@ def tv_detectable(
     return total / (2 * math.sqrt(n))
 
 
+_S = TypeVar("_S")
+
+
+def _sample_list(samples: Sequence[_S], what: str) -> List[_S]:
+    """``samples`` as a list; InvalidParameterError when it is not a sequence of samples."""
+    if isinstance(samples, (str, bytes)) or not hasattr(samples, "__iter__"):
+        raise InvalidParameterError(f"{what}: samples must be a list of numbers, got {type(samples).__name__}")
+    return list(samples)
+
+
 def _indices(samples: Sequence[int], what: str) -> List[int]:
-    values = list(samples)
+    values = _sample_list(samples, what)
     if not values:
         raise InvalidParameterError(f"{what}: give at least one sample")
     for s in values:
@@ -335,7 +345,7 @@ def _scale(value: Union[int, float, Fraction], name: str) -> float:
 
 
 def _floats(samples: Sequence[float], location: float, what: str) -> List[float]:
-    values = list(samples)
+    values = _sample_list(samples, what)
     if not values:
         raise InvalidParameterError(f"{what}: give at least one sample")
     out = []
@@ -376,7 +386,7 @@ def crosscheck_discrete_laplace(
     b = _scale(scale, "scale")
     if isinstance(location, bool) or not isinstance(location, int):
         raise InvalidParameterError(f"location must be an int, got {location!r}")
-    values = list(samples)
+    values = _sample_list(samples, "discrete Laplace samples")
     for s in values:
         if isinstance(s, bool) or not isinstance(s, int):
             raise InvalidParameterError(f"discrete Laplace samples must be ints, got {s!r}")

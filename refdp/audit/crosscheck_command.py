@@ -73,7 +73,7 @@ from pathlib import Path
 from typing import Any, Callable, Dict, FrozenSet, Hashable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from refdp.algorithms import diffpid3, majority, thesis_tree
-from refdp.algorithms.registry import AlgorithmSpec, Param, get_algorithm, model_from_json, train
+from refdp.algorithms.registry import MISSING_VALUE_RULE, AlgorithmSpec, Param, get_algorithm, model_from_json, train
 from refdp.algorithms.root_law import CountsLaw, SplitLaw
 from refdp.audit.crosscheck import (
     DEFAULT_BETA,
@@ -267,7 +267,9 @@ class ModelExpectation:
     ``charge_kinds`` are the (label, mechanism, epsilon, delta, sensitivity,
     claims, sound, data_independent) of every charge in refdp's receipts of
     :data:`MODEL_REFERENCE_RUNS` runs, the reserve of an unbuilt part of the
-    plan excepted (its epsilon depends on the tree).
+    plan excepted (its epsilon depends on the tree), and so is the entry of
+    epsilon 0 that records the missing-value policy of the data (a program
+    given the data as a file reads it with a policy of its own).
     """
 
     algorithm: str
@@ -278,6 +280,9 @@ class ModelExpectation:
     epsilon: Fraction
     delta: Fraction
     charge_kinds: FrozenSet[ChargeKind]
+
+
+_UNCOMPARED = ("reserved", MISSING_VALUE_RULE)
 
 
 def _charge_kind(c: Charge) -> ChargeKind:
@@ -293,7 +298,7 @@ def _expectation(
     return ModelExpectation(
         spec.name, str(params["variant"]), tuple(sorted(params.items())),
         json.dumps(data.schema.to_json(), sort_keys=True), relation.value, receipt.epsilon, receipt.delta,
-        frozenset(_charge_kind(c) for m in models for c in m.receipt.charges if c.mechanism != "reserved"),
+        frozenset(_charge_kind(c) for m in models for c in m.receipt.charges if c.mechanism not in _UNCOMPARED),
     )
 
 
@@ -328,7 +333,7 @@ class ModelReader:
             if found != wanted:
                 return Reading("impossible", detail=f"the model's {what} is {found}; refdp's is {wanted}")
         for charge in receipt.charges:
-            if charge.mechanism != "reserved" and _charge_kind(charge) not in e.charge_kinds:
+            if charge.mechanism not in _UNCOMPARED and _charge_kind(charge) not in e.charge_kinds:
                 return Reading("impossible", detail=(
                     f"the receipt's charge {charge.label!r} ({charge.mechanism}, epsilon {charge.epsilon}, "
                     f"sensitivity {charge.sensitivity}) is not one refdp's plan makes for these inputs"
@@ -416,7 +421,8 @@ def _run(
     with tempfile.TemporaryDirectory(prefix="refdp-crosscheck-cmd-") as tmp:
         data_path, schema_path = write_inputs(request.d, Path(tmp), "data.csv")
         program = CommandProgram(request.words, str(schema_path), tmp, float(request.timeout))
-        with concurrent.futures.ThreadPoolExecutor(max_workers=request.jobs) as pool:
+        # leaving the pool waits for its threads: end the programs they wait on first
+        with concurrent.futures.ThreadPoolExecutor(max_workers=request.jobs) as pool, program.running:
             driver: RunDriver[str, str] = RunDriver(
                 pool, 2, runs, request.max_failure_rate, None, sides=("the data",), limit="--max-failure-rate"
             )

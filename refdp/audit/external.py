@@ -57,7 +57,7 @@ from typing import (
     Union,
 )
 
-from refdp.audit.montecarlo import TESTS, AuditResult, monte_carlo_audit, run_seeds, test_sides
+from refdp.audit.montecarlo import MAX_TRIALS, TESTS, AuditResult, monte_carlo_audit, run_seeds, test_sides
 from refdp.errors import DataError, InvalidParameterError
 from refdp.privacy import Number
 from refdp.rng import RandomSource
@@ -314,9 +314,11 @@ def _check_rate(value: float) -> float:
     return float(value)
 
 
-def _check_count(value: object, name: str) -> int:
+def _check_count(value: object, name: str, maximum: Optional[int] = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise InvalidParameterError(f"{name} must be an int >= 1, got {value!r}")
+        raise InvalidParameterError(f"{name} must be an int >= 1, got {value!r:.60}")
+    if maximum is not None and value > maximum:
+        raise InvalidParameterError(f"{name} must be at most {maximum}, got {value}")
     return value
 
 
@@ -361,8 +363,8 @@ def audit_program(
     docstring.  ``progress(done, total)`` is called after each chunk.
     """
     started = time.perf_counter()
-    n = _check_count(trials, "trials")
-    m = n if selection_trials is None else _check_count(selection_trials, "selection_trials")
+    n = _check_count(trials, "trials", MAX_TRIALS)
+    m = n if selection_trials is None else _check_count(selection_trials, "selection_trials", MAX_TRIALS)
     _check_count(chunk, "chunk")
     rate = _check_rate(max_failure_rate)
     if isinstance(seed, bool) or not isinstance(seed, int):

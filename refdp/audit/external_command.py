@@ -31,6 +31,11 @@
    are four rows of ``D`` drawn with the seed, removed (add-remove) or with
    their class changed to the next class (substitute).
 
+Each run is a process group of its own (:class:`RunningPrograms`), so that
+an audit that ends for any reason -- Ctrl-C, SIGTERM, an error -- ends every
+program still running, with its children, before it removes its temporary
+directory, and starts no other.
+
 The statistics are :func:`refdp.audit.audit_program`'s (claim
 ``empirical-epsilon-lower-bound``).  The report is a JSON-ready ``dict``
 with the run and failure counts; its notes name the ``audit-cmd`` command's
@@ -49,11 +54,13 @@ import secrets
 import signal
 import subprocess
 import tempfile
+import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Dict, Hashable, List, Optional, Tuple
+from types import TracebackType
+from typing import Any, Dict, Hashable, List, Optional, Sequence, Set, Tuple, Type
 
 from refdp.audit.external import ProgramAuditResult, RunFailed, audit_program
 from refdp.audit.pair import Neighbour, choose_by_pilot, row_neighbour
@@ -69,6 +76,7 @@ __all__ = [
     "CommandAudit",
     "CommandProgram",
     "OutputReader",
+    "RunningPrograms",
     "audit_command",
     "write_csv",
     "write_inputs",
@@ -107,14 +115,72 @@ def write_inputs(data: Dataset, workdir: Path, name: str) -> Tuple[Path, Path]:
     return data_path, schema_path
 
 
+class RunningPrograms:
+    """The programs of one audit, each started in a process group of its own; ``stop`` ends them all.
+
+    Used as a context manager around the runs: leaving it (normally, on an
+    error or on Ctrl-C) kills every process group still running and makes
+    any later start fail at once, so the threads that wait on the programs
+    return and the audit's temporary files can go.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._running: Set["subprocess.Popen[bytes]"] = set()
+        self._stopped = False
+
+    def start(self, argv: Sequence[str]) -> "subprocess.Popen[bytes]":
+        """Start ``argv`` in a new session; RunFailed once the audit is stopping."""
+        with self._lock:
+            if self._stopped:
+                raise RunFailed("stopped", "the audit is stopping")
+            try:
+                proc = subprocess.Popen(
+                    list(argv), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                    start_new_session=True,
+                )
+            except OSError as exc:
+                raise RunFailed("error", f"cannot start {argv[0]!r}: {exc.strerror or exc}") from None
+            self._running.add(proc)
+            return proc
+
+    def finished(self, proc: "subprocess.Popen[bytes]") -> None:
+        """Forget ``proc``, which has been waited for."""
+        with self._lock:
+            self._running.discard(proc)
+
+    def stop(self) -> None:
+        """Kill every running program's process group; no program starts after this."""
+        with self._lock:
+            self._stopped = True
+            for proc in self._running:
+                _signal_group(proc)
+
+    def __enter__(self) -> RunningPrograms:
+        return self
+
+    def __exit__(
+        self,
+        kind: Optional[Type[BaseException]],
+        value: Optional[BaseException],
+        traceback: Optional[TracebackType],
+    ) -> None:
+        self.stop()
+
+
 @dataclass(frozen=True)
 class CommandProgram:
-    """One run of an external command on a CSV file, as ``program(data_path, seed) -> output text``."""
+    """One run of an external command on a CSV file, as ``program(data_path, seed) -> output text``.
+
+    The runs are started through ``running``; leave ``with program.running:``
+    to end those still going (see :class:`RunningPrograms`).
+    """
 
     words: Tuple[str, ...]
     schema_path: str
     workdir: str
     timeout: float
+    running: RunningPrograms = field(default_factory=RunningPrograms, compare=False, repr=False)
 
     def __call__(self, data_path: str, seed: int) -> str:
         uses_out = any("{out}" in w for w in self.words)
@@ -124,20 +190,15 @@ class CommandProgram:
             .replace("{schema}", self.schema_path)
             for w in self.words
         ]
-        try:
-            # A session of its own, so that a timeout ends the program's children too.
-            proc = subprocess.Popen(
-                argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                start_new_session=True,
-            )
-        except OSError as exc:
-            raise RunFailed("error", f"cannot start {argv[0]!r}: {exc.strerror or exc}") from None
+        proc = self.running.start(argv)
         try:
             try:
                 stdout, stderr = proc.communicate(timeout=self.timeout)
             except subprocess.TimeoutExpired:
                 _kill(proc)
                 raise RunFailed("timeout", f"no result after {self.timeout:g} s (seed {seed})") from None
+            finally:
+                self.running.finished(proc)
             if proc.returncode != 0:
                 lines = stderr.decode("utf-8", "replace").strip().splitlines()
                 last = lines[-1] if lines else "(no stderr)"
@@ -153,8 +214,8 @@ class CommandProgram:
                 os.remove(out_path)
 
 
-def _kill(proc: "subprocess.Popen[bytes]") -> None:
-    """End a program that ran out of time, with its process group where there are groups."""
+def _signal_group(proc: "subprocess.Popen[bytes]") -> None:
+    """SIGKILL the process group of ``proc`` (the process alone where there are no groups)."""
     killpg = getattr(os, "killpg", None)
     try:
         if killpg is not None:
@@ -163,6 +224,11 @@ def _kill(proc: "subprocess.Popen[bytes]") -> None:
             proc.kill()
     except OSError:
         pass  # it ended on its own in the meantime
+
+
+def _kill(proc: "subprocess.Popen[bytes]") -> None:
+    """End a program that ran out of time, with its process group where there are groups."""
+    _signal_group(proc)
     proc.communicate()
 
 
@@ -269,7 +335,8 @@ def audit_command(request: CommandAudit) -> Dict[str, Any]:
             path = work / f"D-prime-{k}.csv"
             write_csv(candidate.d_prime, path)
             paths.append(str(path))
-        with concurrent.futures.ThreadPoolExecutor(max_workers=request.jobs) as pool:
+        # leaving the pool waits for its threads: end the programs they wait on first
+        with concurrent.futures.ThreadPoolExecutor(max_workers=request.jobs) as pool, program.running:
 
             def run(path: str, per_side: int, seed: int) -> ProgramAuditResult:
                 return audit_program(

@@ -210,9 +210,15 @@ class _Runner(Generic[X, O]):
         return sum(1 for s in seeds if self.outcome(s) in event)
 
 
-def _positive_int(value: object, name: str) -> int:
+MAX_TRIALS = 10**7
+"""The most runs per side an audit accepts: its seeds and outcomes are kept in memory (about 1 GB at this bound)."""
+
+
+def _positive_int(value: object, name: str, maximum: Optional[int] = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise InvalidParameterError(f"{name} must be an int >= 1, got {value!r}")
+        raise InvalidParameterError(f"{name} must be an int >= 1, got {value!r:.60}")
+    if maximum is not None and value > maximum:
+        raise InvalidParameterError(f"{name} must be at most {maximum}, got {value}")
     return value
 
 
@@ -468,13 +474,13 @@ def monte_carlo_audit(
     if eps < 0:
         raise InvalidParameterError(f"epsilon must be >= 0, got {epsilon!r}")
     dlt = float(as_delta(delta))
-    n = _positive_int(trials, "trials")
+    n = _positive_int(trials, "trials", MAX_TRIALS)
     if event is not None:
         if direction not in (D_OVER_D_PRIME, D_PRIME_OVER_D):
             raise InvalidParameterError(f"direction must be one of the two ratios, got {direction!r}")
         m = 0
     else:
-        m = n if selection_trials is None else _positive_int(selection_trials, "selection_trials")
+        m = n if selection_trials is None else _positive_int(selection_trials, "selection_trials", MAX_TRIALS)
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
         raise InvalidParameterError(f"alpha must be a float in (0, 1), for example 1e-6; got {alpha!r}")
     if isinstance(seed, bool) or not isinstance(seed, int):

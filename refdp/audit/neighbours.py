@@ -172,9 +172,11 @@ def universe_record(
     return Record(tuple(reversed(values)), label)
 
 
-def _build(schema: Schema, records: Sequence[Record]) -> Dataset:
+def _build(data: Dataset, records: Sequence[Record]) -> Dataset:
+    """A data set of ``data``'s schema and missing-value policy holding ``records``."""
+    schema = data.schema
     columns = [[r.values[j] for r in records] for j in range(schema.n_attributes)]
-    return Dataset.from_codes(schema, columns, [r.label for r in records])
+    return Dataset.from_codes(schema, columns, [r.label for r in records], missing=data.missing)
 
 
 def add_record(data: Dataset, record: Record) -> Dataset:
@@ -184,7 +186,7 @@ def add_record(data: Dataset, record: Record) -> Dataset:
         raise DataError(
             f"expected a Record with {data.schema.n_attributes} values for this schema, got {record!r}"
         )
-    return _build(data.schema, _records(data) + [record])
+    return _build(data, _records(data) + [record])
 
 
 def remove_row(data: Dataset, i: int) -> Dataset:
@@ -204,7 +206,7 @@ def replace_row(data: Dataset, i: int, record: Record) -> Dataset:
         )
     records = _records(data)
     records[i] = record
-    return _build(data.schema, records)
+    return _build(data, records)
 
 
 def all_neighbours(
@@ -231,7 +233,7 @@ def all_neighbours(
         for i, record in enumerate(records):
             yield f"remove row {i} {record.describe(schema)}", remove_row(data, i)
         for record in universe:
-            yield f"add {record.describe(schema)}", _build(schema, records + [record])
+            yield f"add {record.describe(schema)}", _build(data, records + [record])
         return
     for i, old in enumerate(records):
         for record in universe:
@@ -241,7 +243,7 @@ def all_neighbours(
             changed[i] = record
             yield (
                 f"replace row {i} {old.describe(schema)} by {record.describe(schema)}",
-                _build(schema, changed),
+                _build(data, changed),
             )
 
 

@@ -6,8 +6,11 @@ One module per subcommand, each defining ``COMMAND`` (a :class:`Command`):
 (:mod:`refdp.cli.audit_cmd`) and ``crosscheck-cmd`` (:mod:`refdp.cli.crosscheck_cmd`).
 :data:`COMMANDS` lists them in the order of the help.  Errors in the input
 print one line on stderr, in the words of the command line
-(:mod:`refdp.cli._wording`), and exit with status 2; Ctrl-C prints one line
-and exits with status 130; neither shows a traceback.  The subcommand modules
+(:mod:`refdp.cli._wording`), and exit with status 2; Ctrl-C (SIGINT) prints
+one line and exits with status 130, SIGTERM likewise with status 143: both
+unwind the command as an exception would, so the programs of ``audit-cmd``
+and ``crosscheck-cmd`` are killed and temporary files removed; none of
+these shows a traceback.  The subcommand modules
 import what they run inside their functions, and only the chosen
 subcommand's options are built, so ``delta``, ``datasets`` or ``--help``
 load no algorithm and no audit module.
@@ -17,8 +20,11 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
-from typing import List, NoReturn, Optional, Tuple
+import threading
+from types import FrameType
+from typing import Any, List, NoReturn, Optional, Tuple
 
 from refdp.cli import (
     algorithms,
@@ -61,6 +67,21 @@ COMMANDS: Tuple[Command, ...] = (
 
 class _UsageError(Exception):
     pass
+
+
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the main thread is, to unwind the command as Ctrl-C does."""
+
+
+def _terminate(signum: int, frame: Optional[FrameType]) -> NoReturn:
+    raise _Terminated
+
+
+def _on_sigterm(handler: Any) -> Any:
+    """Set SIGTERM's handler where this is the main thread; the handler it had (None: unchanged)."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, handler)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -118,10 +139,22 @@ def main(argv: Optional[List[str]] = None) -> int:
     """Run the command line on ``argv`` (default: ``sys.argv[1:]``); return the exit status.
 
     Bad input prints one line on stderr and returns 2; Ctrl-C prints one line
-    and returns 130.  Neither shows a traceback.
+    and returns 130, SIGTERM one line and 143.  None shows a traceback.
     """
     if argv is None:
         argv = sys.argv[1:]
+    previous = _on_sigterm(_terminate)
+    try:
+        return _main(argv)
+    except _Terminated:  # between _main's handlers and here
+        print("refdp: terminated", file=sys.stderr)
+        return 143
+    finally:
+        if previous is not None:
+            _on_sigterm(previous)
+
+
+def _main(argv: List[str]) -> int:
     parser = _parser(_chosen(argv))
     try:
         return _run(parser, argv)
@@ -129,6 +162,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         return exc.code if isinstance(exc.code, int) else 0
     except _UsageError as exc:
         return _fail(str(exc))
+    except _Terminated:
+        print("refdp: terminated", file=sys.stderr)
+        return 143
     except KeyboardInterrupt:
         print("refdp: interrupted", file=sys.stderr)
         return 130

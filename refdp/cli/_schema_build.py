@@ -14,6 +14,7 @@ from refdp.cli._data import text_lines
 from refdp.data import (
     BUILTIN_NAMES,
     Attribute,
+    CategoricalAttribute,
     ContinuousAttribute,
     RawValue,
     Schema,
@@ -21,12 +22,13 @@ from refdp.data import (
     leaky_infer_schema,
     read_arff,
 )
-from refdp.data.readers import is_number, parse_arff_attribute
+from refdp.data.missing import MARKER
+from refdp.data.readers import header_advice, is_number, parse_arff_attribute
 from refdp.errors import DataError, InvalidParameterError, SchemaError
 
 __all__ = ["schema_of", "summary"]
 
-_MARKER = "?"  # the missing-value marker of the readers
+_MARKER = MARKER
 
 _WIDEST = (-sys.float_info.max, sys.float_info.max)
 
@@ -47,6 +49,14 @@ def _column(
 def _classes(label: str, labels: Sequence[str]) -> Tuple[Tuple[str, ...], str]:
     inferred = leaky_infer_schema([()] * len(labels), labels, attribute_names=[], label=label)
     return inferred.classes, inferred.leaks[-1]
+
+
+def _with_marker(attribute: Attribute) -> Attribute:
+    """A categorical attribute with the missing-value category last (whether or not a value is missing)."""
+    if not isinstance(attribute, CategoricalAttribute):
+        return attribute
+    values = tuple(v for v in attribute.values if v != _MARKER) + (_MARKER,)
+    return CategoricalAttribute(attribute.name, values)
 
 
 # --- CSV ---------------------------------------------------------------------------------------
@@ -74,7 +84,10 @@ def _csv_table(path: str) -> Tuple[List[str], List[Tuple[int, List[str]]]]:
         raise DataError(f"{path}: the header {header} names a column twice or leaves one unnamed")
     for line, cells in rows:
         if len(cells) != len(header):
-            raise DataError(f"line {line} of {path} has {len(cells)} fields but the header has {len(header)}")
+            raise DataError(
+                f"line {line} of {path} has {len(cells)} fields but the header (its first line) has {len(header)}"
+                + header_advice(header)
+            )
     return header, rows
 
 
@@ -105,12 +118,15 @@ def _csv_schema(path: str, label: Optional[str]) -> Tuple[Schema, List[str]]:
         present = [cells for cells in kept if cells[j] != _MARKER]
         continuous = bool(present) and all(is_number(cells[j]) for cells in present)
         if continuous and len(present) < len(kept):
-            notes.append(f"{name!r} is continuous with missing values: train with --missing drop")
+            notes.append(
+                f"{name!r} is continuous with missing values: they read as the midpoint of its bounds (the default "
+                "--missing category) or drop their rows (--missing drop)"
+            )
         rows_used = present if continuous else kept
         attribute, leak = _column(
             name, [cells[j] for cells in rows_used], [cells[position] for cells in rows_used], continuous, label
         )
-        attributes.append(attribute)
+        attributes.append(_with_marker(attribute))
         leaks.append(leak)
     classes, leak = _classes(label, labels)
     if len(kept) < len(rows):
@@ -154,10 +170,10 @@ def _arff_schema(path: str, label: Optional[str]) -> Tuple[Schema, List[str]]:
         if isinstance(attribute, ContinuousAttribute):
             attribute, leak = _column(attribute.name, list(data.values(attribute.name)), labels, True, label)
             leaks.append(leak)
-        attributes.append(attribute)
+        attributes.append(_with_marker(attribute))
     notes = [
-        "nominal domains and classes are the header's (public), without '?': declare '?' in the domain of an "
-        "attribute with missing values, or train with --missing drop",
+        f"nominal domains and classes are the header's (public); each domain ends with {_MARKER!r}, the category "
+        "of a missing value (as training reads the file with the default --missing category)",
         "numeric bounds come from the rows without a missing value",
     ]
     return Schema(tuple(attributes), label, data.schema.classes, tuple(leaks)), notes

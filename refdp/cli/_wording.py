@@ -12,6 +12,7 @@ through the command line and checks that no keyword argument is left.
 from __future__ import annotations
 
 import re
+import shlex
 from typing import Callable, Iterable, List, Tuple, Union
 
 __all__ = ["for_cli"]
@@ -23,20 +24,26 @@ _QUOTED = r"""(?:'[^']*'|"[^"]*")"""
 _RULES: Tuple[Tuple[str, _Replacement], ...] = (
     # the missing-value policies of the readers: one --missing flag on the command line
     (r"pass continuous_missing='drop'", "pass --missing drop"),
+    (
+        r"pass continuous_missing='midpoint' \(the midpoint of the public bounds\) or 'drop'",
+        "pass --missing category (a missing number is the midpoint of the public bounds) or --missing drop",
+    ),
     (r"pass categorical_missing='drop'", "pass --missing drop"),
     (
-        r"pass categorical_missing='category' \(and declare the marker in the schema\) or 'drop'",
-        "pass --missing category (and declare the marker in the --schema) or --missing drop",
+        r"pass categorical_missing='category' \(the category '\?'\) or 'drop'",
+        "pass --missing category (the category '?') or --missing drop",
     ),
-    (r"in a schema passed as schema=", "in a --schema file"),
     # the class column
     (r"pass label= to", "pass --label to"),
     (r"pass label=$", "pass --label"),
     (r"^label (" + _QUOTED + r") is an attribute", r"--label \1 is an attribute"),
-    # public bounds of ARFF numeric attributes
+    # public bounds of ARFF numeric attributes: a --bounds line to edit
     (
-        r"pass bounds=\{(" + _QUOTED + r"): \(lower, upper\)\}",
-        lambda m: f"pass --bounds {m.group(1)[1:-1]}=LO:HI",
+        r"pass bounds=\{((?:" + _QUOTED + r": \(lower, upper\)(?:, )?)+)\}",
+        lambda m: "pass " + " ".join(
+            "--bounds " + shlex.quote(f"{name[1:-1]}=LO:HI")
+            for name in re.findall(_QUOTED + r"(?=: \(lower, upper\))", m.group(1))
+        ),
     ),
     (r"bounds given for", "--bounds given for"),
     (r"use leaky_infer_schema\(\)", "write a schema from the data with `python3 -m refdp schema`"),
@@ -47,6 +54,8 @@ _RULES: Tuple[Tuple[str, _Replacement], ...] = (
     (r"use the reference engine", "use --engine reference"),
     (r"^engine must be", "--engine must be"),
     (r"\bparameter ([a-z_]+) must", r"--param \1 must"),
+    # the budget flags, named as the library names its arguments
+    (r"^(epsilon|delta) (must|has)\b", r"--\1 \2"),
 )
 
 _COMPILED = [(re.compile(pattern), replacement) for pattern, replacement in _RULES]

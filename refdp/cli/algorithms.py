@@ -35,7 +35,10 @@ def _describe(spec: AlgorithmSpec) -> Dict[str, object]:
             for v in spec.variants
         ],
         "parameters": [
-            {"name": p.name, "type": p.kind.__name__, "default": p.default, "choices": list(p.choices), "help": p.help}
+            {
+                "name": p.name, "type": p.kind.__name__, "default": p.default, "choices": list(p.choices),
+                "range": p.range_text(), "help": p.help,
+            }
             for p in spec.parameters
         ],
         "claims": list(spec.claims),
@@ -67,8 +70,8 @@ def _run(args: argparse.Namespace) -> int:
         for v in spec.variants:
             print(f"  variant {v.name}: level {v.level} with default parameters{_why(v)}; {v.description}")
         for p in spec.parameters:
-            choices = f" (one of {', '.join(p.choices)})" if p.choices else ""
-            print(f"  --param {p.name}={p.default}{choices}: {p.help}")
+            allowed = f"one of {', '.join(p.choices)}" if p.choices else f"{p.kind.__name__} in {p.range_text()}"
+            print(f"  --param {p.name}={p.default} ({allowed}): {p.help}")
         for cid in spec.claims:
             print(f"  claim {cid} [{claim_status(cid) or UNKNOWN_STATUS}]")
     return 0

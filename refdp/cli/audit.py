@@ -29,7 +29,18 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Dict, Tuple
 
-from refdp.cli._args import RELATIONS, add_data_arguments, add_param_argument, check_positive, load_data, parse_params
+from refdp.cli._args import (
+    MAX_JOBS,
+    MAX_RUNS,
+    RELATIONS,
+    add_data_arguments,
+    add_param_argument,
+    check_positive,
+    integer,
+    load_data,
+    number,
+    parse_params,
+)
 from refdp.cli._command import Command
 from refdp.cli._progress import Phases
 from refdp.errors import InvalidParameterError
@@ -65,7 +76,7 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--delta", default=None, help="the claimed delta (default: the delta the model's receipt states)")
     p.add_argument("--relation", default=None, choices=RELATIONS, help="add-remove (default) or substitute")
     add_param_argument(p)
-    p.add_argument("--rows", type=int, default=None, help=f"rows of D drawn from the data (default {DEFAULT_ROWS})")
+    p.add_argument("--rows", type=integer, default=None, help=f"rows of D drawn from the data (default {DEFAULT_ROWS})")
     p.add_argument(
         "--neighbour",
         default=None,
@@ -79,15 +90,15 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
         "--method", default="auto", choices=METHODS,
         help="planted cases: exact laws when they exist (auto), or the Monte-Carlo audit",
     )
-    p.add_argument("--trials", type=int, default=None, help="test runs per side (default: sized for power)")
+    p.add_argument("--trials", type=integer, default=None, help="test runs per side (default: sized for power)")
     p.add_argument(
-        "--pilot-runs", type=int, default=None,
+        "--pilot-runs", type=integer, default=None,
         help="the search's first-round runs per side and pair (default: sized from one run's time; "
         "the report's replay line gives the value used)",
     )
     p.add_argument("--alpha", default="1e-6", help="false-alarm probability of the audit (default 1e-6)")
-    p.add_argument("--seed", type=int, default=None, help="seed (default: drawn, and printed for replay)")
-    p.add_argument("--workers", type=int, default=1, help="processes for the runs (default 1: inline)")
+    p.add_argument("--seed", type=integer, default=None, help="seed (default: drawn, and printed for replay)")
+    p.add_argument("--workers", type=integer, default=1, help="processes for the runs (default 1: inline)")
     p.add_argument("--executor", default="process", metavar="SPEC", help=EXECUTOR_HELP)
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
@@ -109,7 +120,7 @@ class RegistryMechanism:
 
 def _alpha(text: str) -> float:
     try:
-        value = float(text)
+        value = number(text)
     except ValueError:
         raise InvalidParameterError(f"--alpha must be a number in (0, 1) such as 1e-6, got {text!r}") from None
     if not 0 < value < 1:
@@ -128,10 +139,10 @@ def _run(args: argparse.Namespace) -> int:
     if not args.algorithm:
         raise InvalidParameterError("--algorithm is required (or --list-planted); see `audit --help`")
     alpha = _alpha(args.alpha)
-    check_positive(args.trials, "--trials")
-    check_positive(args.pilot_runs, "--pilot-runs")
+    check_positive(args.trials, "--trials", MAX_RUNS)
+    check_positive(args.pilot_runs, "--pilot-runs", MAX_RUNS)
     check_positive(args.rows, "--rows")
-    check_positive(args.workers, "--workers")
+    check_positive(args.workers, "--workers", MAX_JOBS)
     check_executor_spec(args.executor)
     seed = args.seed if args.seed is not None else secrets.randbits(32)
     kind, sep, name = args.algorithm.partition(":")
@@ -277,7 +288,7 @@ def _parse_record(data: Dataset, text: str, flag: str) -> Record:
 
 def _row_index(d: Dataset, text: str, flag: str) -> int:
     try:
-        i = int(text)
+        i = integer(text)
     except ValueError:
         raise InvalidParameterError(f"{flag}: the row must be an integer, got {text!r}") from None
     if not 0 <= i < len(d):

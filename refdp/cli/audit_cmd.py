@@ -31,12 +31,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, List, Optional, Tuple
 
 from refdp.cli._args import (
+    MAX_RUNS,
     RELATIONS,
     add_data_arguments,
     add_program_run_arguments,
     check_positive,
     check_program_run_arguments,
     command_words,
+    integer,
     load_data,
 )
 from refdp.cli._command import Command
@@ -54,23 +56,23 @@ __all__ = ["COMMAND"]
 def _add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--cmd", required=True, help="the command line, e.g. 'python3 prog.py {data} {seed} {out}'")
     add_data_arguments(p)
-    p.add_argument("--rows", type=int, default=None, help="rows of D drawn from the data with the seed (default: all)")
+    p.add_argument("--rows", type=integer, default=None, help="rows of D drawn from the data with the seed (default: all)")
     p.add_argument("--epsilon", required=True, help="the claimed epsilon, e.g. 1 or 1/2")
     p.add_argument("--delta", default="0", help="the claimed delta (default 0)")
     p.add_argument("--relation", default="add-remove", choices=RELATIONS, help="add-remove (default) or substitute")
     p.add_argument("--neighbours", default="auto", help="auto (default), index:I, or a .csv / .json file of neighbours")
-    p.add_argument("--trials", type=int, default=None, help="test runs per side (default: sized for power)")
+    p.add_argument("--trials", type=integer, default=None, help="test runs per side (default: sized for power)")
     p.add_argument(
         "--output-kind", default="label", help="label (default), json-field:PATH or tree-structure"
     )
     add_program_run_arguments(p, max_failure_rate=0.1)
-    p.add_argument("--seed", type=int, default=None, help="seed (default: drawn, and printed for replay)")
+    p.add_argument("--seed", type=integer, default=None, help="seed (default: drawn, and printed for replay)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
 def _check_args(args: argparse.Namespace) -> None:
-    for flag, value in (("--trials", args.trials), ("--rows", args.rows)):
-        check_positive(value, flag)
+    check_positive(args.trials, "--trials", MAX_RUNS)
+    check_positive(args.rows, "--rows")
     check_program_run_arguments(args)
 
 
@@ -120,7 +122,7 @@ def _neighbours(d: Dataset, relation: Relation, text: str) -> Optional[Tuple[Nei
         return None
     if text.startswith("index:"):
         try:
-            i = int(text[len("index:"):])
+            i = integer(text[len("index:"):])
         except ValueError:
             raise InvalidParameterError(f"--neighbours {text!r}: index:I needs an integer row I") from None
         if not 0 <= i < len(d):

@@ -22,12 +22,14 @@ import secrets
 from typing import Any, Dict, List
 
 from refdp.cli._args import (
+    MAX_RUNS,
     add_data_arguments,
     add_param_argument,
     add_program_run_arguments,
     check_positive,
     check_program_run_arguments,
     command_words,
+    integer,
     load_data,
     parse_params,
 )
@@ -48,16 +50,16 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--epsilon", required=True, help="the total budget given to both, e.g. 1 or 1/2")
     p.add_argument("--relation", default="add-remove", help="add-remove (default) or substitute")
     p.add_argument("--output", required=True, help=f"what the program writes: {', '.join(OUTPUTS)}")
-    p.add_argument("--runs", type=int, default=None, help="runs of the program (default: computed for the power)")
+    p.add_argument("--runs", type=integer, default=None, help="runs of the program (default: computed for the power)")
     add_program_run_arguments(p, max_failure_rate=0.01, failure_note=": failed runs are left out of the sample")
-    p.add_argument("--seed", type=int, default=None, help="seed of the runs' seeds (default: drawn, and printed)")
+    p.add_argument("--seed", type=integer, default=None, help="seed of the runs' seeds (default: drawn, and printed)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
 def _check_args(args: argparse.Namespace) -> None:
     from refdp.audit.crosscheck_command import OUTPUTS
 
-    check_positive(args.runs, "--runs")
+    check_positive(args.runs, "--runs", MAX_RUNS)
     check_program_run_arguments(args)
     if args.output not in OUTPUTS:
         raise InvalidParameterError(f"--output {args.output!r}: use one of {', '.join(OUTPUTS)}")

@@ -18,6 +18,7 @@ import argparse
 import json
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from refdp.cli._args import integer
 from refdp.cli._command import Command
 from refdp.errors import InvalidParameterError, RefdpError
 from refdp.privacy import LqsResult, as_epsilon, largest_beta, lqs_delta, smallest_k
@@ -34,9 +35,9 @@ TABLE_BETA = ("0.01", "0.05", "0.1", "0.2", "0.3", "0.5")
 def _ints(text: str) -> Tuple[int, ...]:
     """``--k``: one int, or a comma-separated list of them (for ``--table``)."""
     try:
-        return tuple(int(part) for part in text.split(","))
+        return tuple(integer(part) for part in text.split(","))
     except ValueError:
-        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
+        raise argparse.ArgumentTypeError(f"invalid integer value: {text[:40]!r}") from None
 
 
 def _add_arguments(p: argparse.ArgumentParser) -> None:
@@ -47,7 +48,7 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--epsilon", required=True, help="epsilon of one tree (the theorem's epsilon; a list with --table)"
     )
-    p.add_argument("--trees", type=int, default=None, help="also print (N eps, N delta) for N trees")
+    p.add_argument("--trees", type=integer, default=None, help="also print (N eps, N delta) for N trees")
     p.add_argument("--target-delta", default=None, help="answer an inverse question for this delta")
     p.add_argument(
         "--table", action="store_true",

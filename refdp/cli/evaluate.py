@@ -6,7 +6,15 @@ import argparse
 import json
 from typing import TYPE_CHECKING
 
-from refdp.cli._args import add_seed_argument, add_training_arguments, check_positive, load_data, parse_params
+from refdp.cli._args import (
+    add_seed_argument,
+    add_training_arguments,
+    check_missing_policy,
+    check_positive,
+    integer,
+    load_data,
+    parse_params,
+)
 from refdp.cli._command import Command
 from refdp.cli._progress import Line
 from refdp.errors import InvalidParameterError
@@ -22,14 +30,14 @@ __all__ = ["COMMAND"]
 def _add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--algorithm", required=True, help="algorithm name (see `algorithms`)")
     add_training_arguments(p)
-    p.add_argument("--folds", type=int, default=10, help="folds (default 10)")
+    p.add_argument("--folds", type=integer, default=10, help="folds (default 10)")
     p.add_argument(
         "--test-data",
         default=None,
         help="train on --data and test on this data set instead of cross-validating (e.g. adult with adult-test); "
         "a file is read like --data, with its schema",
     )
-    p.add_argument("--repeats", type=int, default=1, help="repeats (default 1)")
+    p.add_argument("--repeats", type=integer, default=1, help="repeats (default 1)")
     add_seed_argument(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
@@ -45,17 +53,18 @@ def _evaluate(args: argparse.Namespace) -> CVResult:
 
     if args.folds < 2:
         raise InvalidParameterError(f"--folds must be at least 2, got {args.folds}")
-    check_positive(args.repeats, "--repeats")
+    check_positive(args.repeats, "--repeats", 10_000)
     epsilon = as_budget(args.epsilon)
     params = parse_params(args.param)
     relation = parse_relation(args.relation)
+    check_missing_policy(args.algorithm, parse_params(args.param), relation, args.missing)
     data = load_data(args)
     line = Line(f"evaluate {args.algorithm}", "models")
     try:
         if args.test_data:
             test, clipped = (
                 (read_data(args.test_data), 0) if args.test_data in BUILTIN_NAMES
-                else read_test_data(args.test_data, data.schema, label=args.label, missing=args.missing)
+                else read_test_data(args.test_data, data.schema, data.missing, label=args.label)
             )
             note_clipped(args.test_data, clipped)
             return train_test_evaluate(

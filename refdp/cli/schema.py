@@ -9,11 +9,15 @@ trained with the file unedited has an unsound receipt:
 
 * a CSV file: every column.  A column whose every present value is a finite
   number is continuous (bounds: its minimum and maximum), any other
-  categorical (domain: its values, ``?`` included where it occurs); the
-  classes are the class column's values other than ``?``;
+  categorical (domain: its values other than ``?``); the classes are the
+  class column's values other than ``?``;
 * an ARFF file: the bounds of the numeric attributes, read from the rows
   without a missing numeric value.  Nominal domains and the classes come
   from the header, which is public: no leak.
+
+Every categorical domain ends with ``?``, the category of a missing value
+(:mod:`refdp.data.missing`), whether or not one occurs: a rule, not read off
+the data.
 
 A built-in name writes the built-in's public schema.  The format and how to
 replace a leaky part by public knowledge: ``docs/schema.md``.

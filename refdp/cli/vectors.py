@@ -21,6 +21,8 @@ def _run(args: argparse.Namespace) -> int:
 
     if args.out is None and args.check is None:
         raise InvalidParameterError("vectors needs --out DIR (write) or --check DIR (verify)")
+    if args.check is not None and not Path(args.check).is_dir():
+        raise InvalidParameterError(f"--check {args.check}: no such directory; give the directory of the vector files")
     if args.out is not None:
         for path in write_vectors(Path(args.out)):
             print(f"wrote {path}")

@@ -9,7 +9,9 @@ number that covers their published ranges; for private data, choose bounds
 from domain knowledge alone.  Provenance and citation: ``files/ATTRIBUTION.md``.
 
 Loaded data sets are cached: a :class:`Dataset` is immutable, so every call
-may share one.  The files are read through :mod:`importlib.resources`, so
+may share one. The two Adult files, the largest, also lie in a pre-encoded
+form (``files/*.codes``, :mod:`refdp.data.codes`, written from the text by
+``scripts/encode_builtin.py``) that loads without parsing.  The files are read through :mod:`importlib.resources`, so
 refdp also loads them when it is imported from a zip file (a zipapp, a PEX,
 a cloud function layer), where they have no path on disk.
 """
@@ -21,8 +23,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from typing import Callable, Dict, Iterator, TextIO, Tuple
+from typing import Callable, Dict, Iterator, Optional, TextIO, Tuple
 
+from refdp.data.codes import decode
 from refdp.data.dataset import Dataset
 from refdp.data.generators import TIC_TAC_TOE_SCHEMA, monk, monk_schema, tic_tac_toe
 from refdp.data.readers import read_arff, read_csv
@@ -284,24 +287,59 @@ _ADULT_TEST_FILE_SCHEMA = Schema(
 )
 
 
+# The built-ins declare "?" as a value where their documentation says values are missing, and have no
+# missing continuous value: they are read without a missing-value rule (Dataset.missing is None), the
+# adult files with "?" as a plain value (no missing marker) so that no other domain gains one.
+
+
 def _load_vote() -> Dataset:
     with _open_file("vote.arff.gz") as text:
-        return read_arff(text, schema=VOTE_SCHEMA)
+        return read_arff(text, schema=VOTE_SCHEMA, continuous_missing="error").with_missing(None)
 
 
 def _load_credit_g() -> Dataset:
     with _open_file("credit-g.arff.gz") as text:
-        return read_arff(text, schema=CREDIT_G_SCHEMA, categorical_missing="error")
+        return read_arff(
+            text, schema=CREDIT_G_SCHEMA, categorical_missing="error", continuous_missing="error"
+        ).with_missing(None)
+
+
+def _encoded(name: str, schema: Schema) -> Optional[Dataset]:
+    """``files/<name>.codes`` (:mod:`refdp.data.codes`), None if absent or made for another schema."""
+    resource = resources.files("refdp.data") / "files" / f"{name}.codes"
+    if not resource.is_file():
+        return None
+    return decode(resource.read_bytes(), schema)
 
 
 def _load_adult() -> Dataset:
+    encoded = _encoded("adult.data", ADULT_SCHEMA)
+    if encoded is not None:
+        return encoded
+    return _parse_adult()
+
+
+def _parse_adult() -> Dataset:
     with _open_file("adult.data.gz") as text:
-        return read_csv(text, schema=ADULT_SCHEMA, header=False)
+        return read_csv(
+            text, schema=ADULT_SCHEMA, header=False, missing="", categorical_missing="error",
+            continuous_missing="error",
+        ).with_missing(None)
 
 
 def _load_adult_test() -> Dataset:
+    encoded = _encoded("adult.test", ADULT_SCHEMA)
+    if encoded is not None:
+        return encoded
+    return _parse_adult_test()
+
+
+def _parse_adult_test() -> Dataset:
     with _open_file("adult.test.gz") as text:
-        raw = read_csv(text, schema=_ADULT_TEST_FILE_SCHEMA, header=False, comment="|")
+        raw = read_csv(
+            text, schema=_ADULT_TEST_FILE_SCHEMA, header=False, comment="|", missing="",
+            categorical_missing="error", continuous_missing="error",
+        )
     columns = [raw.column(j) for j in range(ADULT_SCHEMA.n_attributes)]
     return Dataset.from_codes(ADULT_SCHEMA, columns, raw.labels)
 

@@ -34,10 +34,11 @@ from typing import (
     overload,
 )
 
+from refdp.data.missing import MissingPolicy
 from refdp.data.schema import Attribute, CategoricalAttribute, ContinuousAttribute, Schema
-from refdp.errors import DataError, SchemaError
+from refdp.errors import DataError, InvalidParameterError, SchemaError
 
-__all__ = ["Dataset", "ColumnView", "RawValue"]
+__all__ = ["Dataset", "ColumnView", "RawValue", "expect_dataset"]
 
 T = TypeVar("T")
 
@@ -93,6 +94,21 @@ def _default_row_name(row: int) -> str:
     return f"row {row}"
 
 
+def expect_dataset(value: object, what: str) -> "Dataset":
+    """``value`` if it is a :class:`Dataset`; else a DataError saying how to make one (``what`` names the argument).
+
+    >>> expect_dataset([[1, 2]], "train's data")
+    Traceback (most recent call last):
+    refdp.errors.DataError: train's data must be a refdp Dataset (refdp.load, read_csv, read_arff or Dataset.from_rows), got list; for rows and labels as lists, use the estimators of refdp.estimators
+    """
+    if not isinstance(value, Dataset):
+        raise DataError(
+            f"{what} must be a refdp Dataset (refdp.load, read_csv, read_arff or Dataset.from_rows), got "
+            f"{type(value).__name__}; for rows and labels as lists, use the estimators of refdp.estimators"
+        )
+    return value
+
+
 class Dataset:
     """An immutable table of rows that fit ``schema``, with one class label each.
 
@@ -102,13 +118,14 @@ class Dataset:
     lists cannot reach the data set.
     """
 
-    __slots__ = ("_schema", "_columns", "_labels", "_index", "_derived")
+    __slots__ = ("_schema", "_columns", "_labels", "_index", "_derived", "_missing")
 
     _schema: Schema
     _columns: Tuple[_Column, ...]
     _labels: Tuple[int, ...]
     _index: Optional[Tuple[int, ...]]
     _derived: Dict[str, object]
+    _missing: Optional[MissingPolicy]
 
     def __init__(self) -> None:
         raise TypeError("use Dataset.from_rows(...) or Dataset.from_codes(...)")
@@ -120,6 +137,7 @@ class Dataset:
         columns: Tuple[_Column, ...],
         labels: Tuple[int, ...],
         index: Optional[Tuple[int, ...]],
+        missing: Optional[MissingPolicy] = None,
     ) -> Dataset:
         obj = object.__new__(cls)
         object.__setattr__(obj, "_schema", schema)
@@ -127,6 +145,7 @@ class Dataset:
         object.__setattr__(obj, "_labels", labels)
         object.__setattr__(obj, "_index", index)
         object.__setattr__(obj, "_derived", {})
+        object.__setattr__(obj, "_missing", _check_policy(missing))
         return obj
 
     def __setattr__(self, name: str, value: object) -> None:
@@ -134,7 +153,7 @@ class Dataset:
 
     def __reduce__(self) -> Tuple[Any, ...]:
         # Pickle and copy rebuild through _make, as __setattr__ is closed.
-        return (Dataset._make, (self._schema, self._columns, self._labels, self._index))
+        return (Dataset._make, (self._schema, self._columns, self._labels, self._index, self._missing))
 
     # --- construction -----------------------------------------------------
 
@@ -146,6 +165,7 @@ class Dataset:
         labels: Iterable[str],
         *,
         row_name: Optional[Callable[[int], str]] = None,
+        missing: Optional[MissingPolicy] = None,
     ) -> Dataset:
         """Validate and encode raw rows.
 
@@ -160,6 +180,8 @@ class Dataset:
         number; SchemaError for an unknown category, an unknown class or a
         value outside the declared bounds.  ``row_name(i)`` names row ``i`` in
         the messages (the readers pass one that gives the file and line).
+        ``missing`` records the missing-value policy the rows were read with
+        (:attr:`missing`); the rows themselves must hold no missing value.
         """
         if not isinstance(schema, Schema):
             raise SchemaError(f"schema must be a Schema, got {type(schema).__name__}")
@@ -188,7 +210,7 @@ class Dataset:
             _encode_column(attribute, raw, name)
             for attribute, raw in zip(schema.attributes, raw_columns)
         )
-        return cls._make(schema, columns, _encode_labels(schema, label_list, name), None)
+        return cls._make(schema, columns, _encode_labels(schema, label_list, name), None, missing)
 
     @classmethod
     def from_codes(
@@ -196,6 +218,8 @@ class Dataset:
         schema: Schema,
         columns: Sequence[Sequence[Union[int, float]]],
         label_codes: Sequence[int],
+        *,
+        missing: Optional[MissingPolicy] = None,
     ) -> Dataset:
         """Validate and copy encoded columns.
 
@@ -204,7 +228,8 @@ class Dataset:
         value of continuous attribute ``j`` (a finite real in its bounds).
         ``label_codes`` are ints in ``range(n_classes)``.  Unlike
         :meth:`from_rows`, zero rows are allowed: the add-remove neighbour of
-        a one-row data set is empty, and audits need it.
+        a one-row data set is empty, and audits need it.  ``missing`` as for
+        :meth:`from_rows`.
         """
         if not isinstance(schema, Schema):
             raise SchemaError(f"schema must be a Schema, got {type(schema).__name__}")
@@ -229,7 +254,7 @@ class Dataset:
             else:
                 encoded.append(_check_floats(values, attribute))
         return cls._make(
-            schema, tuple(encoded), _check_codes(labels, schema.n_classes, "the class"), None
+            schema, tuple(encoded), _check_codes(labels, schema.n_classes, "the class"), None, missing
         )
 
     # --- access -----------------------------------------------------------
@@ -238,6 +263,24 @@ class Dataset:
     def schema(self) -> Schema:
         """The public schema the rows were validated against."""
         return self._schema
+
+    @property
+    def missing(self) -> Optional[MissingPolicy]:
+        """The missing-value policy the rows were read with (None: no rule applied, as for the built-ins).
+
+        A model trained on the data keeps it, its receipt records it, and
+        prediction applies it (:mod:`refdp.data.missing`).
+        """
+        return self._missing
+
+    def with_missing(self, missing: Optional[MissingPolicy]) -> Dataset:
+        """The same rows, recorded as read with ``missing`` (the column tuples are shared).
+
+        >>> from refdp.data import MissingPolicy, load
+        >>> load("vote").with_missing(MissingPolicy("drop", "drop")).missing
+        MissingPolicy(categorical='drop', continuous='drop')
+        """
+        return Dataset._make(self._schema, self._columns, self._labels, self._index, missing)
 
     def __len__(self) -> int:
         return len(self._labels) if self._index is None else len(self._index)
@@ -346,7 +389,13 @@ class Dataset:
                     f"subset index {j!r} is not a row of this data set; use ints in 0..{n - 1}"
                 )
         composed = wanted if self._index is None else tuple(map(self._index.__getitem__, wanted))
-        return Dataset._make(self._schema, self._columns, self._labels, composed)
+        return Dataset._make(self._schema, self._columns, self._labels, composed, self._missing)
+
+
+def _check_policy(missing: object) -> Optional[MissingPolicy]:
+    if missing is not None and not isinstance(missing, MissingPolicy):
+        raise InvalidParameterError(f"missing must be a MissingPolicy or None, got {missing!r}")
+    return missing
 
 
 def _check_iterable(obj: Iterable[T], what: str) -> Iterable[T]:
@@ -378,10 +427,14 @@ def _encode_column(
         )
     try:
         values = tuple(map(float, raw))
+        # float() also reads other scripts' digits and underscores: a text value is plain ASCII
+        texts = "".join(v for v in raw if type(v) is str)
+        if not texts.isascii() or "_" in texts:
+            raise ValueError(texts)
     except ValueError:
         row = next(i for i, v in enumerate(raw) if not _parses(v))
         raise DataError(
-            f"{name(row)}, column {attribute.name!r}: {raw[row]!r} is not a number; fix the "
+            f"{name(row)}, column {attribute.name!r}: {raw[row]!r} is not a number in ASCII digits; fix the "
             "value or mark it missing"
         ) from None
     return _check_floats(values, attribute, name)
@@ -392,6 +445,8 @@ _RAW_NUMBER_TYPES = frozenset((str, int, float))
 
 
 def _parses(value: RawValue) -> bool:
+    if type(value) is str and (not value.isascii() or "_" in value):
+        return False
     try:
         float(value)
     except ValueError:

@@ -39,7 +39,14 @@ def load(
     >>> len(vote), vote.schema.classes
     (435, ('democrat', 'republican'))
     """
+    if not isinstance(name_or_path, (str, os.PathLike)):
+        raise InvalidParameterError(
+            f"load takes a built-in name {list(BUILTIN_NAMES)} or a .csv/.arff path (a str or pathlib.Path), "
+            f"got {type(name_or_path).__name__}"
+        )
     text = os.fspath(name_or_path)
+    if not isinstance(text, str):
+        raise InvalidParameterError(f"load takes a path as text, got {type(text).__name__}")
     if text in BUILTIN_NAMES:
         if label is not None or bounds is not None:
             raise InvalidParameterError(

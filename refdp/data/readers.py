@@ -4,36 +4,39 @@ Missing values
 --------------
 A missing value is a cell equal to the CSV ``missing`` marker, or an
 unquoted ``?`` in ARFF.  What happens to it is a *public* policy chosen per
-kind of attribute:
+kind of attribute (:mod:`refdp.data.missing`), and the data set records it
+(:attr:`Dataset.missing`):
 
 * categorical (``categorical_missing``):
 
-  - ``"category"`` (default): the marker is an ordinary value where the
-    schema declares it in the attribute's domain; a missing value of an
-    attribute whose domain lacks it is a SchemaError saying so.  Whether the
-    marker is a value is the schema's public decision, never the reader's:
-    the schema built from an ARFF header has the header's domains as they
-    are, so an ARFF file with missing values needs a header that declares
-    ``?`` where it may occur, a given ``schema`` that does, or another
-    policy.  (Adding the marker to every domain would keep the domains
-    public, but a value that never occurs still costs: a multiway split
-    grows an empty child for it, and the noise of its leaves.)
+  - ``"category"`` (default): a missing value is the category ``?``, which
+    this policy adds as the last value of every categorical domain that does
+    not list it, in a given schema as in one built from an ARFF header (a
+    rule of the schema format: it never looks at the rows;
+    :func:`refdp.data.missing.with_missing_category`).
   - ``"error"``: a missing value raises DataError.
   - ``"drop"``: the row is dropped (see below).
 
-* continuous (``continuous_missing``): ``"error"`` (default) raises
-  DataError; ``"drop"`` drops the row.
+* continuous (``continuous_missing``): ``"midpoint"`` (default) reads it as
+  the midpoint of the attribute's public bounds
+  (:func:`refdp.data.missing.fill_value`); ``"error"`` raises DataError;
+  ``"drop"`` drops the row.
 
-A missing class follows ``categorical_missing`` with the classes as domain.
+A missing class follows ``categorical_missing`` with the classes as domain
+(the ARFF rule does not add ``?`` to the classes): a row without a class is
+an error unless dropped.
 
-Dropping is row-local: whether a row is kept depends on that row alone.  So
-adding or removing one record adds or removes at most one record of the
-filtered data, and an epsilon-DP mechanism under the add-remove relation
-stays epsilon-DP when run on the filtered data.  Under the substitute
-relation it does not carry over as is: a substitution can turn a kept row
-into a dropped one, so the filtered data sets differ by a removal, not a
-substitution, and their sizes differ.  Use ``"drop"`` with add-remove
-accounting (the ledger's default).
+Reading a missing value as a public category or a public number maps each
+row to a row of the public schema by a rule fixed in advance, so a learner's
+guarantee carries over under both neighbouring relations (claim
+``missing-values-public-rule``).  Dropping is row-local: whether a row is
+kept depends on that row alone.  So adding or removing one record adds or
+removes at most one record of the filtered data, and an epsilon-DP mechanism
+under the add-remove relation stays epsilon-DP when run on the filtered
+data.  Under the substitute relation it does not carry over as is: a
+substitution can turn a kept row into a dropped one, so the filtered data
+sets differ by a removal, not a substitution, and their sizes differ
+(claim ``missing-values-drop``).
 
 Schemas
 -------
@@ -42,7 +45,8 @@ from the ARFF header (nominal domains are public there) plus public
 ``bounds`` for the numeric attributes, or uses a given schema.
 :func:`leaky_infer_schema` reads domains, bounds and classes off the rows;
 it is not DP (claim ``schema-inference-leaks``) and says so in the schema's
-``leaks``.
+``leaks``.  :func:`read_csv_records` and :func:`read_arff_records` give a
+file's cells before any schema (the rows to predict are read with them).
 """
 
 from __future__ import annotations
@@ -51,6 +55,7 @@ import csv
 import gzip
 import math
 import os
+from dataclasses import dataclass
 from operator import itemgetter
 from pathlib import Path
 from typing import (
@@ -70,6 +75,7 @@ from typing import (
 )
 
 from refdp.data.dataset import Dataset, RawValue
+from refdp.data.missing import MARKER, MissingPolicy, fill_value, with_missing_category
 from refdp.data.schema import (
     Attribute,
     CategoricalAttribute,
@@ -78,17 +84,19 @@ from refdp.data.schema import (
 )
 from refdp.errors import DataError, InvalidParameterError, SchemaError
 from refdp.files import read_json
+from refdp.numbers import is_plain_decimal
 
 __all__ = [
-    "ArffAttribute", "Source", "is_number", "leaky_infer_schema", "parse_arff_attribute", "read_arff", "read_csv",
-    "read_schema",
+    "MAX_LINE", "ArffAttribute", "RawTable", "Source", "bounded_lines", "is_number", "leaky_infer_schema",
+    "parse_arff_attribute", "read_arff", "read_arff_records", "read_csv", "read_csv_records", "read_schema",
 ]
 
 Source = Union[str, "os.PathLike[str]", TextIO]
 """A path (a name ending in ``.gz`` is read through gzip) or an open text file."""
 
-_CATEGORICAL_POLICIES = ("category", "error", "drop")
-_CONTINUOUS_POLICIES = ("error", "drop")
+MAX_LINE = 8 * 2**20
+"""The longest line read from a data file, in characters: a longer one (a gzip file that expands to one
+line of gigabytes) is refused before it fills the memory."""
 
 
 # --- opening --------------------------------------------------------------
@@ -105,11 +113,26 @@ def _lines(source: Source) -> Tuple[Iterator[str], str, Callable[[], None]]:
                 stream = open(path, encoding="utf-8", newline="")
         except OSError as exc:
             raise DataError(f"cannot open {str(path)!r}: {exc.strerror or exc}") from None
-        return _checked_lines(stream, str(path)), str(path), stream.close
+        return _checked_lines(bounded_lines(stream, str(path)), str(path)), str(path), stream.close
     if not hasattr(source, "__iter__"):
         raise DataError(f"source must be a path or an open text file, got {type(source).__name__}")
     name = str(getattr(source, "name", "<stream>"))
     return _checked_lines(source, name), name, lambda: None
+
+
+def bounded_lines(stream: TextIO, name: str) -> Iterator[str]:
+    """The lines of ``stream`` (named ``name`` in messages); DataError at a line over :data:`MAX_LINE` characters."""
+    number = 0
+    while True:
+        line = stream.readline(MAX_LINE + 1)
+        if not line:
+            return
+        number += 1
+        if len(line) > MAX_LINE:
+            raise DataError(
+                f"line {number} of {name} is longer than {MAX_LINE} characters; is it a text data file?"
+            )
+        yield line
 
 
 def _checked_lines(stream: Iterable[str], name: str) -> Iterator[str]:
@@ -120,21 +143,34 @@ def _checked_lines(stream: Iterable[str], name: str) -> Iterator[str]:
             return
         if not isinstance(first, str):
             raise DataError(f"{name} yields {type(first).__name__}, not text; open it in text mode")
-        yield first
+        # a byte-order mark (an editor's "UTF-8 with BOM") is not part of the first name or value
+        yield first[1:] if first.startswith("\ufeff") else first
         yield from lines
     except (UnicodeDecodeError, gzip.BadGzipFile, EOFError) as exc:
         raise DataError(f"cannot read {name}: {exc}; is it UTF-8 text (gzipped if .gz)?") from None
 
 
-def _check_policies(categorical_missing: str, continuous_missing: str) -> None:
-    if categorical_missing not in _CATEGORICAL_POLICIES:
+def _check_arguments(
+    label: object, schema: object = None, bounds: object = None
+) -> None:
+    """Refuse a ``label``, ``schema`` or ``bounds`` of the wrong type before reading anything."""
+    if label is not None and not isinstance(label, str):
+        raise InvalidParameterError(f"label must be a column name (a str) or None, got {type(label).__name__}")
+    if schema is not None and not isinstance(schema, Schema):
         raise InvalidParameterError(
-            f"categorical_missing must be one of {_CATEGORICAL_POLICIES}, got {categorical_missing!r}"
+            f"schema must be a Schema (for example read_schema('schema.json')) or None, got {type(schema).__name__}"
         )
-    if continuous_missing not in _CONTINUOUS_POLICIES:
+    if bounds is not None and (
+        not isinstance(bounds, Mapping) or not all(isinstance(name, str) for name in bounds)
+    ):
         raise InvalidParameterError(
-            f"continuous_missing must be one of {_CONTINUOUS_POLICIES}, got {continuous_missing!r}"
+            "bounds must map numeric attribute names to (lower, upper), such as {'age': (0, 120)}; got "
+            f"{type(bounds).__name__}"
         )
+
+
+def _check_policies(categorical_missing: str, continuous_missing: str) -> MissingPolicy:
+    return MissingPolicy(categorical_missing, continuous_missing)
 
 
 # --- the shared back end ----------------------------------------------------
@@ -143,36 +179,51 @@ def _check_policies(categorical_missing: str, continuous_missing: str) -> None:
 _Record = Sequence[Optional[str]]
 
 
+@dataclass(frozen=True)
+class RawTable:
+    """A file's cells before any schema: column names, records and their line numbers.
+
+    ``names`` are the header's column names (empty for a CSV file read
+    without a header); ``records[i]`` holds the fields of the line numbered
+    ``lines[i]``, with None for a missing value.  Records may have any
+    number of fields: the readers check them against the header.
+
+    >>> import io
+    >>> table = read_csv_records(io.StringIO("a,b\\n1,?\\n"))
+    >>> table.names, table.records, table.lines
+    (('a', 'b'), (('1', None),), (2,))
+    """
+
+    source: str
+    names: Tuple[str, ...]
+    records: Tuple[Tuple[Optional[str], ...], ...]
+    lines: Tuple[int, ...]
+
+
 def _assemble(
     schema: Schema,
-    records: List[_Record],
-    lines: List[int],
+    records: Sequence[_Record],
+    lines: Sequence[int],
     positions: Sequence[int],
     label_position: int,
-    marker: str,
-    categorical_missing: str,
-    continuous_missing: str,
+    policy: MissingPolicy,
     source: str,
-    declared_in: str = "the schema",
 ) -> Dataset:
-    """Apply the missing-value policies, pick the schema's columns and validate.
+    """Apply the missing-value policy, pick the schema's columns and validate.
 
-    ``declared_in`` says where the domains come from, for the message that
-    asks to declare the marker.
+    Under the ``category`` policy ``schema`` must already have the category
+    ``?`` in every categorical domain (:func:`with_missing_category`).
     """
     columns: List[Tuple[str, Attribute, int]] = [
         (a.name, a, p) for a, p in zip(schema.attributes, positions)
     ]
     # The class is checked like a categorical attribute whose domain is the classes.
     columns.append((schema.label, CategoricalAttribute(schema.label, schema.classes), label_position))
-    kept_records: List[Sequence[Optional[str]]] = []
+    kept_records: List[Sequence[Optional[RawValue]]] = []
     kept_lines: List[int] = []
     for record, line in zip(records, lines):
         if None in record:
-            filled = _fill_missing(
-                record, columns, marker, categorical_missing, continuous_missing, line, source,
-                declared_in,
-            )
+            filled = _fill_missing(record, columns, policy, line, source)
             if filled is None:
                 continue
             kept_records.append(filled)
@@ -185,64 +236,59 @@ def _assemble(
             + (" after dropping rows with missing values" if records else "")
             + "; a data set needs at least one row"
         )
-    complete = cast(List[Sequence[str]], kept_records)  # _fill_missing left no None
+    complete = cast(List[Sequence[RawValue]], kept_records)  # _fill_missing left no None
     pick = _picker(positions)
     rows = [pick(r) for r in complete]
-    labels = [r[label_position] for r in complete]
+    labels = cast(List[str], [r[label_position] for r in complete])
     return Dataset.from_rows(
-        schema, rows, labels, row_name=lambda i: f"line {kept_lines[i]} of {source}"
+        schema, rows, labels, row_name=lambda i: f"line {kept_lines[i]} of {source}", missing=policy
     )
 
 
 def _fill_missing(
     record: _Record,
     columns: Sequence[Tuple[str, Attribute, int]],
-    marker: str,
-    categorical_missing: str,
-    continuous_missing: str,
+    policy: MissingPolicy,
     line: int,
     source: str,
-    declared_in: str,
-) -> Optional[List[str]]:
-    """``record`` with missing values replaced by ``marker``, or None to drop the row.
+) -> Optional[List[Optional[RawValue]]]:
+    """``record`` with each missing value replaced as ``policy`` says, or None to drop the row.
 
     ``columns`` ends with the class column.
     """
     label_position = columns[-1][2]
+    filled: List[Optional[RawValue]] = list(record)
     for name, attribute, position in columns:
         if record[position] is not None:
             continue
         where = f"line {line} of {source}, column {name!r}"
         if isinstance(attribute, ContinuousAttribute):
-            if continuous_missing == "drop":
+            if policy.continuous == "drop":
                 return None
-            raise DataError(
-                f"{where}: missing continuous value; fix the data or pass "
-                "continuous_missing='drop' (row-local, so compatible with add-remove DP)"
-            )
-        if categorical_missing == "drop":
+            if policy.continuous == "error":
+                raise DataError(
+                    f"{where}: missing continuous value; fix the data, or pass continuous_missing='midpoint' "
+                    "(the midpoint of the public bounds) or 'drop'"
+                )
+            filled[position] = fill_value(attribute)
+            continue
+        if policy.categorical == "drop":
             return None
-        declared = categorical_missing == "category" and marker in attribute.codes
-        if position == label_position and not declared:
+        if position == label_position and not (policy.categorical == "category" and MARKER in attribute.codes):
             raise DataError(
                 f"{where}: the class is missing; a row without a class cannot be used for "
                 "training: fix the data or pass categorical_missing='drop'"
             )
-        if categorical_missing == "error":
+        if policy.categorical == "error":
             raise DataError(
                 f"{where}: missing value; fix the data, or pass categorical_missing='category' "
-                "(and declare the marker in the schema) or 'drop'"
+                f"(the category {MARKER!r}) or 'drop'"
             )
-        if not declared:
-            raise SchemaError(
-                f"{where}: missing value, but the marker {marker!r} is not in the public "
-                f"domain {attribute.values}; declare {marker!r} as a value of {name!r} in "
-                f"{declared_in}, or pass categorical_missing='drop'"
-            )
-    return [marker if v is None else v for v in record]
+        filled[position] = MARKER
+    return filled
 
 
-def _picker(positions: Sequence[int]) -> Callable[[Sequence[str]], Tuple[str, ...]]:
+def _picker(positions: Sequence[int]) -> Callable[[Sequence[RawValue]], Tuple[RawValue, ...]]:
     if len(positions) >= 2:
         # itemgetter returns a tuple only for two or more items.
         return itemgetter(*positions)
@@ -250,6 +296,44 @@ def _picker(positions: Sequence[int]) -> Callable[[Sequence[str]], Tuple[str, ..
 
 
 # --- CSV ------------------------------------------------------------------
+
+
+def read_csv_records(
+    source: Source, *, header: bool = True, missing: str = "?", comment: Optional[str] = None
+) -> RawTable:
+    """The header and records of a comma-separated file, read as :func:`read_csv` reads them.
+
+    A field equal to ``missing`` becomes None.  DataError for an empty file
+    (with ``header``: one without a header line) or a line the :mod:`csv`
+    module cannot read.
+
+    >>> import io
+    >>> read_csv_records(io.StringIO("# made by hand\\nx,class\\n3, yes\\n"), comment="#").records
+    (('3', 'yes'),)
+    """
+    lines, name, close = _lines(source)
+    try:
+        reader = csv.reader(lines, skipinitialspace=True)
+        records: List[Tuple[Optional[str], ...]] = []
+        numbers: List[int] = []
+        names: Optional[Tuple[str, ...]] = None
+        try:
+            for fields in reader:
+                cells = tuple(map(str.strip, fields))
+                if not any(cells) or (comment and cells[0].startswith(comment)):
+                    continue
+                if header and names is None:
+                    names = cells
+                    continue
+                records.append(tuple(None if c == missing else c for c in cells) if missing in cells else cells)
+                numbers.append(reader.line_num)
+        except csv.Error as exc:
+            raise DataError(f"line {reader.line_num} of {name}: {exc}") from None
+    finally:
+        close()
+    if header and names is None:
+        raise DataError(f"{name} is empty: expected a header line and at least one row")
+    return RawTable(name, names or (), tuple(records), tuple(numbers))
 
 
 def read_csv(
@@ -260,7 +344,7 @@ def read_csv(
     header: bool = True,
     missing: str = "?",
     categorical_missing: str = "category",
-    continuous_missing: str = "error",
+    continuous_missing: str = "midpoint",
     comment: Optional[str] = None,
 ) -> Dataset:
     """Read a comma-separated file whose columns fit the public ``schema``.
@@ -275,14 +359,24 @@ def read_csv(
     whitespace is stripped.  Blank lines are skipped, and so are lines whose
     first field starts with ``comment`` (if given).  A field equal to
     ``missing`` is missing and follows the policies in the module
-    docstring.  Every other error names the file and line.
+    docstring: under the default ``category`` policy the data set's schema
+    is ``schema`` with the category ``?`` added to every categorical domain
+    that lacks it.  Every other error names the file and line.
+
+    >>> from refdp.data import ContinuousAttribute
+    >>> schema = Schema((ContinuousAttribute("x", 0, 10),), "class", ("no", "yes"))
+    >>> import io
+    >>> data = read_csv(io.StringIO("x,class\\n3,yes\\n?,no\\n"), schema=schema)
+    >>> data.row(1), data.missing.continuous   # a missing value is the midpoint of the bounds
+    ((5.0,), 'midpoint')
     """
     if not isinstance(schema, Schema):
         raise InvalidParameterError(
             f"read_csv needs a public schema (a Schema), got {type(schema).__name__}; build one, "
             "load one with read_schema(), or (leaking) use leaky_infer_schema()"
         )
-    _check_policies(categorical_missing, continuous_missing)
+    policy = _check_policies(categorical_missing, continuous_missing)
+    _check_arguments(label)
     if label is not None and not header:
         raise InvalidParameterError(
             "label names a header column; without a header the class must be the last column"
@@ -291,56 +385,60 @@ def read_csv(
         raise InvalidParameterError(
             f"label {label!r} is an attribute of the schema; name the class column instead"
         )
-    lines, name, close = _lines(source)
-    try:
-        reader = csv.reader(lines, skipinitialspace=True)
-        records: List[_Record] = []
-        numbers: List[int] = []
-        names: Optional[List[str]] = None
-        try:
-            for fields in reader:
-                cells = list(map(str.strip, fields))
-                if not any(cells) or (comment and cells[0].startswith(comment)):
-                    continue
-                if header and names is None:
-                    names = cells
-                    continue
-                if missing in cells:
-                    records.append([None if c == missing else c for c in cells])
-                else:
-                    records.append(cells)
-                numbers.append(reader.line_num)
-        except csv.Error as exc:
-            raise DataError(f"line {reader.line_num} of {name}: {exc}") from None
-    finally:
-        close()
+    if policy.categorical == "category":
+        schema = with_missing_category(schema)
+    table = read_csv_records(source, header=header, missing=missing, comment=comment)
+    name = table.source
     if header:
-        if names is None:
-            raise DataError(f"{name} is empty: expected a header line and at least one row")
-        positions, label_position = _header_positions(names, schema, label or schema.label, name)
-        width = len(names)
+        positions, label_position = _header_positions(list(table.names), schema, label or schema.label, name)
+        width = len(table.names)
     else:
         width = schema.n_attributes + 1
         positions, label_position = list(range(schema.n_attributes)), schema.n_attributes
-    for record, line in zip(records, numbers):
+    for record, line in zip(table.records, table.lines):
         if len(record) != width:
             raise DataError(
                 f"line {line} of {name} has {len(record)} fields but "
                 + ("the header has" if header else "the schema needs (attributes + class)")
                 + f" {width}; fix the row (quote fields that contain commas)"
+                + (header_advice(table.names) if header else "")
             )
-    return _assemble(
-        schema, records, numbers, positions, label_position, missing,
-        categorical_missing, continuous_missing, name,
-    )
+    return _assemble(schema, table.records, table.lines, positions, label_position, policy, name)
 
 
 def is_number(text: str) -> bool:
-    """Whether ``text`` reads as a finite number (as a continuous value or, by mistake, a column name)."""
-    try:
-        return math.isfinite(float(text))
-    except ValueError:
-        return False
+    """Whether ``text`` reads as a finite number in ASCII digits (as a continuous value or, by mistake, a column name).
+
+    >>> is_number("1e3"), is_number("nan"), is_number("age")
+    (True, False, False)
+    """
+    return is_plain_decimal(text) and math.isfinite(float(text))
+
+
+def header_advice(names: Sequence[str], needed: Sequence[str] = ()) -> str:
+    """What to say about a CSV header line ``names`` that looks like a record ('' when it does not).
+
+    ``needed`` are the columns the header must name, the class last, when a
+    schema says so.
+
+    >>> header_advice(["age", "class"])
+    ''
+    >>> print(header_advice(["569", "30", "malignant", "benign"]))
+    ; its first line looks like a record: add a header line naming every column (every attribute and the class), comma-separated, in any order; '569,30,malignant,benign' is the first line of scikit-learn's bundled CSV files (the numbers of rows and columns, then the class names), not a header: replace it
+    """
+    if not any(is_number(n) for n in names):
+        return ""
+    must = (
+        f"the attributes {list(needed[:-1])} and the class column {needed[-1]!r}" if needed
+        else "every attribute and the class"
+    )
+    advice = f"; its first line looks like a record: add a header line naming every column ({must}), comma-separated, in any order"
+    if len(names) >= 3 and names[0].isdigit() and names[1].isdigit() and not any(is_number(n) for n in names[2:]):
+        advice += (
+            f"; {','.join(names)[:80]!r} is the first line of scikit-learn's bundled CSV files (the numbers of rows "
+            "and columns, then the class names), not a header: replace it"
+        )
+    return advice
 
 
 def _header_positions(
@@ -353,11 +451,10 @@ def _header_positions(
         where[column] = position
     absent = [n for n in schema.names + (label,) if n not in where]
     if absent:
-        numeric = any(is_number(n) for n in names)
         raise SchemaError(
             f"{source}: the header lacks the column(s) {absent} that the schema needs; the header "
             f"is {names}" + ("" if label in where else "; pass label= to name the class column")
-            + ("; its first line looks like a record: add a header line naming the columns" if numeric else "")
+            + header_advice(names, schema.names + (label,))
         )
     return [where[n] for n in schema.names], where[label]
 
@@ -456,44 +553,21 @@ def parse_arff_attribute(rest: str, where: str) -> ArffAttribute:
     )
 
 
-def read_arff(
-    source: Source,
-    *,
-    label: Optional[str] = None,
-    bounds: Optional[Mapping[str, Tuple[float, float]]] = None,
-    schema: Optional[Schema] = None,
-    categorical_missing: str = "category",
-    continuous_missing: str = "error",
-) -> Dataset:
-    """Read a Weka ARFF file (dense format).
+def read_arff_records(source: Source) -> Tuple[List[ArffAttribute], RawTable]:
+    """The header (each attribute's name and nominal values, None for numeric) and records of an ARFF file.
 
-    Understood: ``@relation``, ``@attribute`` with a nominal domain
-    ``{a, 'b c', "d"}`` or ``numeric``/``real``/``integer``, ``@data``; ``%``
-    comments; ' and " quotes with backslash escapes; unquoted ``?`` as a
-    missing value.  Keywords are case-insensitive.  Sparse rows and
-    string/date attributes raise SchemaError.
+    An unquoted ``?`` becomes None; a quoted ``'?'`` stays a value.  The
+    syntax understood is :func:`read_arff`'s; SchemaError for a header it
+    cannot read or an empty one.
 
-    The class is the attribute named ``label``, by default the last one; it
-    must be nominal, and its domain (without ``"?"``) gives the classes.
-
-    Without ``schema``, the schema is built from the header: nominal domains
-    exactly as declared (``"?"`` is a value only where the header lists it;
-    see the module docstring); a numeric attribute needs public
-    ``bounds[name] = (lower, upper)``, chosen without looking at the data.
-
-    With ``schema`` (for example a trained model's), the rows are encoded
-    against it: each of its attributes must be in the header with the same
-    kind, other header attributes are ignored, the class defaults to
-    ``schema.label``, and ``bounds`` must be None.
+    >>> import io
+    >>> header, table = read_arff_records(io.StringIO("@relation r\\n@attribute x real\\n@attribute c {p, q}\\n@data\\n?,p\\n"))
+    >>> header, table.records
+    ([('x', None), ('c', ('p', 'q'))], ((None, 'p'),))
     """
-    _check_policies(categorical_missing, continuous_missing)
-    if schema is not None and bounds is not None:
-        raise InvalidParameterError(
-            "pass either schema or bounds: with a schema, the bounds are the schema's"
-        )
     lines, name, close = _lines(source)
     header: List[ArffAttribute] = []
-    records: List[_Record] = []
+    records: List[Tuple[Optional[str], ...]] = []
     numbers: List[int] = []
     try:
         in_data = False
@@ -508,7 +582,7 @@ def read_arff(
                 fields = _split_fields(text, where)
                 if not fields:
                     continue
-                records.append([None if (v == "?" and not q) else v for v, q in fields])
+                records.append(tuple(None if (v == MARKER and not q) else v for v, q in fields))
                 numbers.append(number)
                 continue
             keyword = text.split(None, 1)[0].lower()
@@ -524,27 +598,73 @@ def read_arff(
         close()
     if not header:
         raise SchemaError(f"{name} declares no @attribute; is it an ARFF file?")
+    if len({n for n, _ in header}) != len(header):
+        raise SchemaError(f"{name} declares an attribute name twice; rename one")
+    return header, RawTable(name, tuple(n for n, _ in header), tuple(records), tuple(numbers))
+
+
+def read_arff(
+    source: Source,
+    *,
+    label: Optional[str] = None,
+    bounds: Optional[Mapping[str, Tuple[float, float]]] = None,
+    schema: Optional[Schema] = None,
+    categorical_missing: str = "category",
+    continuous_missing: str = "midpoint",
+) -> Dataset:
+    """Read a Weka ARFF file (dense format).
+
+    Understood: ``@relation``, ``@attribute`` with a nominal domain
+    ``{a, 'b c', "d"}`` or ``numeric``/``real``/``integer``, ``@data``; ``%``
+    comments; ' and " quotes with backslash escapes; unquoted ``?`` as a
+    missing value.  Keywords are case-insensitive.  Sparse rows and
+    string/date attributes raise SchemaError.
+
+    The class is the attribute named ``label``, by default the last one; it
+    must be nominal, and its domain gives the classes.
+
+    Without ``schema``, the schema is built from the header: nominal domains
+    as declared (with ``"?"`` appended where it is not listed when
+    ``categorical_missing`` is ``"category"``, as for a given schema: the
+    public category of a missing value; see the module docstring); a numeric
+    attribute needs public ``bounds[name] = (lower, upper)``, chosen without
+    looking at the data.
+
+    With ``schema`` (for example a trained model's), the rows are encoded
+    against it: each of its attributes must be in the header with the same
+    kind, other header attributes are ignored, the class defaults to
+    ``schema.label``, and ``bounds`` must be None.
+
+    >>> text = "@relation r\\n@attribute a {x, y}\\n@attribute n real\\n@attribute c {p, q}\\n@data\\n?,?,p\\ny,3,q\\n"
+    >>> import io
+    >>> data = read_arff(io.StringIO(text), bounds={"n": (0, 10)})
+    >>> data.schema.attributes[0].values, data.row(0)
+    (('x', 'y', '?'), ('?', 5.0))
+    """
+    policy = _check_policies(categorical_missing, continuous_missing)
+    _check_arguments(label, schema, bounds)
+    if schema is not None and bounds is not None:
+        raise InvalidParameterError(
+            "pass either schema or bounds: with a schema, the bounds are the schema's"
+        )
+    header, table = read_arff_records(source)
+    name = table.source
     width = len(header)
-    for record, line_no in zip(records, numbers):
+    for record, line_no in zip(table.records, table.lines):
         if len(record) != width:
             raise DataError(
                 f"line {line_no} of {name} has {len(record)} fields but the header declares "
                 f"{width} attributes; fix the row"
             )
-    positions_of = {attr_name: position for position, (attr_name, _) in enumerate(header)}
-    if len(positions_of) != width:
-        raise SchemaError(f"{name} declares an attribute name twice; rename one")
+    positions_of = {attr_name: position for position, attr_name in enumerate(table.names)}
     if schema is None:
         schema = _schema_from_header(header, label, bounds, name)
-        declared_in = "the ARFF header (or in a schema passed as schema=)"
     else:
         _check_header_against(header, schema, label or schema.label, name)
-        declared_in = "the schema"
+    if policy.categorical == "category":
+        schema = with_missing_category(schema)
     positions = [positions_of[n] for n in schema.names]
-    return _assemble(
-        schema, records, numbers, positions, positions_of[label or schema.label], "?",
-        categorical_missing, continuous_missing, name, declared_in,
-    )
+    return _assemble(schema, table.records, table.lines, positions, positions_of[label or schema.label], policy, name)
 
 
 def _schema_from_header(
@@ -557,35 +677,38 @@ def _schema_from_header(
     label = names[-1] if label is None else label
     if label not in names:
         raise SchemaError(f"{source}: no attribute {label!r} to use as the class; it has {names}")
+    if dict(header)[label] is None:
+        raise SchemaError(
+            f"{source}: the class {label!r} is numeric; refdp learns classifiers, so the "
+            "class must be nominal (pass label= to pick another attribute)"
+        )
     given = dict(bounds or {})
-    unknown = sorted(set(given) - {n for n, values in header if values is None})
+    numeric = [n for n, values in header if values is None and n != label]
+    unknown = sorted(set(given) - set(numeric))
     if unknown:
         raise SchemaError(f"{source}: bounds given for {unknown}, which are not numeric attributes")
+    unbounded = [n for n in numeric if n not in given]
+    if unbounded:
+        wanted = ", ".join(f"{n!r}: (lower, upper)" for n in unbounded)
+        raise SchemaError(
+            f"{source}: {len(unbounded)} numeric attribute(s) have no public bounds: "
+            f"{', '.join(map(repr, unbounded))}; pass bounds={{{wanted}}} with values chosen without looking at "
+            "the data, or (leaking privacy, and marking the receipt unsound) use leaky_infer_schema()"
+        )
     attributes: List[Attribute] = []
     classes: Tuple[str, ...] = ()
     for attr_name, values in header:
         if attr_name == label:
-            if values is None:
-                raise SchemaError(
-                    f"{source}: the class {label!r} is numeric; refdp learns classifiers, so the "
-                    "class must be nominal (pass label= to pick another attribute)"
-                )
-            classes = values
+            classes = cast(Tuple[str, ...], values)
         elif values is not None:
             attributes.append(CategoricalAttribute(attr_name, values))
-        elif attr_name in given:
+        else:
             pair = given[attr_name]
             if not isinstance(pair, (tuple, list)) or len(pair) != 2:
                 raise InvalidParameterError(
                     f"bounds[{attr_name!r}] must be a pair (lower, upper), got {pair!r}"
                 )
             attributes.append(ContinuousAttribute(attr_name, pair[0], pair[1]))
-        else:
-            raise SchemaError(
-                f"{source}: attribute {attr_name!r} is numeric and has no public bounds; pass "
-                f"bounds={{{attr_name!r}: (lower, upper)}} chosen without looking at the data, "
-                "or (leaking privacy, and marking the receipt unsound) use leaky_infer_schema()"
-            )
     return Schema(tuple(attributes), label, classes)
 
 
@@ -597,17 +720,17 @@ def _check_header_against(
             f"label {label!r} is an attribute of the schema; name the class attribute instead"
         )
     kinds = {n: values is None for n, values in header}
-    for attribute in schema.attributes:
-        if attribute.name not in kinds:
-            raise SchemaError(
-                f"{source}: the schema's attribute {attribute.name!r} is not in the ARFF header"
-            )
-        if kinds[attribute.name] != isinstance(attribute, ContinuousAttribute):
-            raise SchemaError(
-                f"{source}: attribute {attribute.name!r} is "
-                f"{'numeric' if kinds[attribute.name] else 'nominal'} in the header but "
-                f"{attribute.kind} in the schema"
-            )
+    absent = [a.name for a in schema.attributes if a.name not in kinds]
+    if absent:
+        raise SchemaError(
+            f"{source}: the schema's attribute(s) {absent} are not in the ARFF header"
+        )
+    differing = [
+        f"{a.name!r} is {'numeric' if kinds[a.name] else 'nominal'} in the header but {a.kind} in the schema"
+        for a in schema.attributes if kinds[a.name] != isinstance(a, ContinuousAttribute)
+    ]
+    if differing:
+        raise SchemaError(f"{source}: attribute " + "; attribute ".join(differing))
     if label not in kinds:
         raise SchemaError(f"{source}: no attribute {label!r} to use as the class; pass label=")
     if kinds[label]:
@@ -674,7 +797,7 @@ def leaky_infer_schema(
     for j, attr_name in enumerate(names):
         column = [row[j] for row in table]
         if attr_name in wanted:
-            lower, upper = _leaky_bounds(column, attr_name)
+            lower, upper = leaky_bounds(column, attr_name)
             attributes.append(ContinuousAttribute(attr_name, lower, upper))
             leaks.append(f"bounds of {attr_name!r} read off the data (leaky_infer_schema)")
         else:
@@ -692,11 +815,20 @@ def _leaky_category(value: object, name: str) -> str:
     return value
 
 
-def _leaky_bounds(column: List[RawValue], name: str) -> Tuple[float, float]:
+def leaky_bounds(column: Sequence[RawValue], name: str) -> Tuple[float, float]:
+    """The bounds :func:`leaky_infer_schema` reads off a column: its minimum and maximum (NOT private).
+
+    Equal ends are widened by 0.5 each (or by one unit in the last place
+    where 0.5 is too small to move them).
+
+    >>> leaky_bounds([3, 1.5, "2"], "size"), leaky_bounds([4], "size")
+    ((1.5, 3.0), (3.5, 4.5))
+    """
     numbers: List[float] = []
     for v in column:
         try:
-            number = float(v) if not isinstance(v, bool) else math.nan
+            plain = not isinstance(v, bool) and (not isinstance(v, str) or is_plain_decimal(v))
+            number = float(v) if plain else math.nan
         except (TypeError, ValueError):
             number = math.nan
         if not math.isfinite(number):

@@ -289,8 +289,21 @@ class Schema:
         raw_attributes = obj["attributes"]
         if not isinstance(raw_attributes, list):
             raise SchemaError("schema JSON 'attributes' must be a list of objects")
+        attributes: List[Attribute] = []
+        problems: List[str] = []
+        for i, a in enumerate(raw_attributes):
+            try:
+                attributes.append(_attribute_from_json(a, i))
+            except SchemaError as exc:
+                problems.append(str(exc))
+        if problems:
+            # every attribute's problem at once, so that one edit fixes the file
+            raise SchemaError(
+                problems[0] if len(problems) == 1
+                else f"{len(problems)} attributes of the schema JSON are wrong: " + "; ".join(problems)
+            )
         return cls(
-            attributes=tuple(_attribute_from_json(a, i) for i, a in enumerate(raw_attributes)),
+            attributes=tuple(attributes),
             label=obj["label"],
             classes=obj["classes"],
             leaks=obj.get("leaks", []),

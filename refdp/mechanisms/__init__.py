@@ -15,6 +15,9 @@ from __future__ import annotations
 from refdp.mechanisms._params import Exact, SensitivityLike
 from refdp.mechanisms.counts import (
     NoiseKind,
+    cells_charge,
+    count_charge,
+    histogram_charges,
     discrete_laplace_mechanism,
     histogram_scale,
     laplace_mechanism,
@@ -31,6 +34,7 @@ from refdp.mechanisms.exact import (
 )
 from refdp.mechanisms.exponential import (
     float_probabilities,
+    exponential_charge,
     exponential_log_probabilities,
     exponential_mechanism,
     exponential_probabilities,
@@ -43,6 +47,10 @@ __all__ = [
     "Exact",
     "NoiseKind",
     "SensitivityLike",
+    "cells_charge",
+    "count_charge",
+    "exponential_charge",
+    "histogram_charges",
     "bernoulli",
     "bernoulli_exp",
     "bernoulli_positions",

@@ -20,8 +20,8 @@ from refdp.errors import InvalidParameterError
 from refdp.mechanisms._params import SensitivityLike, sensitivity_value
 from refdp.mechanisms.exact import discrete_laplace
 from refdp.mechanisms.laplace import laplace_noise
-from refdp.privacy import Ledger, Number, as_epsilon, cell, check_partition
-from refdp.privacy.ledger import check_cells
+from refdp.privacy import Charge, Ledger, Number, as_epsilon, cell, check_partition
+from refdp.privacy.ledger import check_cells, new_charge
 from refdp.rng import RandomSource
 
 __all__ = [
@@ -32,6 +32,9 @@ __all__ = [
     "histogram_scale",
     "noisy_histogram",
     "noisy_cells",
+    "count_charge",
+    "histogram_charges",
+    "cells_charge",
 ]
 
 DiscreteLaplaceSampler = Callable[[Fraction, RandomSource], int]
@@ -85,17 +88,35 @@ def discrete_laplace_mechanism(
     count = _count(value, "value")
     delta = _exact_sensitivity(sensitivity)
     eps = as_epsilon(epsilon)
-    path = check_partition(partition)
-    ledger.charge(
+    ledger.record(count_charge(
+        epsilon=eps, sensitivity=delta, label=label, partition=partition, claims=claims, sound=sound,
+    ))
+    return count + sampler(delta / eps, rng)
+
+
+def count_charge(
+    *,
+    epsilon: Number,
+    sensitivity: Union[int, Fraction] = 1,
+    label: str,
+    partition: Sequence[str] = (),
+    claims: Sequence[str] = ("discrete-laplace-mechanism",),
+    sound: bool = True,
+) -> Charge:
+    """The charge :func:`discrete_laplace_mechanism` records for these arguments.
+
+    >>> count_charge(epsilon="1/20", label="noisy size").sensitivity
+    Fraction(1, 1)
+    """
+    return new_charge(
         label=label,
         mechanism="discrete-laplace",
-        epsilon=eps,
-        sensitivity=delta,
+        epsilon=as_epsilon(epsilon),
+        sensitivity=_exact_sensitivity(sensitivity),
         claims=tuple(claims),
-        partition=path,
+        partition=check_partition(partition),
         sound=sound,
     )
-    return count + sampler(delta / eps, rng)
 
 
 def laplace_mechanism(
@@ -223,19 +244,8 @@ def noisy_histogram(
     if len(set(cell_names)) != len(cell_names):
         raise InvalidParameterError(f"cell names must be distinct, got {cell_names!r}")
     eps = as_epsilon(epsilon)
-    path = check_partition(partition)
-    cells = [path + (cell(key, name),) for name in cell_names]
-    mechanism = "discrete-laplace" if noise == "discrete-laplace" else "laplace"
-    claim = "discrete-laplace-mechanism" if noise == "discrete-laplace" else "laplace-mechanism"
-    for cell_path in cells:
-        ledger.charge(
-            label=label,
-            mechanism=mechanism,
-            epsilon=eps,
-            sensitivity=Fraction(1),
-            claims=(claim, "parallel-composition"),
-            partition=cell_path,
-        )
+    for charge in histogram_charges(epsilon=eps, label=label, partition=partition, names=cell_names, key=key, noise=noise):
+        ledger.record(charge)
     scale = histogram_scale(eps)
     if noise == "discrete-laplace":
         return [int(c) + sampler(scale, rng) for c in values]
@@ -280,19 +290,69 @@ def noisy_cells(
         if c < 0:
             raise InvalidParameterError(f"counts must be >= 0, got {c!r}")
     eps = as_epsilon(epsilon)
-    path = check_partition(partition)
     discrete = noise == "discrete-laplace"
-    ledger.charge(
-        label=label,
-        mechanism="discrete-laplace" if discrete else "laplace",
-        epsilon=eps,
-        sensitivity=Fraction(1),
-        claims=("discrete-laplace-mechanism" if discrete else "laplace-mechanism", "parallel-composition"),
-        partition=path,
-        cells=cells,
-    )
+    ledger.record(cells_charge(shape=cells, epsilon=eps, label=label, partition=partition, noise=noise))
     scale = histogram_scale(eps)
     if discrete:
         return [c + sampler(scale, rng) for c in values]
     b = float(scale)
     return [float(c) + laplace_noise(b, rng) for c in values]
+
+
+def histogram_charges(
+    *,
+    epsilon: Number,
+    label: str,
+    names: Sequence[str],
+    partition: Sequence[str] = (),
+    key: str = "class",
+    noise: NoiseKind = "discrete-laplace",
+) -> Tuple[Charge, ...]:
+    """The charges :func:`noisy_histogram` records: one per cell ``names[j]``, in order.
+
+    >>> [c.partition for c in histogram_charges(epsilon=1, label="leaf", names=("yes", "no"), partition=("root",))]
+    [('root', 'class=yes'), ('root', 'class=no')]
+    """
+    if noise not in _NOISE_KINDS:
+        raise InvalidParameterError(f"noise must be one of {_NOISE_KINDS}, got {noise!r}")
+    eps = as_epsilon(epsilon)
+    path = check_partition(partition)
+    discrete = noise == "discrete-laplace"
+    return tuple(
+        new_charge(
+            label=label,
+            mechanism="discrete-laplace" if discrete else "laplace",
+            epsilon=eps,
+            sensitivity=Fraction(1),
+            claims=("discrete-laplace-mechanism" if discrete else "laplace-mechanism", "parallel-composition"),
+            partition=path + (cell(key, name),),
+        )
+        for name in names
+    )
+
+
+def cells_charge(
+    *,
+    shape: Sequence[Tuple[str, int]],
+    epsilon: Number,
+    label: str,
+    partition: Sequence[str] = (),
+    noise: NoiseKind = "discrete-laplace",
+) -> Charge:
+    """The one charge :func:`noisy_cells` records for a table of ``shape``.
+
+    >>> cells_charge(shape=(("leaf", 4), ("class", 2)), epsilon="1/10", label="tree 0").cells
+    (('leaf', 4), ('class', 2))
+    """
+    if noise not in _NOISE_KINDS:
+        raise InvalidParameterError(f"noise must be one of {_NOISE_KINDS}, got {noise!r}")
+    discrete = noise == "discrete-laplace"
+    return new_charge(
+        label=label,
+        mechanism="discrete-laplace" if discrete else "laplace",
+        epsilon=as_epsilon(epsilon),
+        sensitivity=Fraction(1),
+        claims=("discrete-laplace-mechanism" if discrete else "laplace-mechanism", "parallel-composition"),
+        partition=check_partition(partition),
+        cells=check_cells(shape),
+    )

@@ -48,7 +48,8 @@ from refdp.mechanisms._params import (
 )
 from refdp.mechanisms.inversion import exp_neg_fixed, sample_by_inversion
 from refdp.mechanisms.ratios import Ratio, Ratios
-from refdp.privacy import Ledger, Number, as_epsilon, check_partition
+from refdp.privacy import Charge, Ledger, Number, as_epsilon, check_partition
+from refdp.privacy.ledger import new_charge
 from refdp.rng import RandomSource
 
 __all__ = [
@@ -60,6 +61,7 @@ __all__ = [
     "sample_index",
     "exponential_sample_exact",
     "exponential_mechanism",
+    "exponential_charge",
 ]
 
 Real = Union[float, Exact]
@@ -392,8 +394,41 @@ def exponential_mechanism(
     would; validation and the charge stay here.
     """
     eps = as_epsilon(epsilon)
-    recorded_sensitivity, delta_u = sensitivity_value(sensitivity)
-    path = check_partition(partition)
+    _, delta_u = sensitivity_value(sensitivity)
+    charge = exponential_charge(
+        epsilon=eps, sensitivity=sensitivity, label=label, partition=partition, claims=claims, exact=exact,
+        sound=sound, note=note, monotone=monotone,
+    )
+    calibration = _calibration(delta_u, monotone)
+    if exact:
+        plan = _plan_exact(utilities, eps, calibration, base_weights, floats=True)
+        ledger.record(charge)
+        return sample_by_inversion(plan.enclosures, rng)
+    u = finite_floats(utilities, "utilities")
+    chances = probabilities(u, _float_weights(base_weights, len(u)), _coefficient(eps, calibration))
+    ledger.record(charge)
+    return draw(chances, rng)
+
+
+def exponential_charge(
+    *,
+    epsilon: Number,
+    sensitivity: SensitivityLike,
+    label: str,
+    partition: Sequence[str] = (),
+    claims: Sequence[str] = ("exponential-mechanism",),
+    exact: bool = False,
+    sound: bool = True,
+    note: str = "",
+    monotone: bool = False,
+) -> Charge:
+    """The charge :func:`exponential_mechanism` records for these arguments: the sampler's claims added
+    to ``claims``, and with ``monotone`` its claim and a note.
+
+    >>> exponential_charge(epsilon=1, sensitivity=1, label="split", exact=True).claims
+    ('exponential-mechanism', 'exponential-mechanism-exact-sampler', 'exact-inversion-sampler')
+    """
+    recorded_sensitivity, _ = sensitivity_value(sensitivity)
     sampler_claims: Tuple[str, ...] = (
         ("exponential-mechanism-exact-sampler", "exact-inversion-sampler")
         if exact
@@ -402,31 +437,13 @@ def exponential_mechanism(
     if monotone:
         sampler_claims = ("exponential-mechanism-monotone",) + sampler_claims
         note = (note + "; " if note else "") + "monotone utilities: weights exp(epsilon u / Delta_u)"
-    charge_claims = tuple(claims) + tuple(c for c in sampler_claims if c not in claims)
-    calibration = _calibration(delta_u, monotone)
-    if exact:
-        plan = _plan_exact(utilities, eps, calibration, base_weights, floats=True)
-        ledger.charge(
-            label=label,
-            mechanism="exponential",
-            epsilon=eps,
-            sensitivity=recorded_sensitivity,
-            claims=charge_claims,
-            partition=path,
-            sound=sound,
-            note=note,
-        )
-        return sample_by_inversion(plan.enclosures, rng)
-    u = finite_floats(utilities, "utilities")
-    chances = probabilities(u, _float_weights(base_weights, len(u)), _coefficient(eps, calibration))
-    ledger.charge(
+    return new_charge(
         label=label,
         mechanism="exponential",
-        epsilon=eps,
+        epsilon=as_epsilon(epsilon),
         sensitivity=recorded_sensitivity,
-        claims=charge_claims,
-        partition=path,
+        claims=tuple(claims) + tuple(c for c in sampler_claims if c not in claims),
+        partition=check_partition(partition),
         sound=sound,
         note=note,
     )
-    return draw(chances, rng)

@@ -55,6 +55,8 @@ __all__ = [
     "Cells",
     "compose",
     "cell",
+    "new_charge",
+    "data_independent_charge",
 ]
 
 Partition = Tuple[str, ...]
@@ -224,6 +226,13 @@ class Ledger:
     def leaks(self) -> Tuple[str, ...]:
         return tuple(self._leaks)
 
+    def record(self, charge: Charge) -> Charge:
+        """Append ``charge`` (made by :func:`new_charge` or :func:`data_independent_charge`) and return it."""
+        if not isinstance(charge, Charge):
+            raise InvalidParameterError(f"a ledger records Charge values, got {type(charge).__name__}")
+        self._charges.append(charge)
+        return charge
+
     def charge(
         self,
         *,
@@ -238,7 +247,7 @@ class Ledger:
         note: str = "",
         cells: Sequence[Tuple[str, int]] = (),
     ) -> Charge:
-        """Record that a mechanism spent (epsilon, delta) on ``partition``.
+        """Record that a mechanism spent (epsilon, delta) on ``partition`` (:func:`new_charge`).
 
         With ``cells`` (nested disjoint splits, outermost first) it spent
         (epsilon, delta) on every cell of those splits below ``partition``.
@@ -255,41 +264,16 @@ class Ledger:
         >>> ledger.total()  # a charge on the whole data set adds up with them
         (Fraction(1, 1), Fraction(0, 1))
         """
-        eps = as_fraction(epsilon, "epsilon")
-        if eps < 0:
-            raise PrivacyError(f"a charge cannot have negative epsilon ({eps}); check the budget split")
-        entry = Charge(
-            label=label,
-            mechanism=mechanism,
-            epsilon=eps,
-            delta=as_delta(delta),
-            sensitivity=sensitivity,
-            partition=check_partition(partition),
-            claims=tuple(claims),
-            sound=sound,
-            note=note,
-            cells=check_cells(cells),
-        )
-        self._charges.append(entry)
-        return entry
+        return self.record(new_charge(
+            label=label, mechanism=mechanism, epsilon=epsilon, sensitivity=sensitivity, claims=claims,
+            partition=partition, delta=delta, sound=sound, note=note, cells=cells,
+        ))
 
     def record_data_independent(
         self, *, label: str, partition: Sequence[str] = (), note: str = ""
     ) -> Charge:
         """Record randomness that never reads the data (it costs nothing)."""
-        entry = Charge(
-            label=label,
-            mechanism="data-independent",
-            epsilon=Fraction(0),
-            delta=Fraction(0),
-            sensitivity=None,
-            partition=check_partition(partition),
-            claims=(),
-            data_independent=True,
-            note=note,
-        )
-        self._charges.append(entry)
-        return entry
+        return self.record(data_independent_charge(label=label, partition=partition, note=note))
 
     def record_leak(self, description: str) -> None:
         """Record a use of the data outside any mechanism; the receipt becomes unsound."""
@@ -298,6 +282,64 @@ class Ledger:
     def total(self) -> Tuple[Fraction, Fraction]:
         """The composed (epsilon, delta) of everything recorded so far."""
         return compose(self._charges, self.relation)
+
+
+def new_charge(
+    *,
+    label: str,
+    mechanism: str,
+    epsilon: Number,
+    sensitivity: Sensitivity,
+    claims: Sequence[str],
+    partition: Sequence[str] = (),
+    delta: Number = 0,
+    sound: bool = True,
+    note: str = "",
+    cells: Sequence[Tuple[str, int]] = (),
+) -> Charge:
+    """The charge :meth:`Ledger.charge` records, checked: epsilon >= 0, delta in [0, 1), a valid partition and cells.
+
+    The mechanisms build their charges with it, and so does a verifier that
+    re-derives a receipt's charges from a model's public parts.
+
+    >>> new_charge(label="size", mechanism="discrete-laplace", epsilon="1/2", sensitivity=1,
+    ...            claims=("discrete-laplace-mechanism",)).epsilon
+    Fraction(1, 2)
+    """
+    eps = as_fraction(epsilon, "epsilon")
+    if eps < 0:
+        raise PrivacyError(f"a charge cannot have negative epsilon ({eps}); check the budget split")
+    return Charge(
+        label=label,
+        mechanism=mechanism,
+        epsilon=eps,
+        delta=as_delta(delta),
+        sensitivity=sensitivity,
+        partition=check_partition(partition),
+        claims=tuple(claims),
+        sound=sound,
+        note=note,
+        cells=check_cells(cells),
+    )
+
+
+def data_independent_charge(*, label: str, partition: Sequence[str] = (), note: str = "") -> Charge:
+    """The zero-cost charge of randomness that never reads the data (a random tree shape).
+
+    >>> data_independent_charge(label="tree 0: random structure", partition=("tree0",)).data_independent
+    True
+    """
+    return Charge(
+        label=label,
+        mechanism="data-independent",
+        epsilon=Fraction(0),
+        delta=Fraction(0),
+        sensitivity=None,
+        partition=check_partition(partition),
+        claims=(),
+        data_independent=True,
+        note=note,
+    )
 
 
 def check_partition(partition: Sequence[str]) -> Partition:

@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from fractions import Fraction
 from typing import Optional, Tuple
 
@@ -286,14 +287,18 @@ def lqs_delta(k: int, beta: Number, epsilon: Number) -> LqsResult:
     7
     """
     k = _check_int(k, "k (the suppression threshold)", 1)
-    b = _check_beta(beta)
-    eps = _check_epsilon(epsilon)
+    return _certified(k, _check_beta(beta), _check_epsilon(epsilon))
+
+
+@lru_cache(maxsize=256)
+def _certified(k: int, b: Fraction, eps: Fraction) -> LqsResult:
+    """:func:`lqs_delta` of checked, exact arguments; memoised (a plan and its verification ask the same)."""
     gamma = _Gamma(b, eps)
     if not gamma.precondition_holds():
         raise _refuse_precondition(k, b, eps)
     p_up = float_up(b)
     if p_up >= 1.0:
-        raise InvalidParameterError(f"beta={beta!r} is too close to 1 to compute with floats")
+        raise InvalidParameterError(f"beta={float(b)!r} is too close to 1 to compute with floats")
     kl = _kl_lower(_float_down(gamma.lo), p_up)
     if not kl > 0.0:
         raise PrivacyError(

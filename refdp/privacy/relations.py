@@ -21,6 +21,7 @@ from fractions import Fraction
 from typing import Union
 
 from refdp.errors import InvalidParameterError
+from refdp.numbers import is_plain_fraction
 
 __all__ = [
     "BUDGET_RANGE",
@@ -92,10 +93,12 @@ def _parse(text: str, name: str) -> Fraction:
     if exponent and len(exponent.group(1).lstrip("+-_0")) > len(str(MAX_DIGITS)):
         raise InvalidParameterError(f"{name} has an exponent too large to handle exactly, got {_shown(text)}")
     try:
+        if not is_plain_fraction(text):  # Fraction also reads other scripts' digits and underscores
+            raise ValueError(text)
         result = Fraction(text.strip())
     except (ValueError, ZeroDivisionError):
         raise InvalidParameterError(
-            f"{name} must be a finite number such as 0.5 or 1/3, got {_shown(text)}"
+            f"{name} must be a finite number in ASCII digits such as 0.5 or 1/3, got {_shown(text)}"
         ) from None
     if max(abs(result.numerator), result.denominator) >= _DIGIT_LIMIT:
         raise InvalidParameterError(
@@ -107,7 +110,8 @@ def _parse(text: str, name: str) -> Fraction:
 def as_fraction(value: Number, name: str) -> Fraction:
     """Convert ``value`` to an exact finite Fraction, or raise a clear error.
 
-    Text is read exactly (``"0.1"`` is 1/10) and may have at most
+    Text is read exactly (``"0.1"`` is 1/10), in ASCII digits
+    (:func:`refdp.numbers.is_plain_fraction`), and may have at most
     :data:`MAX_DIGITS` digits in its numerator and denominator.
     """
     if isinstance(value, bool):

@@ -34,9 +34,16 @@ file can be read, audited and used on its own.  Reading it back
 :func:`refdp.model_from_json` also checks that the algorithm and variant are
 registered and agree with the charges; any mismatch is one ModelError.
 
+The file also states ``plan_inputs``: the public values the algorithm's
+budget plan read that the parameters do not hold (the noisy size N~ it
+released, for example), so that a verifier can recompute the plan, the
+``budget`` training was given, and a ``digest`` of the whole file
+(:mod:`refdp.tree.integrity`), with an optional keyed ``signature``.
+
 Format versions: 2 adds the receipt's soundness ``level``, the claims' statuses
-and an integrity ``digest``; a version-1 file cannot be verified and must be
-retrained.
+and a digest of the receipt; 3 adds ``budget``, ``plan_inputs``, the digest
+of the whole file and the optional signature.  A file of an older format cannot be
+verified and must be retrained.
 """
 
 from __future__ import annotations
@@ -44,23 +51,33 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field
+from fractions import Fraction
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Sequence, Tuple, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
-from refdp.data import Dataset, Schema
-from refdp.errors import ModelError
+from refdp.data import Dataset, MissingPolicy, Schema, expect_dataset
+from refdp.data.predict_rows import rows_to_predict
+from refdp.errors import InvalidParameterError, ModelError
 from refdp.files import read_json
 from refdp.privacy import Receipt
 from refdp.tree.codec import node_from_json, node_to_json
+from refdp.tree.integrity import DIGEST, SIGNATURE, model_digest, model_signature
 from refdp.tree.leaf import Count, Leaf
 from refdp.tree.nodes import Node, children_of, released_counts, route_informed
+from refdp.tree.nodes import depth as tree_depth
 from refdp.tree.nodes import leaves as all_leaves
 from refdp.tree.rules import Rule, conditions_of, rules
 
 __all__ = ["TreeModel", "VOTING", "FORMAT", "VERSION", "decode_model", "dumps_model", "read_model_json"]
 
 FORMAT = "refdp-model"
-VERSION = 2
+VERSION = 3
+_FIELDS = (
+    "format", "version", "algorithm", "variant", "params", "budget", "schema", "plan_inputs", "receipt", "voting",
+    "weights", "trees", DIGEST,
+)
+# "missing": the missing-value policy, when the training data was read with one (a file, not a built-in)
+_OPTIONAL_FIELDS = (SIGNATURE, "missing")
 VOTING = ("vote", "confidence", "sum-counts", "log-odds")
 
 Param = Union[int, float, str, bool]
@@ -78,6 +95,13 @@ class TreeModel:
     receipt: Receipt
     weights: Tuple[float, ...] = field(default=())
     voting: str = "vote"
+    missing: Optional[MissingPolicy] = None
+    """The missing-value policy of the training data (:attr:`refdp.data.Dataset.missing`); prediction applies it."""
+    plan_inputs: Mapping[str, int] = field(default_factory=dict)
+    """Public values the budget plan read besides the parameters, such as the released noisy size ``noisy_size``."""
+    budget: Optional[Fraction] = None
+    """The total epsilon training was given (the receipt's total may be less, or, for a published variant,
+    more); None: the receipt's total."""
     _released: Dict[int, Tuple[Count, ...]] = field(default_factory=dict, init=False, repr=False, compare=False)
     _priors: List[List[Tuple[float, float]]] = field(default_factory=list, init=False, repr=False, compare=False)
 
@@ -93,6 +117,18 @@ class TreeModel:
                 raise ModelError(f"tree {index} has weight {weight!r}; every tree weight must be a finite number")
         if self.voting not in VOTING:
             raise ModelError(f"unknown voting rule {self.voting!r}; use one of {', '.join(VOTING)}")
+        if self.budget is None:
+            object.__setattr__(self, "budget", self.receipt.epsilon)
+        for name, value in self.plan_inputs.items():
+            if not isinstance(name, str) or isinstance(value, bool) or not isinstance(value, int):
+                raise ModelError(f"plan input {name!r} must be an integer, got {value!r}")
+
+    def __getstate__(self) -> Dict[str, Any]:
+        # The memo of released counts is keyed by id(node): in a copy or an unpickled model those ids
+        # name other objects, so copies start without it (and without the priors computed from the trees).
+        state = dict(self.__dict__)
+        state["_released"], state["_priors"] = {}, []
+        return state
 
     @property
     def root(self) -> Node:
@@ -105,7 +141,18 @@ class TreeModel:
     def classes_(self) -> List[str]:
         return list(self.schema.classes)
 
+    @property
+    def depth(self) -> int:
+        """The most decision nodes on a root-to-leaf path of any tree (0: every tree is a single leaf)."""
+        return max(tree_depth(tree) for tree in self.trees)
+
+    @property
+    def n_leaves(self) -> int:
+        """The number of leaves of all the trees together."""
+        return sum(1 for tree in self.trees for _ in all_leaves(tree))
+
     def _columns(self, data: Dataset) -> List[Sequence[Union[int, float]]]:
+        expect_dataset(data, "the data to predict")
         if data.schema.attributes != self.schema.attributes:
             raise ModelError(
                 "the data's attributes differ from the model's schema; read the data with the "
@@ -159,32 +206,48 @@ class TreeModel:
             self._released[key] = released_counts(node)
         return self._released[key]
 
-    def _leaves(self, data: Dataset) -> List[List[Leaf]]:
+    def _leaves(self, X: object) -> List[List[Leaf]]:
+        data = rows_to_predict(X, self.schema, self.missing)[0]
         columns = self._columns(data)
         released = self._released_at
         return [[route_informed(tree, columns, row, released) for tree in self.trees] for row in range(len(data))]
 
-    def predict(self, data: Dataset) -> List[str]:
-        """The predicted class label of every row of ``data`` (ties: see the module notes)."""
+    def predict(self, X: object) -> List[str]:
+        """The predicted class label of every row of ``X`` (ties: see the module notes).
+
+        ``X`` is a :class:`~refdp.data.Dataset` read with the model's schema,
+        or rows: a list of tuples (attribute order) or dicts (by attribute
+        name), a 2-D NumPy array or a pandas DataFrame
+        (:func:`refdp.data.rows.raw_rows`).  A missing value in rows (None,
+        NaN, ``"?"``) is read with the training data's missing-value policy
+        (:attr:`missing`); a value beyond a public bound is clipped to it.
+        A row that cannot be read raises DataError or SchemaError naming it.
+
+        >>> from refdp.algorithms import train
+        >>> from refdp.data import load
+        >>> model = train("noisy-majority", load("vote"), 1, rng=1)
+        >>> model.predict([{name: "y" for name in model.schema.names}])
+        ['democrat']
+        """
         classes = self.schema.classes
         pooled = [share for share, _ in self._log_priors()[-1]]
         # the label sorting first wins the last tie: its rank is the largest
         rank = {c: -position for position, c in enumerate(sorted(range(len(classes)), key=classes.__getitem__))}
         out = []
-        for leaves in self._leaves(data):
+        for leaves in self._leaves(X):
             scores = self._scores(leaves)
             out.append(classes[max(range(len(scores)), key=lambda c: (scores[c], pooled[c], rank[c]))])
         return out
 
-    def predict_proba(self, data: Dataset) -> List[List[float]]:
-        """Class probabilities of every row, in the order of ``classes_``.
+    def predict_proba(self, X: object) -> List[List[float]]:
+        """Class probabilities of every row of ``X`` (as for :meth:`predict`), in the order of ``classes_``.
 
         A single tree gives its leaf's clipped, normalised counts; an ensemble
         normalises its (clipped) scores, uniform when none is positive;
         ``"log-odds"`` voting gives the softmax of its scores.
         """
         out = []
-        for leaves in self._leaves(data):
+        for leaves in self._leaves(X):
             if self.voting == "log-odds":
                 scores = self._scores(leaves)
                 top = max(scores)
@@ -198,6 +261,8 @@ class TreeModel:
 
     def rules(self, tree: int = 0) -> List[Rule]:
         """Every root-to-node rule of tree ``tree``."""
+        if isinstance(tree, bool) or not isinstance(tree, int) or not -len(self.trees) <= tree < len(self.trees):
+            raise ModelError(f"tree must be an index in 0..{len(self.trees) - 1}, got {tree!r:.60}")
         return rules(self.trees[tree], self.schema)
 
     def render(self) -> str:
@@ -209,19 +274,31 @@ class TreeModel:
             _render(tree, self.schema, "  " if len(self.trees) > 1 else "", lines)
         return "\n".join(lines)
 
-    def to_json(self) -> Dict[str, Any]:
-        return {
+    def to_json(self, key: Optional[bytes] = None) -> Dict[str, Any]:
+        """The model file's JSON, with the digest of the whole; signed with ``key`` (HMAC-SHA256) when given.
+
+        ``missing`` is there only when the training data was read with a missing-value policy.
+        """
+        body: Dict[str, Any] = {
             "format": FORMAT,
             "version": VERSION,
             "algorithm": self.algorithm,
             "variant": self.variant,
             "params": dict(self.params),
+            "budget": str(self.budget),
             "schema": self.schema.to_json(),
+            "plan_inputs": dict(sorted(self.plan_inputs.items())),
             "receipt": self.receipt.to_json(),
             "voting": self.voting,
             "weights": list(self.weights),
             "trees": [node_to_json(t, self.schema) for t in self.trees],
         }
+        if self.missing is not None:
+            body["missing"] = self.missing.to_json()
+        if key is not None:
+            body[SIGNATURE] = model_signature(body, key)
+        body[DIGEST] = model_digest(body)
+        return body
 
 
 def _render(node: Node, schema: Schema, indent: str, lines: List[str]) -> None:
@@ -234,25 +311,58 @@ def _render(node: Node, schema: Schema, indent: str, lines: List[str]) -> None:
         _render(child, schema, indent + "  ", lines)
 
 
-def decode_model(obj: Mapping[str, Any]) -> TreeModel:
-    """Rebuild a model from :meth:`TreeModel.to_json` output, verifying its structure and receipt.
+_OLDER = {
+    1: "no soundness level and no digest",
+    2: "its digest covers the receipt only, and it does not state the plan's inputs",
+}
 
-    Raises one ModelError on anything malformed or inconsistent: see
-    :mod:`refdp.privacy.receipt` for what is checked.  It does not check the
-    model against the algorithm registry, which sits above this package:
+
+def _check_integrity(obj: Mapping[str, Any], key: Optional[bytes]) -> None:
+    expected = _FIELDS + tuple(name for name in _OPTIONAL_FIELDS if name in obj)
+    missing = [name for name in expected if name not in obj]
+    if missing:
+        raise ModelError(f"malformed refdp model: it has no field {', '.join(missing)}")
+    extra = sorted(str(name) for name in obj if name not in expected)
+    if extra:
+        raise ModelError(f"malformed refdp model: unexpected field {', '.join(extra)}")
+    if obj[DIGEST] != model_digest(obj):
+        raise ModelError(
+            "the model file's sha256 digest does not match its content: it was edited or corrupted after "
+            "refdp wrote it"
+        )
+    if key is None:
+        return
+    if SIGNATURE not in obj:
+        raise ModelError("the model file is not signed, but a key was given to check its signature")
+    if obj[SIGNATURE] != model_signature(obj, key):
+        raise ModelError(
+            "the model file's signature does not verify with the key given: it was signed with another key, "
+            "or edited after it was signed"
+        )
+
+
+def decode_model(obj: Mapping[str, Any], key: Optional[bytes] = None) -> TreeModel:
+    """Rebuild a model from :meth:`TreeModel.to_json` output, verifying its digest, structure and receipt.
+
+    With ``key`` the file must carry a signature that verifies with it
+    (:mod:`refdp.tree.integrity`).  Raises one ModelError on anything
+    malformed or inconsistent: see :mod:`refdp.privacy.receipt` for what is
+    checked of the receipt.  It does not check the model against the
+    algorithm registry, which sits above this package:
     :func:`refdp.model_from_json` does both.
     """
     if not isinstance(obj, Mapping) or obj.get("format") != FORMAT:
         found = obj.get("format") if isinstance(obj, Mapping) else type(obj).__name__
         raise ModelError(f"not a refdp model (format is {found!r}, expected {FORMAT!r})")
     version = obj.get("version")
-    if isinstance(version, int) and not isinstance(version, bool) and 1 <= version < VERSION:
+    if isinstance(version, int) and not isinstance(version, bool) and version in _OLDER:
         raise ModelError(
-            f"this model is in refdp model format {version}, whose privacy receipt cannot be verified "
-            f"(no soundness level or digest); retrain it with this refdp (format {VERSION})"
+            f"this model was made by an older refdp (model format {version}: {_OLDER[version]}), so it cannot be "
+            f"verified; re-train it with this refdp (format {VERSION})"
         )
     if version != VERSION:
         raise ModelError(f"refdp model version {version!r} is not supported (expected {VERSION})")
+    _check_integrity(obj, key)
     try:
         schema = Schema.from_json(obj["schema"])
         trees = tuple(node_from_json(t, schema) for t in obj["trees"])
@@ -269,7 +379,12 @@ def decode_model(obj: Mapping[str, Any]) -> TreeModel:
             receipt=Receipt.from_json(obj["receipt"]),
             weights=weights,
             voting=str(obj["voting"]),
+            plan_inputs=_plan_inputs(obj["plan_inputs"]),
+            budget=_budget(obj["budget"]),
+            missing=None if obj.get("missing") is None else MissingPolicy.from_json(obj["missing"]),
         )
+    except InvalidParameterError as exc:
+        raise ModelError(f"malformed refdp model: {exc}") from None
     except (KeyError, TypeError, AttributeError) as exc:
         raise ModelError(f"malformed refdp model: missing or wrong field {exc}") from None
     except RecursionError:
@@ -282,12 +397,32 @@ def read_model_json(path: Union[str, Path]) -> Any:
     return read_json(path, "model file", ModelError)
 
 
+def _budget(value: Any) -> Fraction:
+    if isinstance(value, str):
+        try:
+            budget = Fraction(value)
+        except (ValueError, ZeroDivisionError):
+            pass
+        else:
+            if budget >= 0 and str(budget) == value:
+                return budget
+    raise ModelError(f"the model's budget must be an exact number >= 0 written as \"p/q\" in lowest terms, got {value!r}")
+
+
+def _plan_inputs(value: Any) -> Dict[str, int]:
+    if not isinstance(value, Mapping):
+        raise ModelError(f"plan_inputs must be a JSON object of names to integers, got {type(value).__name__}")
+    return dict(value)
+
+
 def _weight(value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ModelError(f"a tree weight must be a number, got {value!r}")
     return float(value)
 
 
-def dumps_model(model: TreeModel) -> str:
-    """The canonical JSON text of a model (sorted keys; byte-identical for equal models)."""
-    return json.dumps(model.to_json(), sort_keys=True, indent=1) + "\n"
+def dumps_model(model: TreeModel, key: Optional[bytes] = None) -> str:
+    """The JSON text of a model file (sorted keys; byte-identical for equal models), signed with ``key`` if given."""
+    if not isinstance(model, TreeModel):
+        raise ModelError(f"dumps_model takes a TreeModel (what train returns), got {type(model).__name__}")
+    return json.dumps(model.to_json(key), sort_keys=True, indent=1) + "\n"
