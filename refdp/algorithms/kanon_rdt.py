@@ -568,14 +568,28 @@ def choose_plan(
     >>> choose_plan(100, plans, 2, Fraction(5), Fraction(1)) is None
     True
     """
-    passing = [p for p in plans if fills(noisy_size, p, n_classes, branching, min_fill)]
-    if passing:
-        return max(passing, key=lambda p: (p.settings.n_trees * p.depth, p.depth))
-    single = [
-        p for p in plans
-        if p.settings.n_trees == 1 and p.depth == 1 and fills(noisy_size, p, n_classes, branching, min_fill / 2)
-    ]
-    return single[0] if single else None
+    for need, plan in _ladder(tuple(plans), n_classes, branching, min_fill):
+        if noisy_size >= need:
+            return plan
+    return None
+
+
+def _fill_size(plan: Plan, n_classes: int, branching: Fraction, min_fill: Fraction) -> Fraction:
+    """The least N~ for which ``plan``'s sample :func:`fills` its cells with ``min_fill`` k rows."""
+    settings = plan.settings
+    return min_fill * max(settings.k, 1) * n_classes * branching**plan.depth / settings.beta
+
+
+@lru_cache(maxsize=256)
+def _ladder(
+    plans: Tuple[Plan, ...], n_classes: int, branching: Fraction, min_fill: Fraction
+) -> Tuple[Tuple[Fraction, Plan], ...]:
+    """(the least N~ that takes it, plan) in the order :func:`choose_plan` prefers the plans (computed once)."""
+    ranked = sorted(plans, key=lambda p: (p.settings.n_trees * p.depth, p.depth), reverse=True)
+    ladder = [(_fill_size(p, n_classes, branching, min_fill), p) for p in ranked]
+    single = [p for p in plans if p.settings.n_trees == 1 and p.depth == 1]
+    ladder += [(_fill_size(p, n_classes, branching, min_fill / 2), p) for p in single[:1]]
+    return tuple(ladder)
 
 
 PRIOR_LABEL = "noisy class histogram (the prior)"
