@@ -1044,7 +1044,7 @@ SPEC = register(
             ),
             Parameter("theta", float, 1.5, "weight cap theta, in units of the initial weight", minimum=1.0, maximum=1e6),
             GRID_PARAMETER,
-            *size_parameters(0.05, 4.5),
+            *size_parameters(0.05, 6.0),
         ),
         claims=CLAIMS,
         fit=fit_adaboost,
