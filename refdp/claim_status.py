@@ -20,6 +20,7 @@ STATUS: Dict[str, str] = {
     "crosscheck-discrete-laplace-ks": "proved",
     "crosscheck-finite-tv": "proved",
     "crosscheck-laplace-ks": "proved",
+    "crosscheck-noisy-size-mixture": "proved",
     "crosscheck-split-choice": "proved",
     "diffpid3-budget": "proved",
     "diffpid3-info-gain-size-bound": "proved",

@@ -618,7 +618,7 @@ class DPAdaBoostClassifier(TreeClassifier):
         theta: float = 1.5,
         grid: int = 64,
         size_share: float = 0.05,
-        leaf_sigmas: float = 4.5,
+        leaf_sigmas: float = 6.0,
         relation: Union[Relation, str] = "add-remove",
         seed: Optional[int] = None,
         rng: Optional[RandomSource] = None,

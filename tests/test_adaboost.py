@@ -601,3 +601,11 @@ def test_n_features_0_draws_every_attribute() -> None:
         assert explicit.trees == default.trees and explicit.weights == default.weights
     subspace = train("dp-adaboost", data, 1, {"n_features": 5}, rng=6)
     assert subspace.trees != default.trees
+
+
+def test_one_class_is_refused_with_a_clear_error() -> None:
+    # SAMME's tree weight has no value for one class (it was a math domain error).
+    schema = Schema((CategoricalAttribute("a", ("x", "y")),), "c", ("only",))
+    data = Dataset.from_codes(schema, [[0, 1] * 10], [0] * 20)
+    with pytest.raises(InvalidParameterError, match="at least two classes"):
+        train("dp-adaboost", data, 20, {"size_share": 0}, rng=1)

@@ -18,6 +18,8 @@ included).
 
 from __future__ import annotations
 
+import dataclasses
+
 import gzip
 import hashlib
 import json
@@ -216,8 +218,6 @@ CASES: List[Tuple[str, List[str], str]] = [
                             "n_trees=0", *OUT], "--param n_trees must"),
     ("param float inf", ["train", "--algorithm", "dp-adaboost", "--data", "vote", "--epsilon", "1", "--param",
                          "theta=1e999", *OUT], "--param theta must"),
-    ("no array engine", ["train", "--algorithm", "dpea", "--data", "vote", "--epsilon", "1", "--engine", "array",
-                         *OUT], "--engine reference"),
     ("diffpid3 size bound", ["train", "--algorithm", "diffpid3", "--data", "vote", "--epsilon", "1", "--param",
                              "quality=info-gain", "--param", "max_size=10", *OUT], "--param max_size=10"),
     ("private-rdt too many leaves", ["train", "--algorithm", "private-rdt", "--data", "vote", "--epsilon", "1",
@@ -485,3 +485,16 @@ def test_an_unexpected_exception_is_one_line_naming_it_a_bug(
     with pytest.raises(ZeroDivisionError):
         main(argv)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_refusal_of_a_missing_array_engine_names_the_flag() -> None:
+    # Every built-in learner has the array engine since issue 33, so no command line reaches this refusal;
+    # an algorithm registered without one still gets it, in the command line's words.
+    from refdp.algorithms import get_algorithm
+    from refdp.cli._wording import for_cli
+    from refdp.errors import InvalidParameterError
+
+    spec = dataclasses.replace(get_algorithm("dpea"), engines=("reference",))
+    with pytest.raises(InvalidParameterError) as refusal:
+        spec.fitter("array")
+    assert "use --engine reference" in for_cli(str(refusal.value))

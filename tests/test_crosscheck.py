@@ -17,6 +17,10 @@ from typing import List, Sequence
 import pytest
 
 from refdp.audit.crosscheck import (
+    NoiseMixture,
+    crosscheck_noise_mixture,
+    noise_mixture_detectable_scale_error,
+    noise_mixture_runs,
     DEFAULT_ALPHA,
     crosscheck_discrete_laplace,
     crosscheck_exponential_mechanism,
@@ -166,6 +170,38 @@ def test_discrete_laplace_correct_fits_and_scale_off_by_half_is_rejected() -> No
 def test_discrete_laplace_scale_off_by_ten_percent_is_rejected() -> None:
     assert discrete_laplace_sample_size(2, 0.1) == 70027
     _discrete_laplace_check(0.1, 8)
+
+
+MIXTURE = NoiseMixture(((0.7, Fraction(2)), (0.3, Fraction(6))), True, 2)
+
+
+def _mixture_runs(mixture: NoiseMixture, n: int, ratio: Fraction, seed: int) -> List[List[int]]:
+    """``n`` runs of ``mixture`` (every scale times ``ratio``): one scale per run, shared by its noises."""
+    rng = random.Random(seed)
+    runs = []
+    for _ in range(n):
+        scale = mixture.components[sample_index([p for p, _ in mixture.components], rng)][1] * ratio
+        runs.append([discrete_laplace(scale, rng) for _ in range(mixture.per_run)])
+    return runs
+
+
+@pytest.mark.claim("crosscheck-noisy-size-mixture", "dkw-goodness-of-fit", "cks-discrete-laplace")
+def test_noise_mixture_correct_fits_and_scales_off_by_half_are_rejected() -> None:
+    n = noise_mixture_runs(MIXTURE, 0.5, beta=1e-6)
+    assert 1_000 < n < 20_000
+    good = crosscheck_noise_mixture(_mixture_runs(MIXTURE, n, Fraction(1), 11), MIXTURE)
+    assert not good.rejected and good.threshold == dkw_bound(n, 1e-6 / 2), good.summary()
+    for ratio in (Fraction(3, 2), Fraction(2, 3)):
+        bad = crosscheck_noise_mixture(_mixture_runs(MIXTURE, n, ratio, 12), MIXTURE)
+        assert bad.rejected, bad.summary()
+    # what n runs detect is what noise_mixture_runs sizes for
+    assert noise_mixture_detectable_scale_error(MIXTURE, n, beta=1e-6) <= 0.5 * 1.001
+
+
+def test_a_mixture_of_one_scale_is_that_scale() -> None:
+    one = NoiseMixture(((1.0, Fraction(2)),), True, 1)
+    assert one.scale_distance(0.1) == pytest.approx(discrete_laplace_scale_distance(2, 0.1))
+    assert one.cdf(0.0) == pytest.approx(0.5 + 0.5 * math.tanh(0.25))
 
 
 def test_distances_grow_with_the_scale_error_and_are_symmetric() -> None:

@@ -14,6 +14,7 @@ false-alarm probability 1e-6 and a fixed seed, printed on failure.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import shutil
@@ -26,9 +27,13 @@ from typing import Any, Dict, List, Tuple
 import pytest
 
 from refdp.algorithms import diffpid3, majority, thesis_tree, train
+from refdp.algorithms.derivation import NO_RANDOMNESS
 from refdp.algorithms.registry import get_algorithm
+from refdp.algorithms.root_law import TAIL, noisy_size_plans
 from refdp.audit.crosscheck import (
+    NoiseMixture,
     crosscheck_discrete_laplace,
+    crosscheck_noise_mixture,
     crosscheck_finite,
     discrete_laplace_detectable_scale_error,
     discrete_laplace_sample_size,
@@ -39,10 +44,13 @@ from refdp.audit.crosscheck import (
 )
 from refdp.audit.crosscheck_command import CountsReader, Reading, SplitReader
 from refdp.cli import main
-from refdp.data import Dataset, load
-from refdp.mechanisms import exponential_probabilities
-from refdp.privacy import Relation
+from refdp.data import CategoricalAttribute, Dataset, Schema, load
+from refdp.errors import InvalidParameterError
+from refdp.engine import REFERENCE
+from refdp.mechanisms import discrete_laplace_pmf, exponential_probabilities
+from refdp.privacy import Ledger, Relation
 from refdp.tree import CategoricalSplit, ThresholdSplit, ValueSplit, dumps_model
+from refdp.tree.integrity import model_digest
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples" / "crosscheck_external"
@@ -88,13 +96,18 @@ PLANTED = {Relation.ADD_REMOVE: "keep-half", Relation.SUBSTITUTE: "no-half"}
 
 def _diffpid3_law_and_planted(relation: Relation = Relation.ADD_REMOVE) -> Tuple[List[float], List[float]]:
     params = get_algorithm("diffpid3").resolve({"size_share": "0"})
-    law = diffpid3.root_split_law(VOTE, Fraction(1), params, relation)
+    root = diffpid3.root_split_law(VOTE, Fraction(1), params, relation)
+    law = root.single
+    assert law is not None and root.leaf_is_outcome
     # Under add-remove refdp's max operator is monotone (no factor 2); under substitute it is not.
     assert law.monotone is (relation is Relation.ADD_REMOVE)
     planted = exponential_probabilities(
         law.utilities, epsilon=law.epsilon, sensitivity=law.sensitivity, monotone=not law.monotone
     )
-    return law.probabilities(), planted
+    exact = root.probabilities()
+    leaf = exact[-1]  # the root splits unless its noisy size N_T stops it, which both programs draw alike
+    assert leaf < 1e-5
+    return exact, [p * (1 - leaf) for p in planted] + [leaf]
 
 
 def _c_root_split(binary: Path, relation: Relation, fault: str = "") -> str:
@@ -108,7 +121,7 @@ def _c_leaf_counts(binary: Path, fault: str = "") -> str:
 
 ROOT_SPLIT = ("--algorithm", "diffpid3", "--param", "size_share=0", "--data", "vote", "--epsilon", "1",
               "--output", "root-split", "--seed", str(SEED), "--jobs", "2")
-RUNS_FOR_POWER = {Relation.ADD_REMOVE: 19316, Relation.SUBSTITUTE: 26389}  # TV 0.05, alpha 1e-6, power 0.999
+RUNS_FOR_POWER = {Relation.ADD_REMOVE: 19670, Relation.SUBSTITUTE: 26812}  # TV 0.05, alpha 1e-6, power 0.999
 LEAF_COUNTS = ("--algorithm", "noisy-majority", "--data", "vote", "--epsilon", "1/2", "--output", "leaf-counts",
                "--seed", str(SEED), "--jobs", "2")
 
@@ -181,7 +194,7 @@ def test_text_report_states_the_comparison_false_alarm_and_power(
            "of 1 (size_share 0: no noisy size), quality max of sensitivity 1 under add-remove, monotone utilities: " \
            "P ~ exp(epsilon u / sensitivity), no factor 2" in out, out
     assert "false alarm: a program with refdp's law is rejected with probability at most 1e-06" in out, out
-    assert "power: 19316 runs reject a law at total variation 0.05 or more from refdp's with probability at least " \
+    assert "power: 19670 runs reject a law at total variation 0.05 or more from refdp's with probability at least " \
            "0.999; this check ran 600 (given by --runs)" in out, out
     assert "verdict: REJECT" in out and f"replay with --seed {SEED}" in out and "(exit 1)" in out, out
 
@@ -196,7 +209,8 @@ def test_refdp_as_a_separate_process_is_accepted(monkeypatch: pytest.MonkeyPatch
     cmd = f"{REFDP_ROOT} thesis-tree {{data}} {{schema}} {{seed}} {{out}} 1/2 max_depth=1 size_share=0"
     split = run_json(capsys, "--cmd", cmd, *common, "--output", "root-split")
     assert split["verdict"] == "ACCEPT" and split["impossible"] == 0 and split["failures"] == 0, split
-    assert len(split["law"]) == 48 and split["law"][0]["candidate"] == "handicapped-infants=n"
+    assert len(split["law"]) == 49 and split["law"][0]["candidate"] == "handicapped-infants=n"
+    assert split["law"][-1]["candidate"] == "(leaf)" and split["law"][-1]["probability"] == 0
     # Counts at the leaves only (the default): the split root releases none, which refdp's law for a root that
     # always releases them (every node) calls impossible.
     every = ("--param", "node_counts=every-node")
@@ -240,6 +254,28 @@ def test_model_files_that_disagree_are_rejected(tmp_path: Path, capsys: pytest.C
     assert "does not verify" in check(json.dumps(forged))["detail"]
 
 
+@pytest.mark.claim("crosscheck-command", "receipt-rederivation")
+@pytest.mark.parametrize("name", ["thesis-tree", "diffpid3", "dp-adaboost"])
+def test_model_files_at_the_defaults(tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str) -> None:
+    # A noisy size chooses the plan; loading a model re-derives its charges from its plan and noisy size,
+    # so refdp's models at the defaults are accepted, and one with a charge of another plan is not.
+    common = ("--algorithm", name, "--data", "vote", "--epsilon", "1", "--output", "model", "--runs", "2",
+              "--seed", "1", "--jobs", "2")
+    path = tmp_path / "model.json"
+    model = train(name, VOTE, 1, rng=4)
+    assert model.plan_inputs["noisy_size"] is not None
+    path.write_text(dumps_model(model), encoding="utf-8")
+    report = run_json(capsys, "--cmd", f"sh -c 'cp \"$0\" \"$1\"' {path} {{out}} {{data}} {{seed}}", *common)
+    assert report["verdict"] == "ACCEPT" and report["model_charges"] == "re-derived", report
+    forged = json.loads(dumps_model(model))
+    forged["plan_inputs"]["noisy_size"] += 10_000  # another plan: the charges no longer re-derive
+    forged["digest"] = model_digest(forged)
+    path.write_text(json.dumps(forged), encoding="utf-8")
+    report = run_json(capsys, "--cmd", f"sh -c 'cp \"$0\" \"$1\"' {path} {{out}} {{data}} {{seed}}", *common)
+    assert report["verdict"] == "REJECT" and "does not verify" in report["detail"], report
+    assert "digest" not in report["detail"], report  # refused by the plan or structure, not the integrity
+
+
 @pytest.mark.claim("crosscheck-command", "crosscheck-split-choice")
 def test_an_output_that_is_no_candidate_rejects(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, err = run(capsys, "--cmd", "sh -c 'echo \"{\\\"attribute\\\": \\\"nope\\\"}\" > \"$0\"' {out} {data} {seed}",
@@ -262,8 +298,10 @@ def test_failures_and_leaf_roots_stop_the_check_with_one_line(capsys: pytest.Cap
     half = "sh -c 'case $1 in *[13579]) exit 3;; esac; echo \"{\\\"attribute\\\": null}\" > \"$0\"' {out} {seed} {data}"
     status, out, err = run(capsys, "--cmd", half, *ROOT_SPLIT, "--runs", "40")
     assert status == 2 and "of the 40 runs on the data failed" in err and "--max-failure-rate" in err, err
-    status, out, err = run(capsys, "--cmd", half, *ROOT_SPLIT, "--runs", "40", "--max-failure-rate", "1")
-    assert status == 2 and "no run of the program split the root" in err, err
+    # A leaf at the root is an outcome of diffpid3's law (its noisy size N_T may stop it), here of probability
+    # about 4e-13: a program whose roots are all leaves is rejected.
+    leaves = run_json(capsys, "--cmd", half, *ROOT_SPLIT, "--runs", "40", "--max-failure-rate", "1")
+    assert leaves["verdict"] == "REJECT" and "largest gap at (leaf): observed 1.00000" in leaves["detail"], leaves
 
 
 @pytest.mark.parametrize(
@@ -276,22 +314,12 @@ def test_failures_and_leaf_roots_stop_the_check_with_one_line(capsys: pytest.Cap
         (["--output", "root-split", "--param", "max_depth=0"], "--output root-split with --algorithm thesis-tree: "
                                                                "thesis-tree never splits its root with --param max_depth=0 or without attributes; "
                                                                "give --param max_depth=1 or more"),
-        (["--output", "root-split"], "the law of thesis-tree's root split is fixed by the parameters only with --param "
-                                     "size_share=0: with --param size_share=0.05 a noisy size of the data, drawn "
-                                     "first, sets the depth, hence every query's epsilon and the quality "
-                                     "(--param quality=auto)"),
-        (["--output", "root-split", "--algorithm", "diffpid3"], "the law of diffpid3's root split is fixed by the "
-                                                                "parameters only with --param size_share=0"),
-        (["--output", "leaf-counts"], "the law of thesis-tree's root counts is fixed by the parameters only with --param "
-                                      "size_share=0 (or --param max_depth=0)"),
         (["--output", "leaf-counts", "--param", "size_share=0"], "releases class counts at the leaves only, and its "
-                                                                 "root is a leaf only at --param max_depth=0; give "
-                                                                 "--param max_depth=0 or --param node_counts=every-node"),
-        (["--output", "model"], "--output model with --algorithm thesis-tree: with --param size_share=0.05 a noisy "
-                                "size of the data, drawn first, chooses refdp's plan"),
-        (["--output", "model", "--algorithm", "dp-adaboost"], "give --param size_share=0"),
+                                                                 "root is a leaf only under a plan of depth 0, which "
+                                                                 "these parameters never make; give --param "
+                                                                 "max_depth=0 or --param node_counts=every-node"),
+        (["--output", "leaf-counts", "--algorithm", "diffpid3"], "--output leaf-counts: the power wanted needs "),
         (["--output", "root-split", "--param", "variant=published"], "variant=sound only"),
-        (["--output", "leaf-counts", "--algorithm", "diffpid3"], "give --param max_depth=0"),
         (["--output", "root-split", "--algorithm", "diffpid3", "--data", "credit-g"], "continuous attributes"),
         (["--output", "root-split", "--param", "depth=2"], "thesis-tree has no parameter depth"),
         (["--output", "root-split", "--algorithm", "nope"], "unknown algorithm 'nope'"),
@@ -350,23 +378,39 @@ def _samples(name: str, data: Dataset, epsilon: Fraction, params: Dict[str, str]
     return splits, noises, split_law, counts_law
 
 
-@pytest.mark.claim("crosscheck-command", "crosscheck-split-choice", "crosscheck-discrete-laplace-ks")
-@pytest.mark.parametrize("name, data, params", [
-    ("thesis-tree", VOTE, {"max_depth": "1", "size_share": "0", "node_counts": "every-node"}),
-    ("thesis-tree", VOTE, {"max_depth": "2", "size_share": "0", "quality": "gini", "level_ratio": "2"}),
-    ("diffpid3", VOTE, {"max_depth": "1", "size_share": "0"}),
-    ("thesis-tree", load("credit-g").subset(range(200)), {"max_depth": "1", "grid": "8", "size_share": "0"}),
+HALF = Fraction(1, 2)
+
+
+@pytest.mark.claim("crosscheck-command", "crosscheck-split-choice", "crosscheck-discrete-laplace-ks",
+                   "crosscheck-noisy-size-mixture")
+@pytest.mark.parametrize("name, data, params, epsilon", [
+    ("thesis-tree", VOTE, {"max_depth": "1", "size_share": "0", "node_counts": "every-node"}, HALF),
+    ("thesis-tree", VOTE, {"max_depth": "2", "size_share": "0", "quality": "gini", "level_ratio": "2"}, HALF),
+    ("diffpid3", VOTE, {"max_depth": "1", "size_share": "0"}, HALF),
+    ("thesis-tree", load("credit-g").subset(range(200)), {"max_depth": "1", "grid": "8", "size_share": "0"}, HALF),
+    # a noisy size chooses the plan: the root is a leaf (depth 0) in 7% of the runs, else splits at depth 1 or 2
+    ("thesis-tree", VOTE, {}, Fraction(1, 5)),
+    # counts at every node, of a scale the plan chooses; the root stops on them now and then
+    ("thesis-tree", VOTE, {"node_counts": "every-node", "max_depth": "3"}, Fraction(1, 5)),
+    ("diffpid3", VOTE, {}, HALF),
+    ("diffpid3", VOTE, {"leaf_sigmas": "1", "max_depth": "2"}, Fraction(1, 5)),
 ])
-def test_laws_fit_refdps_own_trees(name: str, data: Dataset, params: Dict[str, str]) -> None:
-    splits, noises, split_law, counts_law = _samples(name, data, Fraction(1, 2), params, range(300))
+def test_laws_fit_refdps_own_trees(name: str, data: Dataset, params: Dict[str, str], epsilon: Fraction) -> None:
+    splits, noises, split_law, counts_law = _samples(name, data, epsilon, params, range(300))
     assert all(r.kind == "sample" for r in splits), [r.detail for r in splits if r.kind != "sample"][:3]
     indices = [r.value for r in splits if isinstance(r.value, int)]
     assert len(indices) == len(splits)
     fit = crosscheck_finite(indices, split_law.probabilities())
     assert not fit.rejected, fit.summary()
     if counts_law is not None:
-        pooled = [int(x) for r in noises if isinstance(r.value, tuple) for x in r.value]
-        fit = crosscheck_discrete_laplace(pooled, scale=counts_law.scale)
+        runs = [r.value for r in noises if isinstance(r.value, tuple)]
+        single = counts_law.single
+        if single is None:
+            fit = crosscheck_noise_mixture(
+                runs, NoiseMixture(tuple(counts_law.mixture()), True, len(counts_law.first.classes))
+            )
+        else:
+            fit = crosscheck_discrete_laplace([int(x) for run in runs for x in run], scale=single.scale)
         assert not fit.rejected, fit.summary()
 
 
@@ -380,6 +424,9 @@ def test_laws_fit_refdps_own_trees(name: str, data: Dataset, params: Dict[str, s
     ("thesis-tree", {"max_depth": "0"}), ("diffpid3", {"size_share": "0"}),
     ("diffpid3", {"quality": "info-gain", "size_share": "0"}), ("diffpid3", {"quality": "gini", "size_share": "0"}),
     ("noisy-majority", {}), ("noisy-majority", {"noise": "laplace"}), ("diffpid3", {"max_depth": "0"}),
+    # the defaults: a noisy size chooses the plan, and the laws are mixtures over the plans
+    ("thesis-tree", {}), ("thesis-tree", {"node_counts": "every-node"}), ("diffpid3", {}),
+    ("thesis-tree", {"quality": "gini", "max_depth": "3", "level_ratio": "0.5"}),
 ])
 def test_laws_have_the_budget_and_sensitivity_of_refdps_receipt(
     name: str, params: Dict[str, str], relation: Relation
@@ -393,24 +440,33 @@ def test_laws_have_the_budget_and_sensitivity_of_refdps_receipt(
     charges = model.receipt.charges
     depth = int(resolved.get("max_depth", 0))
     if name != "noisy-majority" and depth > 0:
-        law = {"thesis-tree": thesis_tree.root_split_law, "diffpid3": diffpid3.root_split_law}[name](
+        root = {"thesis-tree": thesis_tree.root_split_law, "diffpid3": diffpid3.root_split_law}[name](
             VOTE, epsilon, resolved, relation)
         (split,) = [c for c in charges if c.partition == () and c.mechanism == "exponential"]
-        assert (split.epsilon, split.sensitivity) == (law.epsilon, law.sensitivity)
+        # the plan training made (chosen by its noisy size, if any) is one of the law's, with the same budget
+        laws = [b.law for b in root.branches if b.law is not None and b.law.epsilon == split.epsilon]
+        assert laws, (split.epsilon, [b.plan for b in root.branches])
+        law = laws[0]
+        assert split.sensitivity == law.sensitivity
         # the factor 2: dropped by the law exactly when training dropped it
         assert law.monotone is ("exponential-mechanism-monotone" in split.claims)
         assert law.monotone is (relation is Relation.ADD_REMOVE and resolved["quality"] != "info-gain")
         assert len(law.candidates) == (48 if name == "thesis-tree" else 16)
+        assert math.isclose(sum(root.probabilities()), 1.0, abs_tol=1e-12)
     if name == "diffpid3" and depth > 0:
-        return  # its root releases counts only when it stops
-    if resolved.get("node_counts") == "leaves" and depth > 0:
-        return  # the root releases no counts
+        return  # its root releases counts only when it stops, which it does not here
+    if resolved.get("node_counts") == "leaves" and depth > 0 and "size_share" in params:
+        return  # the root releases no counts: it is a leaf only under a plan of depth 0
     counts = {"thesis-tree": thesis_tree.root_counts_law, "diffpid3": diffpid3.root_counts_law,
               "noisy-majority": majority.root_counts_law}[name](VOTE, epsilon, resolved, relation)
     cells = [c for c in charges if len(c.partition) == 1 and c.partition[0].startswith("class=")]
+    if not cells:
+        assert not counts.always  # this run's plan released no counts at the root
+        return
     assert sorted(c.partition[0] for c in cells) == ["class=democrat", "class=republican"]
-    assert {(c.epsilon, c.sensitivity, c.mechanism) for c in cells} == {(counts.epsilon, 1, counts.noise)}
-    assert counts.scale == 1 / counts.epsilon and counts.counts == (267, 168)
+    (kind,) = {(c.epsilon, c.sensitivity, c.mechanism) for c in cells}
+    assert kind in {(law.epsilon, 1, law.noise) for _, law in counts.branches}
+    assert all(law.scale == 1 / law.epsilon and law.counts == (267, 168) for _, law in counts.branches)
 
 
 @pytest.mark.claim("crosscheck-command")
@@ -426,7 +482,8 @@ def test_readers() -> None:
         assert reading == Reading("sample", grid_law.candidates.index(first)), written
     off = SplitReader(grid_law)(json.dumps({"attribute": first.attribute, "threshold": float(first.threshold) + 0.5}))
     assert off.kind == "impossible"
-    assert SplitReader(grid_law)('{"attribute": null}') == Reading("no-split")
+    # a leaf is an outcome of the law (of probability 0 here: node_counts=leaves and size_share=0 always split)
+    assert SplitReader(grid_law)('{"attribute": null}') == Reading("sample", len(grid_law.candidates))
     law = majority.root_counts_law(VOTE, Fraction(1), get_algorithm("noisy-majority").resolve({}), Relation.ADD_REMOVE)
     reader = CountsReader(law)
     assert reader('{"counts": {"republican": 170, "democrat": 260}}') == Reading("sample", (-7, 2))
@@ -451,3 +508,56 @@ def test_detectable_deviations_invert_the_sample_sizes() -> None:
     n = laplace_sample_size(0.25)
     assert 0.24 < laplace_detectable_scale_error(n) <= 0.25 * 1.001
     assert math.isinf(laplace_detectable_scale_error(3))
+
+
+@pytest.mark.claim("crosscheck-noisy-size-mixture")
+@pytest.mark.parametrize("name, params, epsilon", [
+    ("diffpid3", {}, Fraction(1, 2)),
+    ("thesis-tree", {}, Fraction(1)),
+    ("thesis-tree", {"node_counts": "every-node", "max_depth": "3", "leaf_sigmas": "1"}, Fraction(1, 2)),
+])
+def test_partition_agrees_with_every_noisy_size(name: str, params: Dict[str, str], epsilon: Fraction) -> None:
+    # The plans' probabilities from the grid and bisection against a sum over every N~ within 40 scales,
+    # each planned by the learner itself: the partition must find every change of plan.
+    resolved = get_algorithm(name).resolve(params)
+    module = {"diffpid3": diffpid3, "thesis-tree": thesis_tree}[name]
+
+    def plan(engine: Any) -> Any:
+        made = module.depth_plan(VOTE.schema, epsilon, resolved, Relation.ADD_REMOVE, 0, engine, NO_RANDOMNESS,
+                                 Ledger())
+        return made.depth, made.noisy_size is not None and made.noisy_size * epsilon >= 2000
+
+    found, scale = noisy_size_plans(len(VOTE), plan)
+    assert scale == 1 / (Fraction(resolved["size_share"]).limit_denominator(1000) * epsilon)
+    enumerated: Dict[Any, float] = {}
+    reach = math.ceil(TAIL * scale) + 1
+
+    def replay(value: int) -> Any:
+        return dataclasses.replace(REFERENCE, discrete_laplace=lambda scale, rng: value)
+
+    for z in range(-reach, reach + 1):
+        key = plan(replay(len(VOTE) + z))
+        enumerated[key] = enumerated.get(key, 0.0) + discrete_laplace_pmf(z, scale)
+    # (a plan whose mass is below what the CDF's floats resolve, about 1e-16, may be left out)
+    assert len(found) >= 2 and {k for k, p in enumerated.items() if p > 1e-14} <= {k for k, _ in found}
+    for key, p in found:
+        assert p == pytest.approx(enumerated[key], abs=1e-12), (key, p, enumerated[key])
+
+
+@pytest.mark.claim("crosscheck-command", "crosscheck-split-choice")
+def test_three_classes_with_counts_at_every_node() -> None:
+    # The probability that a root stops on three noisy counts is not computed: with one plan for sure, the law
+    # is the split's given that the root splits (leaves left out); when a noisy size chooses the plan, refused.
+    schema = Schema((CategoricalAttribute("a", ("x", "y")), CategoricalAttribute("b", ("u", "v"))), "class",
+                    ("p", "q", "r"))
+    rows = [("x", "u"), ("y", "v"), ("x", "v"), ("y", "u")] * 30
+    data = Dataset.from_rows(schema, rows, ["p", "q", "r", "p"] * 30)
+    every = {"node_counts": "every-node", "max_depth": "2"}
+    fixed = thesis_tree.root_split_law(data, Fraction(1), get_algorithm("thesis-tree").resolve(
+        {**every, "size_share": "0"}), Relation.ADD_REMOVE)
+    assert not fixed.leaf_is_outcome and len(fixed.probabilities()) == len(fixed.candidates) == 4
+    assert SplitReader(fixed)('{"attribute": null}') == Reading("no-split")
+    with pytest.raises(InvalidParameterError, match="more than two classes"):
+        thesis_tree.root_split_law(data, Fraction(1), get_algorithm("thesis-tree").resolve(every), Relation.ADD_REMOVE)
+    leaves = thesis_tree.root_split_law(data, Fraction(1), get_algorithm("thesis-tree").resolve({}), Relation.ADD_REMOVE)
+    assert leaves.leaf_is_outcome

@@ -59,6 +59,11 @@ def test_bench_smoke_runs_with_the_standard_library_only(tmp_path: Path) -> None
     assert "| noisy-majority | defaults | refdp noisy-majority, reference engine |" in text
     assert "| noisy-majority | defaults | refdp noisy-majority, array engine |" in text
     assert "| noisy-majority: array / reference |" in text
+    # issue 33's sections: default fits, predictions (the plain loop predicts what the model does, or the
+    # run fails), the whole process
+    assert "## Default fits against scikit-learn (issue 33)" in text and "| noisy-majority | array |" in text
+    assert "## Prediction on adult-test (issue 33)" in text and "| private-rdt | 10 |" in text
+    assert "| train (array, default) |" in text and "## Targets (issue 33" in text
 
 
 def test_rounds_rotate_the_order_and_drop_the_warm_up() -> None:
@@ -93,12 +98,15 @@ def test_missing_peers_say_not_installed(monkeypatch: pytest.MonkeyPatch) -> Non
         monkeypatch.setitem(sys.modules, module, None)  # import raises ImportError
     vote = load("vote")
     groups = bench.comparisons(["thesis-tree", "private-rdt"], vote, vote)
-    peers = [c for g in groups for c in g.contenders if c.key in (bench.SKLEARN, bench.DIFFPRIVLIB)]
+    peers = [c for g in groups for c in g.contenders if c.key in bench.PEER_NAMES]
+    # every algorithm meets scikit-learn's tree and diffprivlib's tree (a single tree) or forest (an ensemble)
     assert [(c.key, c.fit, c.error) for c in peers] == [
+        (bench.SKLEARN, None, "not installed"), (bench.DIFFPRIVLIB_TREE, None, "not installed"),
         (bench.SKLEARN, None, "not installed"), (bench.DIFFPRIVLIB, None, "not installed")]
     rows = [r for g in groups for r in bench.ratio_rows(g)]
     table = "\n".join(bench.ratio_table(rows))
     assert "| thesis-tree (array) / scikit-learn | not installed |" in table
+    assert "| thesis-tree (array) / diffprivlib-tree | not installed |" in table
     assert "| private-rdt (array) / diffprivlib | not installed |" in table
 
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 import math
 import random
 from fractions import Fraction
-from typing import Callable, List, Optional, Tuple, Union
+from typing import Any, Callable, List, Optional, Tuple, Union
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -20,7 +21,10 @@ from refdp.engine import REFERENCE, ReferenceCounts, ThresholdCandidates
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset, Schema
 from refdp.data.grid import ThresholdGrid
 from refdp.fast import ARRAY, ArrayCounts
+from refdp.errors import InvalidParameterError
+from refdp.mechanisms import discrete_laplace, joins_sample
 from refdp.privacy import Ledger, Relation
+from refdp.tree import Leaf, Node, ThresholdSplit, ValueSplit
 from strategies import datasets, schemas
 
 SETTINGS = settings(max_examples=80, deadline=None)
@@ -225,9 +229,38 @@ def test_exponential_sampler_draws_the_reference_index(
     assert outcomes[0] == outcomes[1], f"seed={seed} utilities={utilities} weights={weights}"
 
 
-def test_both_engines_use_the_exact_samplers_of_the_mechanisms() -> None:
-    # The samplers exist once (refdp.mechanisms.exact, tested there); an engine swaps arithmetic only.
-    assert ARRAY.discrete_laplace is REFERENCE.discrete_laplace
+def test_both_engines_use_the_exact_samplers_of_the_mechanisms(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The samplers exist once (refdp.mechanisms.exact, tested there); the array engine calls the same
+    # discrete Laplace sampler, handing it the generator through fast.sampling.Words (cheaper randrange).
+    import refdp.fast.sampling as sampling
+
+    assert REFERENCE.discrete_laplace is discrete_laplace
+    seen: List[object] = []
+
+    def recording(scale: object, rng: object) -> int:
+        seen.append(rng)
+        return 7
+
+    monkeypatch.setattr(sampling, "reference_discrete_laplace", recording)
+    assert ARRAY.discrete_laplace(Fraction(2), random.Random(1)) == 7 and isinstance(seen[0], sampling.Words)
+    other = _Recording(4)
+    assert ARRAY.discrete_laplace(Fraction(2), other) == 7 and seen[1] is other  # not a random.Random itself: as given
+
+
+def test_the_array_discrete_laplace_makes_the_reference_draws() -> None:
+    for seed in range(60):
+        for scale in (Fraction(1, 3), Fraction(1), Fraction(7, 2), Fraction(40), Fraction(1000, 3)):
+            ours, theirs = random.Random(seed), random.Random(seed)
+            assert [ARRAY.discrete_laplace(scale, ours) for _ in range(15)] == [
+                REFERENCE.discrete_laplace(scale, theirs) for _ in range(15)
+            ], (seed, scale)
+            assert ours.getstate() == theirs.getstate()
+    with pytest.raises(InvalidParameterError):
+        ARRAY.discrete_laplace(Fraction(0), random.Random(1))  # the reference's validation
+
+
+class _Recording(random.Random):
+    """A subclass: the array engine hands it to the sampler as it is."""
 
 
 def _members(mask: int, n: int) -> List[int]:
@@ -285,3 +318,78 @@ def test_row_masks_of_many_distinct_values() -> None:
         values = [rng.random() for _ in range(n)]
         dataset = Dataset.from_codes(schema, [values], [rng.randrange(2) for _ in range(n)])
         _check_masks(dataset, [0.0, sorted(values)[n // 3], sorted(values)[257], 0.5, 0.999])
+
+
+@SETTINGS
+@given(st.data())
+def test_weighted_tables_labels_and_predictions_agree(data: st.DataObject) -> None:
+    # Boosting's integer weights (few distinct values, zeros among them), on the root and on a child.
+    schema = data.draw(schemas(max_attributes=3, max_values=4, max_classes=3))
+    dataset: Dataset = data.draw(datasets(schema, 0, 30))
+    reference, array = ReferenceCounts(dataset), ArrayCounts(dataset)
+    rows, arows = reference.root(), array.root()
+    values = data.draw(st.lists(st.sampled_from([0, 1, 7, 1024, 1536]), min_size=1, max_size=8))
+    drawn = [data.draw(st.sampled_from(values)) for _ in rows]
+    weights = [0] * (max(rows) + 1 if rows else 0)
+    for i, w in zip(rows, drawn):
+        weights[i] = w  # a repeated base row takes the last weight drawn for it, on both engines
+    aweights = [weights[i] for i in rows]
+    grids = {a: ThresholdGrid.of(att, data.draw(st.integers(2, 70))) for a, att in enumerate(schema.attributes)
+             if isinstance(att, ContinuousAttribute)}
+    tree = _random_tree(schema, data.draw(st.integers(0, 2**32)))
+    nodes = [(rows, arows)]
+    if schema.attributes and isinstance(schema.attributes[0], CategoricalAttribute):
+        nodes.append((reference.split_value(rows, 0, 0)[1], array.split_value(arows, 0, 0)[1]))
+    for ref_rows, arr_rows in nodes:
+        assert reference.weighted_class_counts(ref_rows, weights) == array.weighted_class_counts(arr_rows, aweights)
+        assert reference.labels(ref_rows) == array.labels(arr_rows)
+        assert reference.predictions(tree, ref_rows) == array.predictions(tree, arr_rows)
+        for a, attribute in enumerate(schema.attributes):
+            if isinstance(attribute, CategoricalAttribute):
+                n = attribute.n_values
+                assert (reference.weighted_value_table(ref_rows, a, n, weights)
+                        == array.weighted_value_table(arr_rows, a, n, aweights))
+            else:
+                assert (reference.weighted_grid_table(ref_rows, a, grids[a], weights)
+                        == array.weighted_grid_table(arr_rows, a, grids[a], aweights))
+
+
+def _random_tree(schema: Schema, seed: int) -> Node:
+    rng = random.Random(seed)
+
+    def grow(depth: int) -> Node:
+        if depth == 0 or not schema.attributes or rng.random() < 0.2:
+            return Leaf(tuple(rng.randint(-2, 5) for _ in range(schema.n_classes)))
+        a = rng.randrange(schema.n_attributes)
+        attribute = schema.attributes[a]
+        if isinstance(attribute, CategoricalAttribute):
+            return ValueSplit(a, rng.randrange(attribute.n_values), grow(depth - 1), grow(depth - 1))
+        assert isinstance(attribute, ContinuousAttribute)
+        return ThresholdSplit(a, rng.uniform(attribute.lower, attribute.upper), grow(depth - 1), grow(depth - 1))
+
+    return grow(3)
+
+
+def test_the_array_bootstrap_makes_the_reference_draws() -> None:
+    for seed in range(40):
+        for count in (0, 1, 2, 17, 500):
+            ours, theirs = random.Random(seed), random.Random(seed)
+            assert ARRAY.bootstrap(count, ours) == REFERENCE.bootstrap(count, theirs) == [
+                joins_sample(r) for r in [random.Random(seed)] for _ in range(count)
+            ], (seed, count)
+            assert ours.getstate() == theirs.getstate(), (seed, count)
+
+
+def test_the_array_bootstrap_of_another_source_is_the_reference_loop() -> None:
+    class Counting(random.Random):
+        """A subclass may override randrange: the array engine must call it as the reference does."""
+
+        calls = 0
+
+        def randrange(self, *args: Any, **kwargs: Any) -> int:
+            Counting.calls += 1
+            return super().randrange(*args, **kwargs)
+
+    ours, theirs = Counting(3), random.Random(3)
+    assert ARRAY.bootstrap(300, ours) == REFERENCE.bootstrap(300, theirs)
+    assert Counting.calls > 300 and ours.random() == theirs.random()

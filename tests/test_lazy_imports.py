@@ -71,3 +71,41 @@ def test_the_audit_subcommand_loads_the_audit_package() -> None:
         "with contextlib.redirect_stdout(io.StringIO()):\n    main(['audit', '--list-planted'])"
     )
     assert "refdp.audit.planted" in _loaded(code)
+
+
+def test_training_one_learner_loads_no_other() -> None:
+    code = (
+        "from refdp.algorithms import train\nfrom refdp.data import load\n"
+        "train('diffpid3', load('vote'), 1, rng=1)"
+    )
+    learners = [m for m in _loaded(code) if m in set(_learner_modules())]
+    assert learners == ["refdp.algorithms.diffpid3"]
+
+
+def _learner_modules() -> List[str]:
+    from refdp.algorithms.registry import MODULES
+
+    return list(MODULES.values())
+
+
+def test_each_listed_module_registers_the_name_it_is_listed_under() -> None:
+    from refdp.algorithms.registry import MODULES
+
+    code = (
+        "import importlib, json\nfrom refdp.algorithms import registry\n"
+        "found = {}\n"
+        "for module in sorted(set(registry.MODULES.values())):\n"
+        "    before = set(registry._REGISTRY)\n"
+        "    importlib.import_module(module)\n"
+        "    found[module] = sorted(set(registry._REGISTRY) - before)\n"
+        "print(json.dumps(found))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    found = json.loads(out.stdout.strip().splitlines()[-1])
+    assert found == {module: [name for name, m in MODULES.items() if m == module] for module in found}
+    # and no module of the package registers an algorithm that is not listed
+    registering = sorted(
+        "refdp.algorithms." + path.stem for path in (ROOT / "refdp" / "algorithms").glob("*.py")
+        if "= register(" in path.read_text(encoding="utf-8")
+    )
+    assert registering == sorted(set(MODULES.values()))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import decimal
+import itertools
 import math
 import random
 from fractions import Fraction
@@ -22,7 +23,17 @@ from refdp.mechanisms import (
     exponential_sample_exact,
     sample_index,
 )
-from refdp.mechanisms.inversion import exp_fixed, exp_neg_fixed, sample_by_inversion
+from refdp.mechanisms.inversion import (
+    FIRST_BITS,
+    FLOAT_ERROR,
+    FLOAT_FLOOR,
+    START_BITS,
+    certified_first,
+    exp_fixed,
+    exp_neg_fixed,
+    exp_neg_float,
+    sample_by_inversion,
+)
 from refdp.mechanisms.ratios import Ratios
 from refdp.privacy import Ledger, Relation
 from refdp.stats import dkw_bound, dkw_power_sample_size, ks_statistic
@@ -655,3 +666,99 @@ def test_bad_calls_record_nothing_and_draw_nothing(
         )
     assert ledger.charges == () and rng.getstate() == state
     assert utilities == copy or (math.isnan(copy[0]) and math.isnan(utilities[0]))
+
+
+@pytest.mark.claim("exact-inversion-sampler")
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(
+    st.fractions(min_value=0, max_value=50, max_denominator=10**9),
+    st.integers(0, 46).flatmap(lambda a: st.integers(0, 255).flatmap(  # at and near the split points
+        lambda k: st.sampled_from([Fraction(0), Fraction(1, 10**15), Fraction(1, 256) - Fraction(1, 10**15)]).map(
+            lambda rest: a + Fraction(k, 256) + rest))),
+))
+def test_exp_neg_float_is_within_its_proven_bound(x: Fraction) -> None:
+    estimate = exp_neg_float(x.numerator, x.denominator)
+    assert estimate is not None
+    lo, hi = exp_neg_fixed(x.numerator, x.denominator, 400)
+    # e^{-x} lies in [lo, hi] / 2**400; the estimate must be within the bound of every point there.
+    low, high = Fraction(lo, 1 << 400), Fraction(hi, 1 << 400)
+    assert Fraction(estimate) >= low - FLOAT_ERROR * high - FLOAT_FLOOR
+    assert Fraction(estimate) <= high + FLOAT_ERROR * high + FLOAT_FLOOR
+
+
+def _plan_cases() -> st.SearchStrategy[Tuple[List[Fraction], Optional[List[int]], Fraction, Fraction]]:
+    utilities = st.lists(st.fractions(min_value=-40, max_value=40, max_denominator=50), min_size=1, max_size=30)
+    return utilities.flatmap(lambda u: st.tuples(
+        st.just(u),
+        st.one_of(st.none(), st.lists(st.integers(0, 300), min_size=len(u), max_size=len(u)).filter(any)),
+        st.sampled_from([Fraction(1, 10), Fraction(1), Fraction(8), Fraction(200)]),
+        st.sampled_from([Fraction(1), Fraction(2), Fraction(1, 3)]),
+    ))
+
+
+@pytest.mark.claim("exponential-mechanism-exact-sampler", "exact-inversion-sampler")
+@settings(max_examples=300, deadline=None)
+@given(_plan_cases(), st.integers(0, 2**32))
+def test_the_float_certified_sampler_returns_the_integer_samplers_index_and_draws(
+    case: Tuple[List[Fraction], Optional[List[int]], Fraction, Fraction], seed: int
+) -> None:
+    utilities, weights, epsilon, sensitivity = case
+    plan = exponential_module._plan_exact(utilities, epsilon, sensitivity, weights)
+    first, second = random.Random(seed), random.Random(seed)
+    assert plan.sample(first) == sample_by_inversion(plan.enclosures, second)
+    assert first.getstate() == second.getstate()
+
+
+@pytest.mark.claim("exact-inversion-sampler")
+@settings(max_examples=300, deadline=None)
+@given(_plan_cases(), st.data())
+def test_a_certified_index_is_the_one_the_integer_check_returns_even_at_a_boundary(
+    case: Tuple[List[Fraction], Optional[List[int]], Fraction, Fraction], data: st.DataObject
+) -> None:
+    # Uniforms drawn at and near the boundaries between candidates: whatever certified_first returns
+    # must be the integer sampler's first answer; None is allowed (where the floats cannot tell).
+    utilities, weights, epsilon, sensitivity = case
+    plan = exponential_module._plan_exact(utilities, epsilon, sensitivity, weights)
+    lower, upper = plan.enclosures(START_BITS)
+    sums = list(itertools.accumulate(lower))
+    boundary = data.draw(st.sampled_from(sums))
+    # at every distance from the boundary, from the last bit of U (the floats cannot tell) to far (they can)
+    offset = data.draw(st.integers(-1, 1)) << data.draw(st.integers(0, FIRST_BITS - 2))
+    drawn = (boundary << FIRST_BITS) // sums[-1] + offset
+    drawn = min(max(drawn, 0), (1 << FIRST_BITS) - 1)
+    found = [exp_neg_float(n, d) for n, d in plan.gammas] + [0.0]
+    estimates = [found[s] for s in plan.slots]
+    certified = certified_first(estimates, plan.scaled_weights, 2, drawn)  # type: ignore[arg-type]
+    replay = _Words(drawn)
+    integer = sample_by_inversion(plan.enclosures, replay)
+    if certified is not None:
+        assert certified == integer and replay.used == 3
+
+
+class _Words:
+    """A source whose first three words spell ``first``; later words are random."""
+
+    def __init__(self, first: int) -> None:
+        self.first = [(first >> (32 * k)) & 0xFFFFFFFF for k in (2, 1, 0)]
+        self.more = random.Random(first)
+        self.used = 0
+
+    def getrandbits(self, k: int) -> int:
+        assert k == 32
+        self.used += 1
+        return self.first[self.used - 1] if self.used <= 3 else self.more.getrandbits(32)
+
+    def random(self) -> float:
+        raise AssertionError("the exact sampler draws words only")
+
+    def randrange(self, start: int, stop: Optional[int] = None, step: int = 1) -> int:
+        raise AssertionError("the exact sampler draws words only")
+
+
+@pytest.mark.claim("exact-inversion-sampler")
+def test_certification_declines_what_it_cannot_bound() -> None:
+    assert certified_first([], [], 2, 0) is None
+    assert certified_first([1.0], [1 << 54], 2, 0) is None  # a unit that is no exact float
+    assert certified_first([0.0, 0.0], [1, 1], 2, 0) is None  # nothing to sample by the floats
+    # U right at the boundary between two equal weights: the floats cannot tell, the integers decide.
+    assert certified_first([1.0, 1.0], [1, 1], 2, 1 << (FIRST_BITS - 1)) is None

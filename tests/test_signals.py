@@ -2,7 +2,10 @@
 
 The program is a shell script that records its process id and its child's
 (a ``sleep 600`` in the background) and waits: without the signal handling
-the command would wait ten minutes per run.  Each test starts ``python3 -m
+the command would wait ten minutes per run.  It runs by every protocol: a
+process per run, per batch of runs (``{seeds}``), as a worker (which never
+answers), and as a Python function (``--python``, which records its worker
+and a ``sleep 600`` it starts).  Each test starts ``python3 -m
 refdp`` in a session of its own, waits until two runs have started, sends
 the signal to the session's process group (as a terminal does for Ctrl-C),
 and checks: exit status 130 (SIGINT) or 143 (SIGTERM), the one line
@@ -43,6 +46,30 @@ COMMANDS = {
 
 SIGNALS = [(signal.SIGINT, 130, "refdp: interrupted"), (signal.SIGTERM, 143, "refdp: terminated")]
 
+# The same slow program as a Python function for --python: its worker records itself and its child.
+SLOW_PYTHON = """
+import os, subprocess
+
+def slow(data, seed, schema):
+    marks = os.environ["REFDP_TEST_MARKS"]
+    with open(os.path.join(marks, f"run-{os.getpid()}"), "w") as f:
+        f.write(str(os.getpid()))
+    child = subprocess.Popen(["sleep", "600"])
+    with open(os.path.join(marks, f"child-{child.pid}"), "w") as f:
+        f.write(str(child.pid))
+    child.wait()
+"""
+
+
+def _program(protocol: str, script: Path, module: Path) -> List[str]:
+    """The flags that run the slow program by ``protocol``: every run (batch, worker) waits ten minutes."""
+    return {
+        "run": ["--cmd", f"sh {script} {{data}} {{seed}}"],
+        "batch": ["--cmd", f"sh {script} {{data}} {{seeds}}", "--batch", "3"],
+        "worker": ["--worker", "--cmd", f"sh {script} {{data}}"],
+        "python": ["--python", f"{module}:slow"],
+    }[protocol]
+
 
 def _alive(pid: int) -> bool:
     """Whether ``pid`` runs (a zombie, dead but not yet reaped by its new parent, does not)."""
@@ -60,18 +87,21 @@ def _pids(marks: Path) -> List[int]:
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads process states from /proc")
+@pytest.mark.parametrize("protocol", ["run", "batch", "worker", "python"])
 @pytest.mark.parametrize("command", sorted(COMMANDS))
 @pytest.mark.parametrize("sig, status, line", SIGNALS, ids=["SIGINT", "SIGTERM"])
 def test_a_signal_stops_the_command_its_programs_and_its_files(
-    command: str, sig: signal.Signals, status: int, line: str, tmp_path: Path
+    command: str, sig: signal.Signals, status: int, line: str, protocol: str, tmp_path: Path
 ) -> None:
     script = tmp_path / "slow.sh"
     script.write_text(SLOW, encoding="utf-8")
+    module = tmp_path / "slow.py"
+    module.write_text(SLOW_PYTHON, encoding="utf-8")
     marks, tmp = tmp_path / "marks", tmp_path / "tmp"
     marks.mkdir()
     tmp.mkdir()
     env = {**os.environ, "REFDP_TEST_MARKS": str(marks), "TMPDIR": str(tmp)}
-    argv = [sys.executable, "-m", "refdp", *COMMANDS[command], "--cmd", f"sh {script} {{data}} {{seed}}",
+    argv = [sys.executable, "-m", "refdp", *COMMANDS[command], *_program(protocol, script, module),
             "--jobs", "2", "--timeout", "1000"]
     proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             start_new_session=True)

@@ -1,18 +1,11 @@
 """The learning algorithms, one module per paper, and their registry.
 
-Importing this package registers every algorithm.
+Each algorithm's module registers it when imported; the registry imports a
+module the first time its algorithm is asked for
+(:data:`~refdp.algorithms.registry.MODULES`), so that training one learner
+loads no other.
 """
 
-# Each module registers its algorithm when imported; the names themselves are not used here.
-from refdp.algorithms import majority  # noqa: F401
-from refdp.algorithms import baseline  # noqa: F401
-from refdp.algorithms import diffpid3  # noqa: F401
-from refdp.algorithms import thesis_tree  # noqa: F401
-from refdp.algorithms import private_rdt  # noqa: F401
-from refdp.algorithms import kanon_rdt  # noqa: F401
-from refdp.algorithms import adaboost  # noqa: F401
-from refdp.algorithms import dpdf  # noqa: F401
-from refdp.algorithms import dpea  # noqa: F401
 from refdp.algorithms.registry import (
     AlgorithmSpec,
     Param,
@@ -35,7 +28,6 @@ __all__ = [
     "get_algorithm",
     "model_from_json",
     "read_model",
-    "majority",
     "start_ledger",
     "train",
 ]

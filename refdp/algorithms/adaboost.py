@@ -83,9 +83,11 @@ from __future__ import annotations
 
 import bisect
 import math
+from itertools import compress, repeat
+from operator import add, eq, mul
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from refdp.algorithms.derivation import (
     model_budget,
@@ -124,11 +126,12 @@ from refdp.algorithms.registry import (
 )
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset, Schema
 from refdp.data.grid import ThresholdGrid
-from refdp.engine import REFERENCE, Engine, TrainingView
+from refdp.engine import REFERENCE, Engine, NodeCounts, ReferenceCounts, TrainingView
 from refdp.scoring.kernels import exact_score_function
 from refdp.errors import InvalidParameterError
 from refdp.params import MAX_DEPTH
 from refdp.mechanisms import (
+    joins_sample,
     count_charge,
     discrete_laplace_mechanism,
     exponential_charge,
@@ -186,7 +189,8 @@ CLAIMS = (
 INCLUDE_PROBABILITY = 1.0 - math.exp(-1.0)
 """P[a record joins a round's sample]: 1 - 1/e, its chance to appear in a bootstrap of size n (n large).
 
-A float for reference and tests; the sampler draws the event exactly (:func:`joins_sample`)."""
+A float for reference and tests; the sampler draws the event exactly (:func:`joins_sample`, and the
+engine's ``bootstrap``, which draws it for every record of a round with the same draws)."""
 
 TAU_FLOOR = 1e-10
 """tau_t is clipped to [TAU_FLOOR, 1 - TAU_FLOOR] so that alpha_t stays finite."""
@@ -240,43 +244,24 @@ def weight_cap(theta: Fraction) -> int:
 
 @dataclass(frozen=True)
 class GridCodes:
-    """The public grid of every continuous attribute, and every row's grid code (rows x < g_k have code < k)."""
+    """The public grid of every continuous attribute (the engine codes each row's cell: x < g_k has code < k)."""
 
     cells: int
     grids: Mapping[int, ThresholdGrid]
-    codes: Mapping[int, Sequence[int]]
 
     @staticmethod
     def of(view: TrainingView, cells: int) -> "GridCodes":
-        grids: Dict[int, ThresholdGrid] = {}
-        codes: Dict[int, Sequence[int]] = {}
-        for a, attribute in enumerate(view.schema.attributes):
-            if isinstance(attribute, ContinuousAttribute):
-                grids[a] = grid = ThresholdGrid.of(attribute, cells)
-                codes[a] = grid.codes([float(x) for x in view.columns[a]])
-        return GridCodes(cells, grids, codes)
-
-
-def _class_totals(view: TrainingView, rows: Sequence[int], weights: Sequence[int]) -> List[int]:
-    totals = [0] * view.n_classes
-    labels = view.labels
-    for i in rows:
-        totals[labels[i]] += weights[i]
-    return totals
-
-
-def _weighted_table(
-    view: TrainingView, codes: Sequence[Union[int, float]], n_codes: int, rows: Sequence[int], weights: Sequence[int],
-) -> List[List[int]]:
-    table = [[0] * view.n_classes for _ in range(n_codes)]
-    labels = view.labels
-    for i in rows:
-        table[int(codes[i])][labels[i]] += weights[i]
-    return table
+        grids = {
+            a: ThresholdGrid.of(attribute, cells)
+            for a, attribute in enumerate(view.schema.attributes)
+            if isinstance(attribute, ContinuousAttribute)
+        }
+        return GridCodes(cells, grids)
 
 
 def split_candidates(
     view: TrainingView, grids: GridCodes, rows: Sequence[int], weights: Sequence[int], attributes: Sequence[int],
+    counts: Optional[NodeCounts] = None,
 ) -> Tuple[List[Candidate], List[Fraction], List[int]]:
     """Every split of ``attributes`` at a node: (candidates, exact weighted Gini utilities, base weights).
 
@@ -284,9 +269,13 @@ def split_candidates(
     of the public domain, base weight ``grids.cells - 1``.  Continuous
     attribute a: one candidate per interior grid point g_k (``x < g_k`` vs
     ``x >= g_k``), base weight 1.  ``weights[i]`` is record i's weight in
-    units of 1/Q (any integers; 0 for a record outside the sample).
+    units of 1/Q (any integers; 0 for a record outside the sample).  The
+    weighted counts come from ``counts`` (an engine's; ``rows`` are then its
+    rows), by default the reference loops over ``view``.
     """
-    total = _class_totals(view, rows, weights)
+    node = ReferenceCounts(view) if counts is None else counts
+    rows = list(rows)
+    total = node.weighted_class_counts(rows, weights)
     candidates: List[Candidate] = []
     utilities: List[Fraction] = []
     base: List[int] = []
@@ -294,32 +283,18 @@ def split_candidates(
     for a in attributes:
         attribute = view.schema.attributes[a]
         if isinstance(attribute, CategoricalAttribute):
-            table = _weighted_table(view, view.columns[a], attribute.n_values, rows, weights)
+            table = node.weighted_value_table(rows, a, attribute.n_values, weights)
             for v, row in enumerate(table):
                 candidates.append((a, v))
                 utilities.append(weighted_gini([row, [t - r for t, r in zip(total, row)]]))
                 base.append(pair_weight)
             continue
-        table = _weighted_table(view, grids.codes[a], grids.cells, rows, weights)
+        table = node.weighted_grid_table(rows, a, grids.grids[a], weights)
         for k, split in enumerate(grid_threshold_tables(table), 1):
             candidates.append((a, k))
             utilities.append(weighted_gini(split))
             base.append(1)
     return candidates, utilities, base
-
-
-def joins_sample(rng: RandomSource) -> bool:
-    """True with probability exactly 1 - 1/e: ``not bernoulli_exp(1, rng)``, with the same draws.
-
-    CKS Algorithm 1 at gamma = 1 (claim ``cks-bernoulli-exp``): K is the first
-    k with a failed Bernoulli(1/k), drawn as ``rng.randrange(k) < 1``, and
-    P[K odd] = e^{-1}.  Inlined because the general sampler builds a Fraction
-    per trial, and this runs once per record and round.
-    """
-    k = 1
-    while rng.randrange(k) == 0:
-        k += 1
-    return k % 2 == 0
 
 
 def round_epsilon(epsilon: Fraction, n_estimators: int) -> Fraction:
@@ -391,6 +366,8 @@ class RoundBuilder:
     sensitivity 2 ``cap``) per internal node, a discrete Laplace weighted
     class histogram (sensitivity ``cap`` per class) per leaf, charged on
     ``path`` and its split cells.  Weights and ``cap`` are in units of 1/Q.
+    ``counts``: the engine's counts of the data (``rows`` are its rows), by
+    default the reference loops over ``view``.
     """
 
     def __init__(
@@ -404,8 +381,10 @@ class RoundBuilder:
         rng: RandomSource,
         ledger: Ledger,
         engine: Engine = REFERENCE,
+        counts: Optional[NodeCounts] = None,
     ) -> None:
         self.view = view
+        self.counts = ReferenceCounts(view) if counts is None else counts
         self.grids = grids
         self.weights = weights
         self.k = k
@@ -418,7 +397,7 @@ class RoundBuilder:
     def build(self, rows: List[int], depth: int, path: Partition) -> Node:
         schema = self.view.schema
         if depth == 0:
-            totals = _class_totals(self.view, rows, self.weights)
+            totals = self.counts.weighted_class_counts(rows, self.weights)
             return Leaf(tuple(
                 discrete_laplace_mechanism(
                     totals[c], sensitivity=self.cap, epsilon=self.eps, rng=self.rng, ledger=self.ledger,
@@ -429,7 +408,9 @@ class RoundBuilder:
             ))
         attributes = _subspace(schema.n_attributes, self.k, self.rng)
         self.ledger.record(_subspace_charge(path, attributes))
-        candidates, utilities, base = split_candidates(self.view, self.grids, rows, self.weights, attributes)
+        candidates, utilities, base = split_candidates(
+            self.view, self.grids, rows, self.weights, attributes, self.counts
+        )
         continuous = any(a in self.grids.grids for a in attributes)
         # Under add-remove a record joining the node adds weight to one cell of every candidate, and the
         # other records' weights depend on released trees only: every utility moves down (claim
@@ -443,21 +424,23 @@ class RoundBuilder:
         a, v = candidates[choice]
         attribute = schema.attributes[a]
         if isinstance(attribute, CategoricalAttribute):
-            column = self.view.columns[a]
             name, shown = attribute.name, attribute.values[v]
+            equal, rest = self.counts.split_value(rows, a, v)
             return ValueSplit(
                 a, v,
-                self.build([i for i in rows if column[i] == v], depth - 1, child_path(path, f"{name}={shown}")),
-                self.build([i for i in rows if column[i] != v], depth - 1, child_path(path, f"{name}!={shown}")),
+                self.build(equal, depth - 1, child_path(path, f"{name}={shown}")),
+                self.build(rest, depth - 1, child_path(path, f"{name}!={shown}")),
             )
         assert isinstance(attribute, ContinuousAttribute)
-        threshold = self.grids.grids[a].point(v)
-        codes = self.grids.codes[a]
+        grid = self.grids.grids[a]
+        threshold = grid.point(v)
         low, high = threshold_conditions(attribute, threshold)
+        # x < g_v exactly when x < cuts[v - 1], the smallest float at or above g_v (its grid code is below v).
+        below, above = self.counts.split_threshold(rows, a, grid.cuts[v - 1])
         return ThresholdSplit(
             a, threshold,
-            self.build([i for i in rows if codes[i] < v], depth - 1, child_path(path, low)),
-            self.build([i for i in rows if codes[i] >= v], depth - 1, child_path(path, high)),
+            self.build(below, depth - 1, child_path(path, low)),
+            self.build(above, depth - 1, child_path(path, high)),
         )
 
 
@@ -524,8 +507,8 @@ def round_plan(
 
 
 def _fit_sound(
-    view: TrainingView, epsilon: Fraction, params: Mapping[str, Param], rng: RandomSource, ledger: Ledger,
-    engine: Engine,
+    view: TrainingView, counts: NodeCounts, epsilon: Fraction, params: Mapping[str, Param], rng: RandomSource,
+    ledger: Ledger, engine: Engine,
 ) -> Tuple[List[Node], List[float], Optional[int]]:
     depth, k = int(params["max_depth"]), int(params["n_features"])
     theta = as_fraction(float(params["theta"]), "theta")
@@ -533,22 +516,26 @@ def _fit_sound(
     plan = round_plan(view.schema, epsilon, params, ledger.relation, len(view.rows), engine, rng, ledger)
     T = plan.depth
     if T == 0:
-        majority, weight = _majority_leaf(view, plan.epsilon, rng, ledger, engine)
+        majority, weight = _majority_leaf(view, counts, plan.epsilon, rng, ledger, engine)
         return majority, weight, plan.noisy_size
     eps = query_epsilon(plan.epsilon, T, depth, ledger.relation)
     grids = GridCodes.of(view, int(params["grid"]))
     n_classes = view.n_classes
-    columns = view.columns
-    weights: List[int] = [0] * len(view.labels)
-    for i in view.rows:
+    # Weights are kept by the engine's row numbers (the rows of the data in data order, as positions
+    # in its columns), so the rows are drawn and updated in the same order on every engine.
+    rows = counts.root()
+    labels = counts.labels(rows)
+    weights: List[int] = [0] * (max(rows) + 1 if rows else 0)
+    for i in rows:
         weights[i] = WEIGHT_UNITS
+    every_position = rows == list(range(len(weights)))
     trees: List[Node] = []
     alphas: List[float] = []
     dropped: List[Node] = []
     for t in range(T):
-        sample = [i for i in view.rows if joins_sample(rng)]
+        sample = list(compress(rows, engine.bootstrap(len(rows), rng)))
         ledger.record(_bootstrap_charge(t))
-        builder = RoundBuilder(view, grids, weights, k, eps, cap, rng, ledger, engine)
+        builder = RoundBuilder(view, grids, weights, k, eps, cap, rng, ledger, engine, counts)
         tree = builder.build(sample, depth, (f"round {t}",))
         tau = noisy_error(tree)
         if tau > 1 - Fraction(1, n_classes):
@@ -557,14 +544,19 @@ def _fit_sound(
         tau = max(tau, _TAU_FLOOR_EXACT)
         trees.append(tree)
         alphas.append(tree_weight(float(tau), n_classes))
-        # Many records share a weight, so each (weight, right) pair is updated once per round.
-        updated: Dict[Tuple[int, bool], int] = {}
-        for i in view.rows:
-            key = (weights[i], route(tree, columns, i).prediction == view.labels[i])
-            new = updated.get(key)
-            if new is None:
-                new = updated[key] = next_weight(key[0], key[1], tau, cap, n_classes)
-            weights[i] = new
+        # Many records share a weight, so each (weight, right) pair is updated once per round; the
+        # round's weights are a new list (an engine may keep what it derived from the last one).
+        # The pair (weight w, right r) as the int 2 w + r (hashed faster than a tuple).
+        pairs = list(map(add, map(mul, map(weights.__getitem__, rows), repeat(2)),
+                         map(eq, counts.predictions(tree, rows), labels)))
+        updated = {pair: next_weight(pair >> 1, bool(pair & 1), tau, cap, n_classes) for pair in set(pairs)}
+        new = list(map(updated.__getitem__, pairs))
+        if every_position:
+            weights = new
+        else:
+            weights = list(weights)
+            for i, value in zip(rows, new):
+                weights[i] = value
     if not trees and dropped:
         # No round beat guessing: the model says what the released leaves say about the classes overall
         # (their clipped counts summed), a function of released values only.
@@ -577,14 +569,14 @@ def _fit_sound(
 
 
 def _majority_leaf(
-    view: TrainingView, epsilon: Fraction, rng: RandomSource, ledger: Ledger, engine: Engine
+    view: TrainingView, counts: NodeCounts, epsilon: Fraction, rng: RandomSource, ledger: Ledger, engine: Engine
 ) -> Tuple[List[Node], List[float]]:
     """No round: one leaf with the class histogram of all rows, discrete Laplace noise (the noisy majority)."""
-    counts = engine.histogram(
-        _class_totals(view, view.rows, [1] * len(view.labels)), epsilon=_majority_epsilon(epsilon, ledger.relation),
+    noisy = engine.histogram(
+        counts.class_counts(counts.root()), epsilon=_majority_epsilon(epsilon, ledger.relation),
         rng=rng, ledger=ledger, label=MAJORITY_LABEL, names=view.schema.classes,
     )
-    return [Leaf(tuple(counts))], [1.0]
+    return [Leaf(tuple(noisy))], [1.0]
 
 
 def _float_gini(table: Sequence[Sequence[float]]) -> float:
@@ -802,25 +794,24 @@ def _fit_published(
     return trees, alphas
 
 
-def _distinct_rows(view: TrainingView) -> TrainingView:
-    """``view`` itself, or a copy with one base position per row when a row position repeats.
+def _distinct_rows(data: Dataset) -> Dataset:
+    """``data`` itself, or a copy with its rows as a new base data set when a row position repeats.
 
-    Weights are kept per base position; a data set that is itself a sample
+    Weights are kept per row position; a data set that is itself a sample
     with repeats (``Dataset.subset``) must still give each of its rows its own weight.
     """
-    if len(set(view.rows)) == len(view.rows):
-        return view
-    return TrainingView(
-        view.schema,
-        tuple(tuple(column[i] for i in view.rows) for column in view.columns),
-        tuple(view.labels[i] for i in view.rows),
-        tuple(range(len(view.rows))),
-    )
+    if len(set(data.indices)) == len(data):
+        return data
+    columns = [list(data.column(a)) for a in range(data.schema.n_attributes)]
+    return Dataset.from_codes(data.schema, columns, list(data.labels), missing=data.missing)
 
 
-def _check(params: Mapping[str, Param], n_attributes: int) -> None:
+def _check(params: Mapping[str, Param], n_attributes: int, n_classes: int) -> None:
     if n_attributes == 0:
         raise InvalidParameterError("dp-adaboost needs at least one attribute; the schema has none")
+    if n_classes < 2 and params["variant"] == "sound":
+        # SAMME's alpha_t = 1/2 ln((1 - tau_t)(K - 1) / tau_t) has no value for K = 1.
+        raise InvalidParameterError("dp-adaboost needs at least two classes; the schema has one class")
 
 
 def fit_adaboost(
@@ -828,17 +819,18 @@ def fit_adaboost(
     engine: Engine = REFERENCE,
 ) -> TreeModel:
     """Train CART-DPsAdaBoost with total budget ``epsilon`` (eps_p)."""
-    _check(params, data.schema.n_attributes)
+    _check(params, data.schema.n_attributes, data.schema.n_classes)
     resolved = dict(params)
     k = int(params["n_features"])
     resolved["n_features"] = data.schema.n_attributes if k == 0 else min(k, data.schema.n_attributes)
     ledger = start_ledger(data, relation)
-    view = _distinct_rows(TrainingView.of(data))
+    data = _distinct_rows(data)
+    view = TrainingView.of(data)
     noisy_size: Optional[int] = None
     if str(params["variant"]) == "published":
         trees, alphas = _fit_published(view, epsilon, resolved, rng, ledger)
     else:
-        trees, alphas, noisy_size = _fit_sound(view, epsilon, resolved, rng, ledger, engine)
+        trees, alphas, noisy_size = _fit_sound(view, engine.counts(data), epsilon, resolved, rng, ledger, engine)
     close_budget(ledger, epsilon, BUDGET_CLAIMS)
     if not trees:
         # The printed loop ends without a tree; the released model predicts the first class.
@@ -1048,6 +1040,7 @@ SPEC = register(
         ),
         claims=CLAIMS,
         fit=fit_adaboost,
+        engines=("reference", "array"),
         derive=derive_adaboost,
     )
 )

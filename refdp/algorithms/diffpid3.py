@@ -86,7 +86,6 @@ from refdp.algorithms.greedy import (
 )
 from refdp.algorithms.noisy_depth import (
     DepthPlan,
-    fixed_plan,
     laplace_variance,
     mean_branching,
     plan_depth,
@@ -96,7 +95,17 @@ from refdp.algorithms.noisy_depth import (
 from refdp.engine import REFERENCE, Engine, NodeCounts, Rows
 from refdp.scoring.kernels import exact_score_function, score_function
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
-from refdp.algorithms.root_law import CountsLaw, SplitCandidate, SplitLaw
+from refdp.algorithms.root_law import (
+    CountsLaw,
+    PlanBranch,
+    RootCountsLaw,
+    RootSplitLaw,
+    SplitCandidate,
+    SplitLaw,
+    mixed_counts,
+    noisy_size_plans,
+    split_probability,
+)
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset, Schema
 from refdp.data.grid import Threshold, ThresholdGrid, ceil_float
 from refdp.mechanisms import count_charge, exponential_charge, exponential_mechanism, histogram_charges
@@ -510,27 +519,46 @@ def derive_diffpid3(model: TreeModel) -> Optional[Ledger]:
     return ledger
 
 
-def _public_plan(epsilon: Fraction, params: Mapping[str, Param], what: str) -> DepthPlan:
-    """The depth plan when no value of the noisy size can change it (or a refusal that says why)."""
-    share, _ = size_share(params)
-    plan = fixed_plan(epsilon, share, int(params["max_depth"]))
-    if plan is None:
-        depth_zero = " (or max_depth=0)" if what == "root counts" else ""
-        raise InvalidParameterError(
-            f"the law of diffpid3's {what} is fixed by the parameters only with size_share=0{depth_zero}: with "
-            f"size_share={params['size_share']} a noisy size of the data, drawn first, sets the depth, hence "
-            "every query's epsilon"
-        )
-    return plan
+def _plans(data: Dataset, epsilon: Fraction, params: Mapping[str, Param], relation: Relation) -> Tuple[
+    List[Tuple[Tuple[int, Fraction], float]], Optional[Fraction]
+]:
+    """The (depth, per-query epsilon) plans :func:`depth_plan` makes for ``data``, with their probabilities."""
+
+    def plan(engine: Engine) -> Tuple[int, Fraction]:
+        made = depth_plan(data.schema, epsilon, params, relation, 0, engine, NO_RANDOMNESS, Ledger(relation))
+        return made.depth, per_query_epsilon(made.epsilon, made.depth, relation)
+
+    return noisy_size_plans(len(data), plan)
 
 
-def root_split_law(data: Dataset, epsilon: Fraction, params: Mapping[str, Param], relation: Relation) -> SplitLaw:
-    """The law of the root's split (given that the root splits) on data with categorical attributes only.
+def _root_split(data: Dataset, depth: int, eps: Fraction) -> float:
+    """The probability that the root splits: its noisy size N_T (a count at ``eps``) does not stop it."""
+    schema = data.schema
+    attributes = range(schema.n_attributes)
+    if depth == 0 or not attributes:
+        return 0.0
+    largest = max(_domain_size(schema, a) for a in attributes)
+    return split_probability(len(data), 1 / eps, lambda n_t: stops(n_t, largest, schema.n_classes, eps))
+
+
+def root_split_law(
+    data: Dataset, epsilon: Fraction, params: Mapping[str, Param], relation: Relation
+) -> RootSplitLaw:
+    """The law of the root's outcome (an attribute, or a leaf) on data with categorical attributes only.
 
     With continuous attributes the split is two stages of exponential
     mechanisms (a threshold per attribute, then the attribute), not one.
-    The plan must not depend on the noisy size (``size_share=0``); whether
-    the root splits is decided by its noisy size N_T, drawn independently.
+    Under each plan :func:`depth_plan` may make (one, or one per value of
+    the noisy size N~ that chooses it), the root is a leaf when the plan
+    has depth 0 or its noisy size N_T stops it, and otherwise splits by
+    the exponential mechanism at the plan's per-query epsilon.
+
+    >>> from refdp.algorithms import get_algorithm
+    >>> from refdp.data import load
+    >>> params = get_algorithm("diffpid3").resolve({"size_share": 0.05, "leaf_sigmas": 3, "max_depth": 5})
+    >>> law = root_split_law(load("vote"), Fraction(1, 5), params, Relation.ADD_REMOVE)
+    >>> [(b.plan, round(b.weight, 5)) for b in law.branches], round(law.probabilities()[-1], 5)
+    ([('depth 0', 0.28418), ('depth 1', 0.71582), ('depth 2', 0.0)], 0.28418)
     """
     schema = data.schema
     continuous = [a.name for a in schema.attributes if isinstance(a, ContinuousAttribute)]
@@ -539,8 +567,7 @@ def root_split_law(data: Dataset, epsilon: Fraction, params: Mapping[str, Param]
             f"diffpid3's root split on continuous attributes ({', '.join(continuous[:3])}) chains two exponential "
             "mechanisms (a threshold per attribute, then the attribute): use data with categorical attributes only"
         )
-    plan = _public_plan(epsilon, params, "root split")
-    if plan.depth == 0:
+    if int(params["max_depth"]) == 0:
         raise InvalidParameterError("diffpid3 with max_depth=0 never splits its root; give max_depth=1 or more")
     quality = _Quality(str(params["quality"]), relation, size_bound(params, data, relation))
     counts = REFERENCE.counts(data)
@@ -550,24 +577,30 @@ def root_split_law(data: Dataset, epsilon: Fraction, params: Mapping[str, Param]
         assert isinstance(attribute, CategoricalAttribute)
         candidates.append(SplitCandidate(attribute.name))
         utilities.append(quality.of_attribute(counts, rows, a, attribute.n_values))
-    return SplitLaw(
-        tuple(candidates), tuple(utilities), None, split_share(per_query_epsilon(plan.epsilon, plan.depth, relation), 0),
-        quality.sensitivity, quality.name, quality.monotone,
-    )
-
-
-def root_counts_law(data: Dataset, epsilon: Fraction, params: Mapping[str, Param], relation: Relation) -> CountsLaw:
-    """The law of the class counts of a depth-0 tree's root (a deeper root releases them only when it stops)."""
-    if int(params["max_depth"]) != 0:
-        raise InvalidParameterError(
-            "diffpid3 releases the root's class counts only when its noisy size stops it, unless max_depth=0; "
-            "give max_depth=0"
+    plans, noisy_size = _plans(data, epsilon, params, relation)
+    branches = []
+    for (depth, eps), weight in plans:
+        law = None if depth == 0 else SplitLaw(
+            tuple(candidates), tuple(utilities), None, split_share(eps, 0), quality.sensitivity, quality.name,
+            quality.monotone,
         )
-    plan = _public_plan(epsilon, params, "root counts")
+        branches.append(PlanBranch(f"depth {depth}", weight, _root_split(data, depth, eps), law))
+    return RootSplitLaw(tuple(candidates), tuple(branches), noisy_size)
+
+
+def root_counts_law(
+    data: Dataset, epsilon: Fraction, params: Mapping[str, Param], relation: Relation
+) -> RootCountsLaw:
+    """The law of the class counts the root releases when it is a leaf (depth 0, or stopped by N_T)."""
     counts = REFERENCE.counts(data)
-    return CountsLaw(
-        data.schema.classes, tuple(counts.class_counts(counts.root())), per_query_epsilon(plan.epsilon, 0, relation),
-        "discrete-laplace",
+    true = tuple(counts.class_counts(counts.root()))
+    plans, noisy_size = _plans(data, epsilon, params, relation)
+    return mixed_counts(
+        [
+            (weight, 1 - _root_split(data, depth, eps), CountsLaw(data.schema.classes, true, eps, "discrete-laplace"))
+            for (depth, eps), weight in plans
+        ],
+        noisy_size,
     )
 
 

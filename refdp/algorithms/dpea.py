@@ -65,7 +65,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import List, Mapping, Optional, Sequence, Tuple
+from typing import List, Mapping, Optional, Tuple
 
 from refdp.algorithms.dpea_mcmc import run_chain
 from refdp.algorithms.dpea_subtrees import (
@@ -74,7 +74,6 @@ from refdp.algorithms.dpea_subtrees import (
     Shape,
     domain_sizes,
     exhaustive_subtrees,
-    split_rows,
 )
 from refdp.algorithms.binning import PublicBins
 from refdp.algorithms.derivation import (
@@ -101,7 +100,7 @@ from refdp.algorithms.noisy_depth import (
 )
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
 from refdp.data import CategoricalAttribute, Dataset, Schema
-from refdp.engine import REFERENCE, Engine, TrainingView, class_counts
+from refdp.engine import REFERENCE, Engine, NodeCounts, TrainingView
 from refdp.errors import InvalidParameterError
 from refdp.params import MAX_DEPTH
 from refdp.mechanisms import exponential_charge, exponential_mechanism, histogram_charges
@@ -187,6 +186,7 @@ class _Builder:
     def __init__(
         self,
         view: TrainingView,
+        counts: NodeCounts,
         params: Mapping[str, Param],
         epsilon: Fraction,
         max_depth: int,
@@ -197,6 +197,8 @@ class _Builder:
     ) -> None:
         self.engine = engine
         self.view = view
+        # Every count goes through the engine's counts, whose rows the builder holds.
+        self.counts = counts
         self.schema = view.schema
         self.sizes = domain_sizes(view.schema)
         self.eps = epsilon
@@ -237,7 +239,7 @@ class _Builder:
         attribute = self.schema.attributes[a]
         assert isinstance(attribute, CategoricalAttribute)
         rest = tuple(b for b in attributes if b != a)
-        buckets = split_rows(self.view, rows, a, attribute.n_values)
+        buckets = self.counts.split_values(rows, a, attribute.n_values)
         return CategoricalSplit(
             a,
             tuple(
@@ -246,18 +248,18 @@ class _Builder:
             ),
         )
 
-    def _stops(self, rows: Sequence[int], attributes: Tuple[int, ...], depth: int) -> bool:
+    def _stops(self, rows: List[int], attributes: Tuple[int, ...], depth: int) -> bool:
         """The stopping condition of a subtree's leaf (Algorithm 2, line 13)."""
         if depth >= self.max_depth or not attributes:
             return True
         if not self.published:
             return False
-        counts = class_counts(self.view, rows)
+        counts = self.counts.class_counts(rows)
         return len(rows) < self.min_size or sum(1 for n in counts if n) <= 1
 
-    def _leaf(self, rows: Sequence[int], path: Partition) -> Leaf:
+    def _leaf(self, rows: List[int], path: Partition) -> Leaf:
         counts = self.engine.histogram(
-            class_counts(self.view, rows), epsilon=self.eps, rng=self.rng, ledger=self.ledger,
+            self.counts.class_counts(rows), epsilon=self.eps, rng=self.rng, ledger=self.ledger,
             label=LEAF_LABEL, partition=path, names=self.schema.classes,
         )
         return Leaf(tuple(counts))
@@ -266,7 +268,7 @@ class _Builder:
         search = search_of(self.search, levels)
         charge = selection_charge(search, levels, self.eps, self.monotone, self.published, self.steps, path)
         if search == "exhaustive":
-            candidates = exhaustive_subtrees(self.view, rows, attributes, levels, self.max_subtrees)
+            candidates = exhaustive_subtrees(self.view, rows, attributes, levels, self.max_subtrees, self.counts)
             index = exponential_mechanism(
                 [score for _, score in candidates], epsilon=self.eps, sensitivity=QUALITY_SENSITIVITY,
                 rng=self.rng, ledger=self.ledger, label=charge.label, partition=path,
@@ -274,14 +276,14 @@ class _Builder:
             )
             return candidates[index][0]
         if search == "exact":
-            sampler = FactorisedSampler(self.view, rows, attributes, levels, self.c_exact)
+            sampler = FactorisedSampler(self.view, rows, attributes, levels, self.c_exact, self.counts)
             self.ledger.record(charge)
             return sampler.sample(self.rng)
         self.ledger.record(charge)
         return run_chain(
             self.view, rows, attributes, levels, self.c, self.rng, steps=self.steps,
             hastings=not self.published, buffer=self.buffer,
-            threshold=self.threshold if self.published else None,
+            threshold=self.threshold if self.published else None, counts=self.counts,
         ).shape
 
 
@@ -491,16 +493,17 @@ def fit_dpea(
     # Continuous attributes are cut into public equal-width bins, a public per-record map: DPEA then
     # splits them like categorical attributes, and the released node is an interval split.
     bins = PublicBins.of(data.schema, int(params["bins"]))
-    view = TrainingView.of(bins.binned_by(engine, data))
+    binned = bins.binned_by(engine, data)
+    view, counts = TrainingView.of(binned), engine.counts(binned)
     ledger = start_ledger(data, relation)
     plan = tree_plan(data.schema, epsilon, params, relation, len(data), engine, rng, ledger)
     if plan.depth < max_depth:
         max_depth, embed = plan.depth, embedding_depth(params["embed_depth"], plan.depth)
     eps = per_query_epsilon(plan.epsilon, max_depth, embed, relation)
-    builder = _Builder(view, params, eps, max_depth, embed, rng, ledger, engine)
+    builder = _Builder(view, counts, params, eps, max_depth, embed, rng, ledger, engine)
     if builder.published:
         ledger.record_leak(_published_leak(builder.min_size))
-    root = bins.unbin(builder.grow(list(view.rows), tuple(range(data.schema.n_attributes)), 0, ()))
+    root = bins.unbin(builder.grow(counts.root(), tuple(range(data.schema.n_attributes)), 0, ()))
     close_budget(ledger, epsilon, BUDGET_CLAIMS)
     return finish_model(
         SPEC.name, data, params, [root], ledger, budget=epsilon, plan_inputs={NOISY_SIZE: plan.noisy_size}
@@ -581,6 +584,7 @@ SPEC = register(
         ),
         claims=CLAIMS,
         fit=fit_dpea,
+        engines=("reference", "array"),
         derive=derive_dpea,
     )
 )

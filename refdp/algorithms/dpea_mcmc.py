@@ -32,8 +32,8 @@ import statistics
 from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
 
-from refdp.algorithms.dpea_subtrees import Shape, Subtree, domain_sizes, subtree_quality
-from refdp.engine import TrainingView
+from refdp.algorithms.dpea_subtrees import Shape, Subtree, counted, domain_sizes, subtree_quality
+from refdp.engine import NodeCounts, TrainingView
 from refdp.errors import InvalidParameterError
 from refdp.mechanisms import sample_index
 from refdp.rng import RandomSource
@@ -174,6 +174,7 @@ def run_chain(
     hastings: bool,
     buffer: int = 0,
     threshold: Optional[float] = None,
+    counts: Optional[NodeCounts] = None,
 ) -> ChainResult:
     """Run the Metropolis chain of Algorithm 3 on the subtrees of ``levels`` levels.
 
@@ -183,7 +184,8 @@ def run_chain(
     stops once the population variance of the last ``buffer`` scores (the
     score of the current state, recorded before every step) is below
     ``threshold`` -- the published, data-dependent rule; otherwise it runs
-    exactly ``steps`` steps.
+    exactly ``steps`` steps.  ``counts``: the engine that counts (``rows``
+    are then its rows; default the reference loops over ``view``).
     """
     if steps < 0:
         raise InvalidParameterError(f"steps must be >= 0, got {steps}")
@@ -193,7 +195,8 @@ def run_chain(
     if levels == 0 or not attributes:
         return ChainResult(None, 0, 0)
     shape = random_shape(sizes, attributes, levels, rng)
-    score = subtree_quality(view, rows, shape)
+    node_counts = counted(view, counts)
+    score = subtree_quality(view, rows, shape, node_counts)
     scores: List[float] = []
     accepted = 0
     t = 0
@@ -202,7 +205,7 @@ def run_chain(
             break
         scores.append(score)
         proposal, position = propose(shape, sizes, attributes, levels, rng)
-        new_score = subtree_quality(view, rows, proposal)
+        new_score = subtree_quality(view, rows, proposal, node_counts)
         log_alpha = c * (new_score - score)
         if hastings:
             log_alpha += proposal_log_ratio(shape, proposal, position, attributes, levels)

@@ -47,6 +47,12 @@ Two samplers of that distribution:
   attribute is drawn by :func:`refdp.mechanisms.inversion.sample_by_inversion`
   (``rng.getrandbits(32)`` words), so the law is exactly the mechanism's and
   a run is replayable from a seed.
+
+Counting (class histograms, value tables, the rows of each value) goes
+through an engine's :class:`~refdp.engine.NodeCounts` when one is given
+(``counts=``; the rows are then that engine's rows), else through the
+reference loops over the :class:`~refdp.engine.TrainingView`: the same
+counts, so the same subtrees for the same draws.
 """
 
 from __future__ import annotations
@@ -57,7 +63,7 @@ from fractions import Fraction
 from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 
 from refdp.algorithms.dpea_bounds import ONE, Enclosure, exact, exp_neg, guard_bits, product, scaled, total
-from refdp.engine import TrainingView, value_table
+from refdp.engine import NodeCounts, ReferenceCounts, TrainingView
 from refdp.data import CategoricalAttribute, Schema
 from refdp.errors import InvalidParameterError, SchemaError
 from refdp.mechanisms.inversion import START_BITS, Enclosures, WeightEnclosure, sample_by_inversion
@@ -74,6 +80,7 @@ __all__ = [
     "leaf_exponent",
     "subtree_quality",
     "split_rows",
+    "counted",
     "exhaustive_subtrees",
     "FactorisedSampler",
     "log_sum_exp",
@@ -160,14 +167,6 @@ def leaf_quality(counts: Sequence[int]) -> float:
     return -(size - sum(n * n for n in counts) / size)
 
 
-def _histogram(view: TrainingView, rows: Sequence[int]) -> List[int]:
-    counts = [0] * view.n_classes
-    labels = view.labels
-    for i in rows:
-        counts[labels[i]] += 1
-    return counts
-
-
 def split_rows(view: TrainingView, rows: Sequence[int], attribute: int, n_values: int) -> List[List[int]]:
     """The rows of ``rows`` with each value code of ``attribute``, one list per value."""
     buckets: List[List[int]] = [[] for _ in range(n_values)]
@@ -177,12 +176,23 @@ def split_rows(view: TrainingView, rows: Sequence[int], attribute: int, n_values
     return buckets
 
 
-def subtree_quality(view: TrainingView, rows: Sequence[int], shape: Shape) -> float:
+def counted(view: TrainingView, counts: Optional[NodeCounts]) -> NodeCounts:
+    """``counts``, or the reference loops over ``view`` (whose rows are then the nodes' rows)."""
+    return ReferenceCounts(view) if counts is None else counts
+
+
+def subtree_quality(
+    view: TrainingView, rows: Sequence[int], shape: Shape, counts: Optional[NodeCounts] = None
+) -> float:
     """q'(st) of eq. 2 for the rows ``rows`` at the subtree's root (leaves summed left to right)."""
+    return _quality(counted(view, counts), list(rows), shape)
+
+
+def _quality(counts: NodeCounts, rows: List[int], shape: Shape) -> float:
     if shape is None:
-        return leaf_quality(_histogram(view, rows))
-    buckets = split_rows(view, rows, shape.attribute, len(shape.children))
-    return math.fsum(subtree_quality(view, b, child) for b, child in zip(buckets, shape.children))
+        return leaf_quality(counts.class_counts(rows))
+    buckets = counts.split_values(rows, shape.attribute, len(shape.children))
+    return math.fsum(_quality(counts, b, child) for b, child in zip(buckets, shape.children))
 
 
 def _is_pure(counts: Sequence[int]) -> bool:
@@ -195,6 +205,7 @@ def exhaustive_subtrees(
     attributes: Tuple[int, ...],
     levels: int,
     max_subtrees: int,
+    counts: Optional[NodeCounts] = None,
 ) -> List[Tuple[Shape, float]]:
     """Every candidate subtree of ``levels`` levels with its q' (Algorithm 2, line 1-3).
 
@@ -212,7 +223,7 @@ def exhaustive_subtrees(
             f"attributes, more than max_subtrees={max_subtrees}; use search=exact (same distribution, "
             f"no list), a smaller embed_depth, or raise max_subtrees"
         )
-    return _enumerate(view, rows, attributes, levels, sizes)
+    return _enumerate(counted(view, counts), list(rows), attributes, levels, sizes)
 
 
 def _how_many(n: int) -> str:
@@ -222,14 +233,16 @@ def _how_many(n: int) -> str:
 
 
 def _enumerate(
-    view: TrainingView, rows: Sequence[int], attributes: Tuple[int, ...], levels: int, sizes: Sequence[int]
+    counts: NodeCounts, rows: List[int], attributes: Tuple[int, ...], levels: int, sizes: Sequence[int]
 ) -> List[Tuple[Shape, float]]:
     if levels == 0 or not attributes:
-        return [(None, leaf_quality(_histogram(view, rows)))]
+        return [(None, leaf_quality(counts.class_counts(rows)))]
     result: List[Tuple[Shape, float]] = []
     for a in attributes:
         rest = tuple(b for b in attributes if b != a)
-        options = [_enumerate(view, bucket, rest, levels - 1, sizes) for bucket in split_rows(view, rows, a, sizes[a])]
+        options = [
+            _enumerate(counts, bucket, rest, levels - 1, sizes) for bucket in counts.split_values(rows, a, sizes[a])
+        ]
         combos: List[Tuple[Tuple[Shape, ...], float]] = [((), 0.0)]
         for option in options:
             combos = [(kids + (shape,), score + s) for kids, score in combos for shape, s in option]
@@ -267,7 +280,8 @@ class FactorisedSampler:
     :meth:`log_probability` is the sampler's own probability of a given
     subtree (the product of its conditional draws, from the enclosures'
     midpoints in floating point), which the tests compare with the target
-    c q'(st) - ln Z.
+    c q'(st) - ln Z.  ``counts``: the engine that counts (see the module
+    notes; ``rows`` are its rows).
     """
 
     def __init__(
@@ -277,10 +291,12 @@ class FactorisedSampler:
         attributes: Tuple[int, ...],
         levels: int,
         c: Union[int, Fraction],
+        counts: Optional[NodeCounts] = None,
     ) -> None:
         if isinstance(c, bool) or not isinstance(c, (int, Fraction)) or c <= 0:
             raise InvalidParameterError(f"c = eps' / (2 Delta q') must be an exact rational > 0, got {c!r}")
         self.view = view
+        self.counts = counted(view, counts)
         self.rows = list(rows)
         self.attributes = attributes
         self.levels = levels
@@ -314,12 +330,12 @@ class FactorisedSampler:
 
     def _z(self, rows: List[int], conditions: Conditions, attributes: Tuple[int, ...], levels: int, p: int) -> Enclosure:
         if levels == 0 or not attributes:
-            return self._leaf(_histogram(self.view, rows), p)
+            return self._leaf(self.counts.class_counts(rows), p)
         return self._node(rows, conditions, attributes, levels, p).z
 
     def _node(self, rows: List[int], conditions: Conditions, attributes: Tuple[int, ...], levels: int, p: int) -> _Node:
         """The enclosures of a node with levels >= 1 and attributes, at precision ``p`` (memoised)."""
-        if _is_pure(_histogram(self.view, rows)):
+        if _is_pure(self.counts.class_counts(rows)):
             return self._pure_node(attributes, levels, p)
         memo = self._nodes.setdefault(p, {})
         known = memo.get(conditions)
@@ -330,7 +346,7 @@ class FactorisedSampler:
         for a in attributes:
             if levels == 1 or len(attributes) == 1:
                 # The children are leaves: one counting pass gives their class histograms.
-                table = value_table(self.view, rows, a, self.sizes[a])
+                table = self.counts.value_table(rows, a, self.sizes[a])
                 factors = [leaves.get(tuple(row)) or self._leaf(row, p) for row in table]
                 # Pure and empty leaves weigh exactly 1 (the shared ONE): nothing to multiply.
                 weights.append(product([f for f in factors if f is not ONE], p))
@@ -340,7 +356,7 @@ class FactorisedSampler:
                 product(
                     (
                         self._z(bucket, conditions | {(a, v)}, rest, levels - 1, p)
-                        for v, bucket in enumerate(split_rows(self.view, rows, a, self.sizes[a]))
+                        for v, bucket in enumerate(self.counts.split_values(rows, a, self.sizes[a]))
                     ),
                     p,
                 )
@@ -395,7 +411,7 @@ class FactorisedSampler:
             a,
             tuple(
                 self._sample(bucket, conditions | {(a, v)}, rest, levels - 1, rng)
-                for v, bucket in enumerate(split_rows(self.view, rows, a, self.sizes[a]))
+                for v, bucket in enumerate(self.counts.split_values(rows, a, self.sizes[a]))
             ),
         )
 
@@ -414,7 +430,7 @@ class FactorisedSampler:
         a = shape.attribute
         total_log = _log(node.weights[attributes.index(a)]) - _log(total(node.weights, self._base))
         rest = tuple(b for b in attributes if b != a)
-        buckets = split_rows(self.view, rows, a, self.sizes[a])
+        buckets = self.counts.split_values(rows, a, self.sizes[a])
         return total_log + math.fsum(
             self._log_probability(bucket, conditions | {(a, v)}, rest, levels - 1, child)
             for v, (bucket, child) in enumerate(zip(buckets, shape.children))

@@ -21,7 +21,7 @@ from typing import Mapping, Optional
 from refdp.engine import REFERENCE, Engine
 from refdp.algorithms.derivation import model_budget, check_plan_inputs, check_trees, check_voting, check_weights, fresh_ledger, integer_counts, refuse
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
-from refdp.algorithms.root_law import CountsLaw
+from refdp.algorithms.root_law import CountsLaw, RootCountsLaw, mixed_counts
 from refdp.data import Dataset
 from refdp.mechanisms import NoiseKind, histogram_charges
 from refdp.privacy import Ledger, Relation
@@ -88,13 +88,19 @@ def derive_noisy_majority(model: TreeModel) -> Optional[Ledger]:
     return ledger
 
 
-def root_counts_law(data: Dataset, epsilon: Fraction, params: Mapping[str, Param], relation: Relation) -> CountsLaw:
-    """The law of the released histogram (the tree's only node) for ``data``, ``epsilon`` and ``params``."""
+def root_counts_law(
+    data: Dataset, epsilon: Fraction, params: Mapping[str, Param], relation: Relation
+) -> RootCountsLaw:
+    """The law of the released histogram (the tree's only node) for ``data``, ``epsilon`` and ``params``.
+
+    One plan, no noisy size: the histogram is released in every run.
+    """
     node = REFERENCE.counts(data)
-    return CountsLaw(
+    law = CountsLaw(
         data.schema.classes, tuple(node.class_counts(node.root())), cell_epsilon(epsilon, relation),
         str(params["noise"]),
     )
+    return mixed_counts([(1.0, 1.0, law)], None)
 
 
 SPEC = register(

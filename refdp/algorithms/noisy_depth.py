@@ -53,7 +53,6 @@ __all__ = [
     "plan_depth",
     "noisy_size",
     "choose_depth",
-    "fixed_plan",
     "tree_budget",
     "passes",
     "laplace_variance",
@@ -133,22 +132,6 @@ def tree_budget(epsilon: Fraction, share: Fraction) -> Fraction:
     if not 0 <= share < 1:
         raise InvalidParameterError(f"size_share must be in [0, 1), got {share}")
     return (1 - share) * epsilon
-
-
-def fixed_plan(epsilon: Fraction, share: Fraction, max_depth: int) -> Optional[DepthPlan]:
-    """The plan :func:`plan_depth` makes when no value of the noisy size can change it, else None.
-
-    With ``share = 0`` nothing is drawn and the depth is ``max_depth``; with
-    ``max_depth = 0`` the depth is 0 whatever N~ is and the tree gets
-    :func:`tree_budget` (``noisy_size`` is then None although N~ is drawn:
-    nothing of a depth-0 plan depends on it).  A law of what the tree
-    releases that holds for every N~ starts from this plan
-    (:mod:`refdp.algorithms.root_law`).
-    """
-    if share == 0:
-        return DepthPlan(max_depth, epsilon, None)
-    left = tree_budget(epsilon, share)
-    return DepthPlan(0, left, None) if max_depth == 0 else None
 
 
 def plan_depth(

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from importlib import import_module
 from pathlib import Path
 from typing import Any, Callable, Dict, Mapping, Optional, Protocol, Sequence, Tuple, Union
 
@@ -46,6 +47,7 @@ __all__ = [
     "register",
     "get_algorithm",
     "algorithm_names",
+    "MODULES",
     "start_ledger",
     "missing_value_label",
     "MISSING_VALUE_RULE",
@@ -187,6 +189,21 @@ class AlgorithmSpec:
 
 _REGISTRY: Dict[str, AlgorithmSpec] = {}
 
+MODULES: Dict[str, str] = {
+    "noisy-majority": "refdp.algorithms.majority",
+    "tree-baseline": "refdp.algorithms.baseline",
+    "diffpid3": "refdp.algorithms.diffpid3",
+    "thesis-tree": "refdp.algorithms.thesis_tree",
+    "private-rdt": "refdp.algorithms.private_rdt",
+    "kanon-rdt": "refdp.algorithms.kanon_rdt",
+    "dp-adaboost": "refdp.algorithms.adaboost",
+    "dpdf": "refdp.algorithms.dpdf",
+    "dpea": "refdp.algorithms.dpea",
+}
+"""The module that registers each built-in algorithm when imported.  :func:`get_algorithm` imports
+only the one asked for, so that training one learner does not load the others
+(``tests/test_lazy_imports.py`` checks that each module registers the name listed here)."""
+
 
 def register(spec: AlgorithmSpec) -> AlgorithmSpec:
     if spec.name in _REGISTRY:
@@ -196,10 +213,12 @@ def register(spec: AlgorithmSpec) -> AlgorithmSpec:
 
 
 def algorithm_names() -> Tuple[str, ...]:
-    return tuple(sorted(_REGISTRY))
+    return tuple(sorted(set(MODULES) | set(_REGISTRY)))
 
 
 def get_algorithm(name: str) -> AlgorithmSpec:
+    if isinstance(name, str) and name not in _REGISTRY and name in MODULES:
+        import_module(MODULES[name])
     if not isinstance(name, str) or name not in _REGISTRY:
         raise InvalidParameterError(
             f"unknown algorithm {name!r:.60}; run `python3 -m refdp algorithms` to list them "

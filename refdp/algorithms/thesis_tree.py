@@ -98,16 +98,34 @@ from refdp.algorithms.greedy import (
     sample_threshold,
     threshold_conditions,
 )
-from refdp.algorithms.noisy_depth import DepthPlan, fixed_plan, laplace_variance, plan_depth, size_parameters, size_share
+from refdp.algorithms.noisy_depth import DepthPlan, laplace_variance, plan_depth, size_parameters, size_share
 from refdp.engine import REFERENCE, Engine, NodeCounts, Rows, ThresholdCandidates, TrainingView, class_counts
 from refdp.scoring.kernels import exact_ratio_function, exact_threshold_ratios, score_function
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
-from refdp.algorithms.root_law import CountsLaw, SplitCandidate, SplitLaw
+from refdp.algorithms.root_law import (
+    TAIL,
+    CountsLaw,
+    PlanBranch,
+    RootCountsLaw,
+    RootSplitLaw,
+    SplitCandidate,
+    SplitLaw,
+    mixed_counts,
+    noisy_size_plans,
+)
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset, Schema
 from refdp.data.grid import Threshold, ThresholdGrid, ceil_float
 from refdp.errors import InvalidParameterError
 from refdp.params import MAX_DEPTH
-from refdp.mechanisms import exponential_charge, exponential_mechanism, histogram_charges, laplace_mechanism
+from refdp.mechanisms import (
+    discrete_laplace_cdf,
+    discrete_laplace_pmf,
+    exponential_charge,
+    exponential_mechanism,
+    histogram_charges,
+    histogram_scale,
+    laplace_mechanism,
+)
 from refdp.mechanisms.ratios import Ratio, Ratios
 from refdp.privacy import Ledger, Partition, Relation, as_fraction, cell
 from refdp.rng import RandomSource
@@ -888,72 +906,160 @@ class _Rederivation:
         self.walk(node.at_or_above, attributes, depth - 1, child_path(path, high))
 
 
-def _public_plan(
-    epsilon: Fraction, params: Mapping[str, Param], relation: Relation, what: str
-) -> _TreePlan:
-    """The plan of a sound fit when no value of the noisy size can change it (or a refusal that says why)."""
+def _plans(
+    data: Dataset, epsilon: Fraction, params: Mapping[str, Param], relation: Relation, what: str
+) -> Tuple[List[Tuple[_TreePlan, float]], Optional[Fraction]]:
+    """The sound variant's tree plans (levels' epsilons and quality) with their probabilities over N~."""
     if params["variant"] != "sound":
         raise InvalidParameterError(
             f"the law of thesis-tree's {what} is known for variant=sound only, got variant={params['variant']}"
         )
-    share, _ = size_share(params)
-    plan = fixed_plan(epsilon, share, int(params["max_depth"]))
-    if plan is None:
-        auto = " and the quality (quality=auto)" if params["quality"] == "auto" else ""
-        depth_zero = " (or max_depth=0)" if what == "root counts" else ""
-        raise InvalidParameterError(
-            f"the law of thesis-tree's {what} is fixed by the parameters only with size_share=0{depth_zero}: "
-            f"with size_share={params['size_share']} a noisy size of the data, drawn first, sets the depth, "
-            f"hence every query's epsilon{auto}"
-        )
-    return _tree_plan(plan, epsilon, params, relation)
+
+    def plan(engine: Engine) -> _TreePlan:
+        made = depth_plan(data.schema, epsilon, params, relation, 0, engine, NO_RANDOMNESS, Ledger(relation))
+        return _tree_plan(made, epsilon, params, relation)
+
+    return noisy_size_plans(len(data), plan)
 
 
-def root_split_law(data: Dataset, epsilon: Fraction, params: Mapping[str, Param], relation: Relation) -> SplitLaw:
-    """The law of the sound variant's root split, given that the root splits.
+def _stopped_split(counts: Sequence[int], scale: Fraction, min_samples: int) -> float:
+    """P[the root splits] when its noisy class counts (two classes, noise ``DLap(scale)``) decide by :func:`stops`.
 
-    The plan must not depend on the noisy size (``size_share=0``); with
-    ``node_counts="every-node"`` the root's stopping rule uses its noisy
-    counts, drawn independently of the split.
+    For each first count x1, the rule lets the node split exactly when the
+    second count x2 is at least some t(x1) (a larger count never stops a
+    node that a smaller one splits), found by bisection; the probability is
+    the sum over x1 of P[x1] P[x2 >= t(x1)].
     """
-    tree = _public_plan(epsilon, params, relation, "root split")
-    if tree.depth == 0 or data.schema.n_attributes == 0:
+    s = float(scale)
+    reach = math.ceil(TAIL * s) + 1
+    c1, c2 = counts
+    lowest, highest = c2 - reach, c2 + reach + 1  # x2 = highest stands for "beyond the range"
+
+    def threshold(x1: int) -> int:
+        low, high = lowest, highest
+        if not stops([x1, lowest], min_samples):
+            return lowest
+        while high - low > 1:
+            middle = (low + high) // 2
+            if stops([x1, middle], min_samples):
+                low = middle
+            else:
+                high = middle
+        return high
+
+    total = []
+    for x1 in range(c1 - reach, c1 + reach + 1):
+        t = threshold(x1)
+        if t < highest:
+            total.append(discrete_laplace_pmf(x1 - c1, s) * (1 - discrete_laplace_cdf(t - 1 - c2, s)))
+    return math.fsum(total)
+
+
+def _root_split(data: Dataset, params: Mapping[str, Param], plan: _TreePlan) -> Optional[float]:
+    """The probability that the root splits under ``plan`` (None: not computed, for more than two classes)."""
+    if plan.depth == 0 or data.schema.n_attributes == 0:
+        return 0.0
+    if params["node_counts"] == "leaves":
+        return 1.0
+    if data.schema.n_classes != 2:
+        return None
+    counts = REFERENCE.counts(data)
+    true = counts.class_counts(counts.root())
+    return _stopped_split(true, histogram_scale(plan.counts_epsilon(plan.depth, False)), int(params["min_samples"]))
+
+
+def _describe(plan: _TreePlan, params: Mapping[str, Param]) -> str:
+    quality = f", quality {plan.quality}" if params["quality"] == "auto" else ""
+    return f"depth {plan.depth}{quality}"
+
+
+def root_split_law(
+    data: Dataset, epsilon: Fraction, params: Mapping[str, Param], relation: Relation
+) -> RootSplitLaw:
+    """The law of the sound variant's root outcome: a pair (attribute, value or threshold), or a leaf.
+
+    Under each plan :func:`depth_plan` may make (one, or one per value of
+    the noisy size N~ that chooses it, which also picks ``quality=auto``'s
+    quality), the root is a leaf when the plan has depth 0; with
+    ``node_counts="every-node"`` also when its noisy class counts stop it,
+    a probability computed for two classes (with more, leaves are left out
+    of the law and the plan must not depend on N~).
+
+    >>> from refdp.algorithms import get_algorithm
+    >>> from refdp.data import load
+    >>> params = get_algorithm("thesis-tree").resolve({"size_share": 0.05, "leaf_sigmas": 4, "max_depth": 6})
+    >>> law = root_split_law(load("vote"), Fraction(1, 5), params, Relation.ADD_REMOVE)
+    >>> [(b.plan, round(b.weight, 3)) for b in law.branches if b.weight > 1e-6]
+    [('depth 0, quality max', 0.07), ('depth 1, quality max', 0.899), ('depth 2, quality max', 0.031)]
+    """
+    if int(params["max_depth"]) == 0 or data.schema.n_attributes == 0:
         raise InvalidParameterError(
             "thesis-tree never splits its root with max_depth=0 or without attributes; give max_depth=1 or more"
         )
+    plans, noisy_size = _plans(data, epsilon, params, relation, "root split")
     counts = REFERENCE.counts(data)
-    candidates = _Candidates(counts, data.schema, tree.quality, int(params["grid"]), relation)
     rows = counts.root()
-    pairs, utilities, weights = candidates(rows, tuple(range(data.schema.n_attributes)), counts.class_counts(rows))
-    named = []
-    for a, v in pairs:
-        attribute = data.schema.attributes[a]
-        grid = candidates.grids.get(a)
-        if grid is None:
-            assert isinstance(attribute, CategoricalAttribute)
-            named.append(SplitCandidate(attribute.name, value=attribute.values[v]))
-        else:
-            named.append(SplitCandidate(attribute.name, threshold=grid.point(v)))
-    return SplitLaw(
-        tuple(named), tuple(utilities), tuple(weights), tree.at(tree.depth), candidates.sensitivity,
-        candidates.quality, candidates.monotone,
-    )
+    attributes = tuple(range(data.schema.n_attributes))
+    by_quality: Dict[str, _Candidates] = {}
+    named: List[SplitCandidate] = []
+    branches = []
+    for plan, weight in plans:
+        candidates = by_quality.get(plan.quality)
+        if candidates is None:
+            candidates = by_quality[plan.quality] = _Candidates(
+                counts, data.schema, plan.quality, int(params["grid"]), relation
+            )
+        pairs, utilities, weights = candidates(rows, attributes, counts.class_counts(rows))
+        named = [_named(data.schema, candidates, a, v) for a, v in pairs]
+        law = None if plan.depth == 0 else SplitLaw(
+            tuple(named), tuple(utilities), tuple(weights), plan.at(plan.depth), candidates.sensitivity,
+            candidates.quality, candidates.monotone,
+        )
+        branches.append(PlanBranch(_describe(plan, params), weight, _root_split(data, params, plan), law))
+    law_of = RootSplitLaw(tuple(named), tuple(branches), noisy_size)
+    if not law_of.leaf_is_outcome and len(branches) > 1:
+        raise InvalidParameterError(
+            "with node_counts=every-node on data of more than two classes, the probability that thesis-tree's "
+            "root stops on its noisy counts is not computed, so its law is known only where one plan is made for "
+            "sure: give size_share=0, or node_counts=leaves"
+        )
+    return law_of
 
 
-def root_counts_law(data: Dataset, epsilon: Fraction, params: Mapping[str, Param], relation: Relation) -> CountsLaw:
-    """The law of the class counts the sound variant releases at the root (a leaf, or any root with every-node)."""
-    tree = _public_plan(epsilon, params, relation, "root counts")
-    leaf = tree.depth == 0 or data.schema.n_attributes == 0
-    if not leaf and params["node_counts"] == "leaves":
+def _named(schema: Schema, candidates: _Candidates, a: int, v: int) -> SplitCandidate:
+    attribute = schema.attributes[a]
+    grid = candidates.grids.get(a)
+    if grid is None:
+        assert isinstance(attribute, CategoricalAttribute)
+        return SplitCandidate(attribute.name, value=attribute.values[v])
+    return SplitCandidate(attribute.name, threshold=grid.point(v))
+
+
+def root_counts_law(
+    data: Dataset, epsilon: Fraction, params: Mapping[str, Param], relation: Relation
+) -> RootCountsLaw:
+    """The law of the class counts the sound variant releases at the root, given that it releases them.
+
+    With ``node_counts="every-node"`` the root releases them under every
+    plan (its level's epsilon, the deepest level's at depth 0); with
+    ``"leaves"`` only under a plan of depth 0.
+    """
+    plans, noisy_size = _plans(data, epsilon, params, relation, "root counts")
+    counts = REFERENCE.counts(data)
+    true = tuple(counts.class_counts(counts.root()))
+    every = params["node_counts"] != "leaves"
+    branches = []
+    for plan, weight in plans:
+        leaf = plan.depth == 0 or data.schema.n_attributes == 0
+        law = CountsLaw(data.schema.classes, true, plan.counts_epsilon(plan.depth, leaf), "discrete-laplace")
+        branches.append((weight, 1.0 if leaf or every else 0.0, law))
+    if not any(released for _, released, _ in branches):
         raise InvalidParameterError(
             "thesis-tree with node_counts=leaves releases class counts at the leaves only, and its root is a leaf "
-            "only at max_depth=0; give max_depth=0 or node_counts=every-node"
+            "only under a plan of depth 0, which these parameters never make; give max_depth=0 or "
+            "node_counts=every-node"
         )
-    counts = REFERENCE.counts(data)
-    return CountsLaw(
-        data.schema.classes, tuple(counts.class_counts(counts.root())), tree.counts_epsilon(tree.depth, leaf),
-        "discrete-laplace",
-    )
+    return mixed_counts(branches, noisy_size)
 
 
 SPEC = register(

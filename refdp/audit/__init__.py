@@ -18,7 +18,9 @@
   :mod:`refdp.audit.external_command`: the audits the ``audit`` and
   ``audit-cmd`` commands run, as typed calls that return the report, with
   what they share in :mod:`refdp.audit.pair` (``D``, neighbours, the pilot
-  choice), :mod:`refdp.audit.report` and :mod:`refdp.audit.timing`.
+  choice), :mod:`refdp.audit.report` and :mod:`refdp.audit.timing`;
+  :mod:`refdp.audit.programs`: how both commands run a program (a process
+  per run or per batch of runs, long-running workers, a Python function).
 
 Nothing here parses command-line arguments: that is :mod:`refdp.cli`.
 """

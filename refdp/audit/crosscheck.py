@@ -15,6 +15,12 @@ deviation.
   :func:`tv_threshold` (McDiarmid's inequality; claim ``crosscheck-finite-tv``,
   and ``crosscheck-split-choice`` for split choices).  Power against a law
   at total variation ``tv`` or more: :func:`tv_sample_size`.
+* Noise whose scale is itself drawn once per run from a finite law (a
+  mixture over a learner's plans), ``k`` noises per run sharing it
+  (:func:`crosscheck_noise_mixture`): the Kolmogorov-Smirnov distance of
+  the pooled noises to the mixture's CDF against the DKW bound for the
+  runs at ``alpha / k`` (claim ``crosscheck-noisy-size-mixture``); power:
+  :func:`noise_mixture_runs`.
 * Laplace noise (:func:`crosscheck_laplace`) and discrete Laplace /
   two-sided geometric noise (:func:`crosscheck_discrete_laplace`): the
   Kolmogorov-Smirnov distance against the exact CDF, compared with the
@@ -33,7 +39,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable, List, Optional, Sequence, TypeVar, Union
+from typing import Callable, List, Optional, Sequence, Tuple, TypeVar, Union
 
 from refdp.errors import InvalidParameterError
 from refdp.mechanisms import (
@@ -66,6 +72,10 @@ __all__ = [
     "discrete_laplace_sample_size",
     "laplace_detectable_scale_error",
     "discrete_laplace_detectable_scale_error",
+    "NoiseMixture",
+    "crosscheck_noise_mixture",
+    "noise_mixture_runs",
+    "noise_mixture_detectable_scale_error",
 ]
 
 DEFAULT_ALPHA = 1e-6
@@ -490,3 +500,79 @@ def discrete_laplace_detectable_scale_error(
     """
     _scale(scale, "scale")
     return _detectable_scale_error(lambda e: discrete_laplace_scale_distance(scale, e), n, alpha, beta)
+
+
+@dataclass(frozen=True)
+class NoiseMixture:
+    """Noise of scale ``s_j`` with probability ``p_j`` (``components``: ``(p_j, s_j)``), discrete Laplace or Laplace.
+
+    Each run draws one ``j`` and then ``per_run`` independent noises of
+    scale ``s_j``: they are independent given ``j``, not across it.
+    """
+
+    components: Tuple[Tuple[float, Fraction], ...]
+    discrete: bool
+    per_run: int
+
+    def cdf(self, x: float, ratio: float = 1.0) -> float:
+        """The mixture's CDF at ``x``, every scale multiplied by ``ratio``."""
+        one = discrete_laplace_cdf if self.discrete else laplace_cdf
+        return math.fsum(p * one(x, float(s) * ratio) for p, s in self.components)
+
+    def scale_distance(self, scale_error: float) -> float:
+        """min over ``r in {1 + e, 1/(1 + e)}`` of sup_x |F(x) - F_r(x)|, F_r with every scale times r.
+
+        The supremum is taken over the integers (discrete) or a fine grid of
+        the largest scale's range (continuous, a lower bound of it, so the
+        runs it gives are enough).
+        """
+        r = _ratio(scale_error)
+        top = max(float(s) for _, s in self.components) * r
+        if self.discrete:
+            xs: List[float] = [float(k) for k in range(-1, math.ceil(40 * top) + 1)]
+        else:
+            xs = [top * 40 * i / 20000 for i in range(20001)]
+        return min(max(abs(self.cdf(x) - self.cdf(x, other)) for x in xs) for other in (r, 1 / r))
+
+
+def crosscheck_noise_mixture(
+    runs: Sequence[Sequence[Union[int, float]]], mixture: NoiseMixture, *, alpha: float = DEFAULT_ALPHA
+) -> GoodnessOfFit:
+    """Test the noises of ``runs`` (``mixture.per_run`` each) against ``mixture`` by KS and DKW.
+
+    The statistic is the KS distance of all pooled noises to the mixture's
+    CDF; the threshold is ``dkw_bound(len(runs), alpha / per_run)``: the
+    pooled empirical CDF is the mean of the ``per_run`` per-position CDFs,
+    each of ``n`` independent draws of the mixture, so the union bound over
+    the positions holds whatever the dependence within a run (claim
+    ``crosscheck-noisy-size-mixture``).
+    """
+    a = _probability(alpha, "alpha")
+    values = [x for run in _sample_list(runs, "noise runs") for x in run]
+    n = len(runs)
+    if n == 0:
+        raise InvalidParameterError("noise runs: give at least one run")
+    xs = _floats(values, 0.0, "noise mixture samples")
+    d = ks_statistic(xs, mixture.cdf)
+    threshold = dkw_bound(n, a / mixture.per_run)
+    shown = ", ".join(f"{float(s):.4g} (p {p:.4g})" for p, s in mixture.components)
+    detail = f"scales {shown}; {n} runs of {mixture.per_run} noises"
+    kind = "discrete Laplace mixture" if mixture.discrete else "Laplace mixture"
+    return GoodnessOfFit(kind, "crosscheck-noisy-size-mixture", n, d, threshold, a, d > threshold, detail)
+
+
+def noise_mixture_runs(
+    mixture: NoiseMixture, scale_error: float = 0.1, *, alpha: float = DEFAULT_ALPHA, beta: float = DEFAULT_BETA
+) -> int:
+    """Runs after which :func:`crosscheck_noise_mixture` rejects every scale off by ``1 + scale_error`` w.p.
+    at least ``1 - beta``: the smallest ``n`` with ``dkw(n, alpha/k) + dkw(n, beta/k)`` below the distance."""
+    k = mixture.per_run
+    return dkw_power_sample_size(mixture.scale_distance(scale_error), alpha / k, beta / k)
+
+
+def noise_mixture_detectable_scale_error(
+    mixture: NoiseMixture, n: int, *, alpha: float = DEFAULT_ALPHA, beta: float = DEFAULT_BETA
+) -> float:
+    """The scale error that ``n`` runs detect by :func:`crosscheck_noise_mixture` w.p. >= 1 - beta."""
+    k = mixture.per_run
+    return _detectable_scale_error(mixture.scale_distance, n, alpha / k, beta / k)

@@ -18,33 +18,37 @@ the answer is distributional:
    law for the same inputs (claim ``crosscheck-command``):
 
    * ``root-split``: ``{"attribute": NAME}``, with ``"value"`` or
-     ``"threshold"`` where the algorithm releases one
-     (``{"attribute": null}`` when the root is a leaf: left out, since
-     the root splits or not by noise independent of the split's choice),
-     against the exponential mechanism over the root's candidates
-     (:data:`SPLIT_LAWS`; the per-query epsilon of refdp's budget plan, and
-     no factor 2 where refdp's utilities are monotone) by total variation
-     (claims ``crosscheck-finite-tv``, ``crosscheck-split-choice``);
+     ``"threshold"`` where the algorithm releases one, or
+     ``{"attribute": null}`` when the root is a leaf, against refdp's law
+     of the root's outcome (:data:`SPLIT_LAWS`,
+     :class:`~refdp.algorithms.root_law.RootSplitLaw`): under each plan the
+     learner may make, the exponential mechanism over the root's
+     candidates (the plan's per-query epsilon, and no factor 2 where
+     refdp's utilities are monotone) or a leaf, with the probability that
+     the plan stops the root, by total variation (claims
+     ``crosscheck-finite-tv``, ``crosscheck-split-choice``); where refdp
+     does not compute that probability (thesis-tree with counts at every
+     node on more than two classes), leaves are left out;
    * ``leaf-counts``: ``{"counts": [...]}`` in the schema's class order, or
      ``{"counts": {CLASS: n, ...}}``, the root's noisy class counts, against
      refdp's discrete Laplace (or Laplace) noise at refdp's scale
-     (:data:`COUNT_LAWS`) by the Kolmogorov-Smirnov distance, the noises of
-     all classes pooled (claims ``crosscheck-discrete-laplace-ks``,
-     ``crosscheck-laplace-ks``); ``{"counts": null}`` (no counts at the
-     root) has probability 0, since the laws are given only where the root
-     releases its counts in every run;
-   * ``model``: a refdp model file, verified (``refdp.model_from_json``)
-     and compared with what refdp's own model for the same inputs states
+     (:data:`COUNT_LAWS`, :class:`~refdp.algorithms.root_law.RootCountsLaw`)
+     by the Kolmogorov-Smirnov distance, the noises of all classes pooled
+     (claims ``crosscheck-discrete-laplace-ks``, ``crosscheck-laplace-ks``;
+     a mixture of scales over the plans: ``crosscheck-noisy-size-mixture``);
+     ``{"counts": null}`` (no counts at the root) is left out where refdp's
+     root may release none, and has probability 0 where it always does;
+   * ``model``: a refdp model file, verified (``refdp.model_from_json``,
+     which re-derives its charges from its plan and public parts) and
+     compared with what refdp's own model for the same inputs states
      (:class:`ModelExpectation`).
 
-   The laws are refdp's for a plan the parameters fix.  A learner that
-   spends ``size_share`` > 0 of epsilon on a noisy size of the data lets
-   that draw choose its depth (hence every query's epsilon and charge) and,
-   for thesis-tree's ``quality=auto``, its quality: what it releases is then
-   a mixture over the noisy size, which refdp does not compute.  So each
-   output is refused unless the parameters fix the plan: ``size_share=0``
-   (``max_depth=0`` also does for the root's counts;
-   :func:`refdp.algorithms.noisy_depth.fixed_plan`).
+   A learner that spends ``size_share`` > 0 of epsilon on a noisy size of
+   the data lets that draw choose its plan (the depth, hence every query's
+   epsilon and charge, and thesis-tree's ``quality=auto``): the laws are
+   then mixtures over the plans, computed by the learner's own planning
+   code (:func:`refdp.algorithms.root_law.noisy_size_plans`, claim
+   ``crosscheck-noisy-size-mixture``).
 
    An output that names no candidate, or an integer law's count that is not
    an integer, has probability 0 under refdp's law: it is kept and rejects.
@@ -73,11 +77,13 @@ from pathlib import Path
 from typing import Any, Callable, Dict, FrozenSet, Hashable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from refdp.algorithms import diffpid3, majority, thesis_tree
+from refdp.algorithms.derivation import NOISY_SIZE
 from refdp.algorithms.registry import MISSING_VALUE_RULE, AlgorithmSpec, Param, get_algorithm, model_from_json, train
-from refdp.algorithms.root_law import CountsLaw, SplitLaw
+from refdp.algorithms.root_law import CountsLaw, PlanBranch, RootCountsLaw, RootSplitLaw, SplitLaw
 from refdp.audit.crosscheck import (
     DEFAULT_BETA,
     GoodnessOfFit,
+    NoiseMixture,
     crosscheck_discrete_laplace,
     crosscheck_finite,
     crosscheck_laplace,
@@ -85,15 +91,21 @@ from refdp.audit.crosscheck import (
     discrete_laplace_sample_size,
     laplace_detectable_scale_error,
     laplace_sample_size,
+    crosscheck_noise_mixture,
+    noise_mixture_detectable_scale_error,
+    noise_mixture_runs,
     tv_detectable,
     tv_sample_size,
 )
 from refdp.audit.external import SEED_BITS, Failure, ProgramRuns, RunDriver
-from refdp.audit.external_command import CommandProgram, write_inputs
+from refdp.audit.montecarlo import MAX_TRIALS
+from refdp.audit.external_command import write_inputs
+from refdp.audit.programs import chunk_size, make_program
 from refdp.data import Dataset
 from refdp.errors import DataError, InvalidParameterError, RefdpError
-from refdp.privacy import Charge, Relation, as_fraction
+from refdp.privacy import Charge, Relation
 from refdp.stats import dkw_bound
+from refdp.tree import TreeModel
 
 __all__ = [
     "OUTPUTS",
@@ -119,13 +131,13 @@ OUTPUTS = ("root-split", "leaf-counts", "model")
 
 LawFunction = Callable[[Dataset, Fraction, Mapping[str, Param], Relation], Any]
 
-SPLIT_LAWS: Dict[str, Callable[[Dataset, Fraction, Mapping[str, Param], Relation], SplitLaw]] = {
+SPLIT_LAWS: Dict[str, Callable[[Dataset, Fraction, Mapping[str, Param], Relation], RootSplitLaw]] = {
     "diffpid3": diffpid3.root_split_law,
     "thesis-tree": thesis_tree.root_split_law,
 }
 """The algorithms whose root split has a known law, with the function that computes it."""
 
-COUNT_LAWS: Dict[str, Callable[[Dataset, Fraction, Mapping[str, Param], Relation], CountsLaw]] = {
+COUNT_LAWS: Dict[str, Callable[[Dataset, Fraction, Mapping[str, Param], Relation], RootCountsLaw]] = {
     "diffpid3": diffpid3.root_counts_law,
     "noisy-majority": majority.root_counts_law,
     "thesis-tree": thesis_tree.root_counts_law,
@@ -172,9 +184,13 @@ def _threshold(value: object) -> Fraction:
 
 @dataclass(frozen=True)
 class SplitReader:
-    """Reads ``{"attribute": NAME[, "value": V | "threshold": T]}`` as the index of a candidate of ``law``."""
+    """Reads ``{"attribute": NAME[, "value": V | "threshold": T]}`` as the index of a candidate of ``law``.
 
-    law: SplitLaw
+    ``{"attribute": null}`` (a leaf) is the index after the candidates when
+    the law has leaves as an outcome, else ``no-split``.
+    """
+
+    law: RootSplitLaw
     _named: Dict[Tuple[str, Optional[str]], int] = field(init=False, repr=False, compare=False)
     _points: Dict[str, List[Tuple[Fraction, int]]] = field(init=False, repr=False, compare=False)
 
@@ -195,7 +211,7 @@ class SplitReader:
             raise ValueError('the output has no "attribute" member')
         name = obj["attribute"]
         if name is None:
-            return Reading("no-split")
+            return Reading("sample", len(self.law.candidates)) if self.law.leaf_is_outcome else Reading("no-split")
         if not isinstance(name, str):
             raise ValueError(f'"attribute" must be a string or null, got {name!r}')
         value = obj.get("value")
@@ -222,15 +238,22 @@ class SplitReader:
 
 @dataclass(frozen=True)
 class CountsReader:
-    """Reads ``{"counts": [...] | {CLASS: n}}`` as the tuple of noises (released minus true count) per class."""
+    """Reads ``{"counts": [...] | {CLASS: n}}`` as the tuple of noises (released minus true count) per class.
 
-    law: CountsLaw
+    ``{"counts": null}`` is ``no-split`` (left out) where refdp's root may
+    release no counts, and ``impossible`` where it always releases them.
+    """
+
+    law: RootCountsLaw
 
     def __call__(self, text: str) -> Reading:
         obj = _json_object(text)
         counts = obj.get("counts")
-        classes = self.law.classes
+        first = self.law.first
+        classes = first.classes
         if counts is None and "counts" in obj:
+            if not self.law.always:
+                return Reading("no-split")
             return Reading("impossible", detail="the root released no counts; refdp's root releases them in every run")
         if isinstance(counts, dict):
             if set(counts) != set(classes):
@@ -243,10 +266,10 @@ class CountsReader:
         else:
             raise ValueError('the output has no "counts" list or object')
         noises: List[Union[int, float]] = []
-        for cls, value, true in zip(classes, values, self.law.counts):
+        for cls, value, true in zip(classes, values, first.counts):
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
                 raise ValueError(f"the count of class {cls} is {value!r}, not a finite number")
-            if self.law.noise == "discrete-laplace":
+            if first.noise == "discrete-laplace":
                 if not float(value).is_integer():
                     return Reading("impossible", detail=(
                         f"the count {value!r} of class {cls} is not an integer (discrete Laplace noise is)"
@@ -264,7 +287,11 @@ ChargeKind = Tuple[str, str, Fraction, Fraction, str, Tuple[str, ...], bool, boo
 class ModelExpectation:
     """What a model for the inputs must state, from refdp's own models for the same inputs.
 
-    ``charge_kinds`` are the (label, mechanism, epsilon, delta, sensitivity,
+    ``charge_kinds`` is None where loading a model re-derives its charges
+    from its plan and public parts (every variant whose charges do not
+    depend on the data): a model that loads then has exactly the charges
+    refdp's plan makes for its parameters, budget and noisy size.
+    Elsewhere it holds the (label, mechanism, epsilon, delta, sensitivity,
     claims, sound, data_independent) of every charge in refdp's receipts of
     :data:`MODEL_REFERENCE_RUNS` runs, the reserve of an unbuilt part of the
     plan excepted (its epsilon depends on the tree), and so is the entry of
@@ -279,7 +306,7 @@ class ModelExpectation:
     relation: str
     epsilon: Fraction
     delta: Fraction
-    charge_kinds: FrozenSet[ChargeKind]
+    charge_kinds: Optional[FrozenSet[ChargeKind]]
 
 
 _UNCOMPARED = ("reserved", MISSING_VALUE_RULE)
@@ -293,12 +320,19 @@ def _charge_kind(c: Charge) -> ChargeKind:
 def _expectation(
     spec: AlgorithmSpec, data: Dataset, epsilon: Fraction, params: Mapping[str, Param], relation: Relation
 ) -> ModelExpectation:
-    models = [train(spec.name, data, epsilon, params, rng=seed, relation=relation) for seed in range(MODEL_REFERENCE_RUNS)]
-    receipt = models[0].receipt
+    first = train(spec.name, data, epsilon, params, rng=0, relation=relation)
+    kinds: Optional[FrozenSet[ChargeKind]] = None
+    if spec.derive is None or spec.derive(first) is None:
+        _plan_without_noisy_size(spec, params, first)
+        models = [first] + [
+            train(spec.name, data, epsilon, params, rng=seed, relation=relation)
+            for seed in range(1, MODEL_REFERENCE_RUNS)
+        ]
+        kinds = frozenset(_charge_kind(c) for m in models for c in m.receipt.charges if c.mechanism not in _UNCOMPARED)
     return ModelExpectation(
         spec.name, str(params["variant"]), tuple(sorted(params.items())),
-        json.dumps(data.schema.to_json(), sort_keys=True), relation.value, receipt.epsilon, receipt.delta,
-        frozenset(_charge_kind(c) for m in models for c in m.receipt.charges if c.mechanism not in _UNCOMPARED),
+        json.dumps(data.schema.to_json(), sort_keys=True), relation.value, first.receipt.epsilon,
+        first.receipt.delta, kinds,
     )
 
 
@@ -332,8 +366,9 @@ class ModelReader:
         for what, found, wanted in stated:
             if found != wanted:
                 return Reading("impossible", detail=f"the model's {what} is {found}; refdp's is {wanted}")
-        for charge in receipt.charges:
-            if charge.mechanism not in _UNCOMPARED and _charge_kind(charge) not in e.charge_kinds:
+        kinds = e.charge_kinds
+        for charge in receipt.charges if kinds is not None else ():
+            if charge.mechanism not in _UNCOMPARED and kinds is not None and _charge_kind(charge) not in kinds:
                 return Reading("impossible", detail=(
                     f"the receipt's charge {charge.label!r} ({charge.mechanism}, epsilon {charge.epsilon}, "
                     f"sensitivity {charge.sensitivity}) is not one refdp's plan makes for these inputs"
@@ -348,6 +383,11 @@ class CommandCrosscheck:
     ``params`` are the ``--param`` values (strings, resolved by the
     algorithm); ``output`` is one of :data:`OUTPUTS`; ``runs`` None means
     :func:`planned_runs`.  ``cmd`` and ``data_name`` are for the report.
+    ``protocol`` (one of :data:`~refdp.audit.programs.PROTOCOLS`) says how
+    the program runs: a process per run, per batch of ``batch`` runs (None:
+    :func:`~refdp.audit.programs.default_batch`; ``timeout`` is then per
+    batch), long-running workers, or a Python function (``words`` is then
+    ``("MODULE:FUNCTION", ARG, ...)``).
     """
 
     cmd: str
@@ -366,6 +406,8 @@ class CommandCrosscheck:
     max_failure_rate: float = 0.01
     alpha: float = 1e-6
     beta: float = DEFAULT_BETA
+    protocol: str = "run"
+    batch: Optional[int] = None
 
 
 def crosscheck_seeds(seed: int, n: int) -> List[int]:
@@ -374,14 +416,15 @@ def crosscheck_seeds(seed: int, n: int) -> List[int]:
     return [rng.getrandbits(SEED_BITS) for _ in range(n)]
 
 
-def _plan_without_noisy_size(spec: AlgorithmSpec, params: Mapping[str, Param]) -> None:
-    """Refuses ``--output model`` when a noisy size chooses refdp's plan (its reference runs may miss a plan)."""
-    share = params.get("size_share")
-    if share is not None and as_fraction(share, "size_share") != 0:
+def _plan_without_noisy_size(spec: AlgorithmSpec, params: Mapping[str, Param], model: TreeModel) -> None:
+    """Refuses ``--output model`` when a noisy size chooses refdp's plan and the model's charges are not
+    re-derived on loading (refdp's reference runs may miss a plan)."""
+    if model.plan_inputs.get(NOISY_SIZE) is not None:
         raise InvalidParameterError(
-            f"--output model with --algorithm {spec.name}: with size_share={share} a noisy size of the data, drawn "
-            "first, chooses refdp's plan (the depth, hence every charge's epsilon), so refdp's reference models "
-            "need not show every charge a correct model makes; give size_share=0"
+            f"--output model with --algorithm {spec.name}: with size_share={params.get('size_share')} a noisy size "
+            f"of the data, drawn first, chooses refdp's plan (the depth, hence every charge's epsilon), and "
+            f"variant={params['variant']}'s charges depend on the data, so refdp's reference models need not show "
+            "every charge a correct model makes; give size_share=0"
         )
 
 
@@ -401,12 +444,25 @@ def _law(request: CommandCrosscheck, spec: AlgorithmSpec, params: Mapping[str, P
 
 def planned_runs(output: str, law: Any, alpha: float, beta: float) -> int:
     """The runs that give power ``1 - beta`` against the deviation :data:`SPLIT_TV`, :data:`SCALE_ERROR` or
-    :data:`MODEL_DEFECT_RATE` (``law`` is a :class:`SplitLaw`, a :class:`CountsLaw` or None for ``model``)."""
+    :data:`MODEL_DEFECT_RATE` (``law`` is a :class:`RootSplitLaw`, a :class:`RootCountsLaw` or None for
+    ``model``).  Where the root releases its counts in a share ``r < 1`` of the runs, ``1/r`` times the runs
+    that give the samples."""
     if output == "root-split":
         return tv_sample_size(law.probabilities(), SPLIT_TV, alpha=alpha, beta=beta)
     if output == "leaf-counts":
-        return math.ceil(_samples_needed(law, alpha, beta) / len(law.classes))
+        single = law.single
+        if single is None:
+            runs = noise_mixture_runs(_mixture(law), SCALE_ERROR, alpha=alpha, beta=beta)
+        else:
+            runs = math.ceil(_samples_needed(single, alpha, beta) / len(single.classes))
+        released: float = law.released
+        return math.ceil(runs / released)
     return math.ceil(math.log(beta) / math.log1p(-MODEL_DEFECT_RATE))
+
+
+def _mixture(law: RootCountsLaw) -> NoiseMixture:
+    first = law.first
+    return NoiseMixture(tuple(law.mixture()), first.noise == "discrete-laplace", len(first.classes))
 
 
 def _samples_needed(law: CountsLaw, alpha: float, beta: float) -> int:
@@ -416,17 +472,24 @@ def _samples_needed(law: CountsLaw, alpha: float, beta: float) -> int:
 
 
 def _run(
-    request: CommandCrosscheck, reader: Callable[[str], Reading], runs: int
+    request: CommandCrosscheck, reader: Callable[[str], Reading], runs: int, chunk: int
 ) -> Tuple[List[Union[Reading, Failure]], RunDriver[str, str]]:
     with tempfile.TemporaryDirectory(prefix="refdp-crosscheck-cmd-") as tmp:
         data_path, schema_path = write_inputs(request.d, Path(tmp), "data.csv")
-        program = CommandProgram(request.words, str(schema_path), tmp, float(request.timeout))
+        program = make_program(
+            request.protocol, request.words, str(schema_path), tmp, float(request.timeout), request.jobs
+        )
         # leaving the pool waits for its threads: end the programs they wait on first
-        with concurrent.futures.ThreadPoolExecutor(max_workers=request.jobs) as pool, program.running:
-            driver: RunDriver[str, str] = RunDriver(
-                pool, 2, runs, request.max_failure_rate, None, sides=("the data",), limit="--max-failure-rate"
-            )
-            outcomes = driver.run(ProgramRuns(program, str(data_path), reader), 0, crosscheck_seeds(request.seed, runs))
+        try:
+            with concurrent.futures.ThreadPoolExecutor(max_workers=request.jobs) as pool, program.running:
+                driver: RunDriver[str, str] = RunDriver(
+                    pool, chunk, runs, request.max_failure_rate, None, sides=("the data",), limit="--max-failure-rate"
+                )
+                outcomes = driver.run(
+                    ProgramRuns(program, str(data_path), reader), 0, crosscheck_seeds(request.seed, runs)
+                )
+        finally:
+            program.close()
     readings: List[Union[Reading, Failure]] = []
     for o in outcomes:
         assert isinstance(o, (Reading, Failure))
@@ -434,35 +497,61 @@ def _run(
     return readings, driver
 
 
+LEAF = "(leaf)"
+"""How the law's table names the outcome "the root is a leaf"."""
+
+
+def _utilities(law: RootSplitLaw) -> List[Optional[str]]:
+    """Each candidate's utility when every plan that splits scores it alike (else None: they differ)."""
+    laws = [b.law for b in law.branches if b.law is not None]
+    if not laws or any(x.utilities != laws[0].utilities for x in laws):
+        return [None] * len(law.candidates)
+    return [str(u) for u in laws[0].utilities]
+
+
 def _split_result(
-    law: SplitLaw, readings: Sequence[Reading], alpha: float, beta: float
+    law: RootSplitLaw, readings: Sequence[Reading], alpha: float, beta: float
 ) -> Tuple[GoodnessOfFit, Dict[str, Any]]:
     probs = law.probabilities()
     # An output that is no candidate is an outcome of probability 0 (index -1): it rejects.
     samples = [r.value if isinstance(r.value, int) else -1 for r in readings if r.kind != "no-split"]
     if not samples:
         raise DataError("no run of the program split the root: there is nothing to compare")
-    result = crosscheck_finite(samples, probs, alpha=alpha, kind=f"root split ({law.quality})",
+    quality = "/".join(sorted({b.law.quality for b in law.branches if b.law is not None}))
+    result = crosscheck_finite(samples, probs, alpha=alpha, kind=f"root split ({quality})",
                                claim="crosscheck-split-choice")
     n = len(samples)
     observed = [0] * len(probs)
     for s in samples:
         if s >= 0:
             observed[s] += 1
+    names = [c.describe() for c in law.candidates] + ([LEAF] if law.leaf_is_outcome else [])
+    utilities = _utilities(law) + ([None] if law.leaf_is_outcome else [])
     table = [
-        {"candidate": c.describe(), "utility": str(u), "probability": p, "observed": k / n}
-        for c, u, p, k in zip(law.candidates, law.utilities, probs, observed)
+        {"candidate": name, "utility": u, "probability": p, "observed": k / n}
+        for name, u, p, k in zip(names, utilities, probs, observed)
     ]
     w = max(range(len(probs)), key=lambda i: abs(observed[i] / n - probs[i]))
     result = dataclasses.replace(result, detail=(
-        f"largest gap at {law.candidates[w].describe()}: observed {observed[w] / n:.5f}, exact {probs[w]:.5f}; "
-        f"{len(probs)} candidates"
+        f"largest gap at {names[w]}: observed {observed[w] / n:.5f}, exact {probs[w]:.5f}; "
+        f"{len(probs)} outcomes"
     ))
     return _with_impossible(result, readings), {
-        "statistic": "total variation between the observed and the exact frequencies of the candidates",
+        "statistic": "total variation between the observed and the exact frequencies of the root's outcomes",
         "detectable": _detectable_tv(tv_detectable(probs, n, alpha=alpha, beta=beta)),
         "law": table,
+        "plans": _plans_table(law.branches, law.noisy_size),
     }
+
+
+def _plans_table(branches: Sequence[PlanBranch], noisy_size: Optional[Fraction]) -> List[Dict[str, Any]]:
+    """The plans of a root-split law for the report: probability, split probability, per-query epsilon."""
+    return [
+        {"plan": b.plan, "probability": b.weight, "splits": b.split,
+         "epsilon": None if b.law is None else str(b.law.epsilon),
+         "noisy_size_scale": None if noisy_size is None else str(noisy_size)}
+        for b in branches
+    ]
 
 
 def _detectable_tv(tv: float) -> str:
@@ -480,28 +569,46 @@ def _with_impossible(result: GoodnessOfFit, readings: Sequence[Reading]) -> Good
 
 
 def _counts_result(
-    law: CountsLaw, readings: Sequence[Reading], alpha: float, beta: float
+    law: RootCountsLaw, readings: Sequence[Reading], alpha: float, beta: float
 ) -> Tuple[GoodnessOfFit, Dict[str, Any]]:
-    noises = [x for r in readings if isinstance(r.value, tuple) for x in r.value]
-    laplace = law.noise == "laplace"
-    claim = "crosscheck-laplace-ks" if laplace else "crosscheck-discrete-laplace-ks"
+    runs = [r.value for r in readings if isinstance(r.value, tuple)]
+    noises = [x for run in runs for x in run]
+    first = law.first
+    single = law.single
+    laplace = first.noise == "laplace"
+    claim = ("crosscheck-noisy-size-mixture" if single is None
+             else "crosscheck-laplace-ks" if laplace else "crosscheck-discrete-laplace-ks")
+    k = len(first.classes)
     if any(r.kind == "impossible" for r in readings):
-        n = len(law.classes) * sum(1 for r in readings if r.kind != "no-split")
-        result = GoodnessOfFit(law.noise, claim, n, math.inf, dkw_bound(n, alpha), alpha, True, "")
+        n = sum(1 for r in readings if r.kind != "no-split")
+        bound = dkw_bound(k * n, alpha) if single is not None else dkw_bound(n, alpha / k)
+        result = GoodnessOfFit(first.noise, claim, n * (k if single is not None else 1), math.inf, bound, alpha,
+                               True, "")
     elif not noises:
         raise DataError("no run of the program gave counts: there is nothing to compare")
+    elif single is None:
+        result = crosscheck_noise_mixture(runs, _mixture(law), alpha=alpha)
     elif laplace:
-        result = crosscheck_laplace(noises, scale=float(law.scale), alpha=alpha)
+        result = crosscheck_laplace(noises, scale=float(single.scale), alpha=alpha)
     else:
-        result = crosscheck_discrete_laplace([int(x) for x in noises], scale=law.scale, alpha=alpha)
-    error = (laplace_detectable_scale_error(result.n, alpha=alpha, beta=beta) if laplace
-             else discrete_laplace_detectable_scale_error(law.scale, result.n, alpha=alpha, beta=beta))
+        result = crosscheck_discrete_laplace([int(x) for x in noises], scale=single.scale, alpha=alpha)
+    if single is None:
+        error = noise_mixture_detectable_scale_error(_mixture(law), result.n, alpha=alpha, beta=beta)
+    elif laplace:
+        error = laplace_detectable_scale_error(result.n, alpha=alpha, beta=beta)
+    else:
+        error = discrete_laplace_detectable_scale_error(single.scale, result.n, alpha=alpha, beta=beta)
+    scales = law.mixture()
     return _with_impossible(result, readings), {
         "statistic": "Kolmogorov-Smirnov distance between the noises (released minus true counts, all classes "
         "pooled) and the exact CDF",
         "detectable": "no scale error up to a factor 11" if math.isinf(error) else f"a noise scale off by {error:.1%} or more",
-        "law": {"classes": list(law.classes), "counts": list(law.counts), "noise": law.noise,
-                "scale": str(law.scale), "epsilon_per_cell": str(law.epsilon)},
+        "law": {"classes": list(first.classes), "counts": list(first.counts), "noise": first.noise,
+                "scale": str(first.scale) if single is not None else None,
+                "epsilon_per_cell": str(first.epsilon) if single is not None else None,
+                "released": law.released,
+                "mixture": [{"probability": p, "scale": str(b), "epsilon_per_cell": str(c.epsilon)}
+                            for (p, b), (_, c) in zip(scales, law.branches)]},
     }
 
 
@@ -519,40 +626,79 @@ def _model_result(readings: Sequence[Reading], beta: float) -> Tuple[GoodnessOfF
     }
 
 
-def _noisy_size(params: Mapping[str, Param]) -> str:
-    share = params.get("size_share")
-    if share is None:
-        return ""
-    if as_fraction(share, "size_share") == 0:
+def _plan_words(noisy_size: Optional[Fraction], params: Mapping[str, Param]) -> str:
+    if noisy_size is not None:
+        return f" (the noisy size N~ = |D| + DLap({noisy_size}), drawn first, chooses the plan)"
+    if "size_share" in params:
         return " (size_share 0: no noisy size)"
-    return f" less the noisy size's share {share} (depth 0 whatever the noisy size)"
+    return ""
+
+
+def _calibration(law: SplitLaw, relation: Relation) -> str:
+    return (
+        f"quality {law.quality} of sensitivity {law.sensitivity} under {relation.value}, "
+        + ("monotone utilities: P ~ exp(epsilon u / sensitivity), no factor 2" if law.monotone
+           else "P ~ exp(epsilon u / (2 sensitivity))")
+    )
 
 
 def _compared(request: CommandCrosscheck, spec: AlgorithmSpec, params: Mapping[str, Param], law: Any) -> str:
     data = f"{len(request.d)} rows of {request.data_name}"
-    if isinstance(law, SplitLaw):
+    total = f"a total of {request.epsilon}"
+    if isinstance(law, RootSplitLaw):
         what = "pairs (attribute, value or threshold)" if any(
             c.value is not None or c.threshold is not None for c in law.candidates) else "attributes"
-        return (
+        head = (
             f"the root split of {spec.name} (variant {params['variant']}) on {data}, against refdp's exponential "
-            f"mechanism over {len(law.candidates)} {what}: epsilon {law.epsilon} per query from refdp's budget "
-            f"plan for a total of {request.epsilon}{_noisy_size(params)}, quality {law.quality} of sensitivity "
-            f"{law.sensitivity} under {request.relation.value}, "
-            + ("monotone utilities: P ~ exp(epsilon u / sensitivity), no factor 2" if law.monotone
-               else "P ~ exp(epsilon u / (2 sensitivity))")
-            + "; runs whose root is a leaf are left out (whether the root splits is decided by other noise)"
+            f"mechanism over {len(law.candidates)} {what}"
         )
-    if isinstance(law, CountsLaw):
-        counts = ", ".join(f"{c} {n}" for c, n in zip(law.classes, law.counts))
+        leaves = (
+            "; a leaf at the root is an outcome, with the probability that the plan stops the root"
+            if law.leaf_is_outcome else
+            "; runs whose root is a leaf are left out (whether the root splits is decided by other noise)"
+        )
+        single = law.single
+        if single is not None:
+            return (
+                f"{head}: epsilon {single.epsilon} per query from refdp's budget plan for {total}"
+                f"{_plan_words(law.noisy_size, params)}, {_calibration(single, request.relation)}{leaves}"
+            )
+        shown = "; ".join(
+            f"{b.plan} (probability {b.weight:.4g}): "
+            + ("a leaf" if b.law is None else f"epsilon {b.law.epsilon} per query, splits with probability "
+               f"{b.split:.4g}" if b.split is not None else f"epsilon {b.law.epsilon} per query")
+            for b in law.branches
+        )
+        laws = [b.law for b in law.branches if b.law is not None]
+        calibrations = "; ".join(sorted({_calibration(x, request.relation) for x in laws}))
+        return (
+            f"{head}, mixed over refdp's plans for {total}{_plan_words(law.noisy_size, params)}: {shown}; "
+            f"{calibrations}{leaves}"
+        )
+    if isinstance(law, RootCountsLaw):
+        first = law.first
+        counts = ", ".join(f"{c} {n}" for c, n in zip(first.classes, first.counts))
+        one = law.single
+        released = "" if law.always else (
+            f"; the root releases its counts in a share {law.released:.4g} of the runs (the others are left out)"
+        )
+        if one is not None:
+            return (
+                f"the root's noisy class counts of {spec.name} on {data}, against the true counts ({counts}) plus "
+                f"independent {one.noise} noise of scale {one.scale} per class (epsilon {one.epsilon} per "
+                f"cell from refdp's budget plan for {total}{_plan_words(law.noisy_size, params)}, "
+                f"{request.relation.value}){released}"
+            )
+        shown = ", ".join(f"{b} with probability {p:.4g}" for p, b in law.mixture())
         return (
             f"the root's noisy class counts of {spec.name} on {data}, against the true counts ({counts}) plus "
-            f"independent {law.noise} noise of scale {law.scale} per class (epsilon {law.epsilon} per cell from "
-            f"refdp's budget plan for a total of {request.epsilon}{_noisy_size(params)}, {request.relation.value})"
+            f"{first.noise} noise whose scale refdp's plan chooses for {total}{_plan_words(law.noisy_size, params)}: "
+            f"{shown}, the classes' noises independent given the scale ({request.relation.value}){released}"
         )
     return (
         f"the refdp model each run writes, for {spec.name} on {data} with a total epsilon of {request.epsilon}: it "
-        f"must verify (structure, schema, receipt) and state refdp's algorithm, variant, parameters, schema, "
-        f"relation, totals and kinds of charges for these inputs"
+        f"must verify (structure, schema, receipt, and its charges re-derived from its plan where they do not depend "
+        f"on the data) and state refdp's algorithm, variant, parameters, schema, relation and totals for these inputs"
     )
 
 
@@ -566,18 +712,26 @@ def crosscheck_command(request: CommandCrosscheck) -> Dict[str, Any]:
     reader: Callable[[str], Reading]
     law: Any = None
     if request.output == "model":
-        _plan_without_noisy_size(spec, params)
         reader = ModelReader(_expectation(spec, request.d, request.epsilon, params, request.relation))
     else:
         law = _law(request, spec, params)
-        reader = SplitReader(law) if isinstance(law, SplitLaw) else CountsReader(law)
+        reader = SplitReader(law) if isinstance(law, RootSplitLaw) else CountsReader(law)
     needed = planned_runs(request.output, law, request.alpha, request.beta)
+    if request.runs is None and needed > MAX_TRIALS:
+        raise InvalidParameterError(
+            f"--output {request.output}: the power wanted needs {needed} runs, more than {MAX_TRIALS} (the root "
+            f"rarely releases what is compared under these parameters); give --runs N for fewer"
+        )
     runs = needed if request.runs is None else request.runs
-    outcomes, driver = _run(request, reader, runs)
+    chunk = chunk_size(request.protocol, request.batch, runs, request.jobs)
+    outcomes, driver = _run(request, reader, runs, chunk)
     readings = [o for o in outcomes if isinstance(o, Reading)]
-    if isinstance(law, SplitLaw):
+    model_charges = None
+    if isinstance(reader, ModelReader):
+        model_charges = "re-derived" if reader.expected.charge_kinds is None else "reference runs"
+    if isinstance(law, RootSplitLaw):
         result, fields = _split_result(law, readings, request.alpha, request.beta)
-    elif isinstance(law, CountsLaw):
+    elif isinstance(law, RootCountsLaw):
         result, fields = _counts_result(law, readings, request.alpha, request.beta)
     else:
         result, fields = _model_result(readings, request.beta)
@@ -610,6 +764,7 @@ def crosscheck_command(request: CommandCrosscheck) -> Dict[str, Any]:
         "verdict": "REJECT" if result.rejected else "ACCEPT",
         "detail": result.detail,
         "no_split": sum(1 for r in readings if r.kind == "no-split"),
+        "model_charges": model_charges,
         "impossible": len(impossible),
         "first_impossible": impossible[0].detail if impossible else "",
         "failures": sum(driver.failed),
@@ -618,5 +773,7 @@ def crosscheck_command(request: CommandCrosscheck) -> Dict[str, Any]:
         "seed": request.seed,
         "jobs": request.jobs,
         "timeout": request.timeout,
+        "protocol": request.protocol,
+        "batch": chunk if request.protocol == "batch" else None,
         "wall_time": time.perf_counter() - started,
     }

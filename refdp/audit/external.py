@@ -168,6 +168,9 @@ class ProgramRuns(Generic[X, O]):
     """One picklable unit of work: the program on ``data`` once per seed, failures caught.
 
     Each row is the reduced output, or a :class:`Failure` with what went wrong.
+    A program with a ``run_batch(data, seeds)`` method gets the seeds at once
+    and answers with a list holding each run's output or its
+    :class:`RunFailed`.
     """
 
     program: Callable[[X, int], O]
@@ -175,7 +178,15 @@ class ProgramRuns(Generic[X, O]):
     reduce: Optional[Callable[[O], Hashable]]
 
     def __call__(self, seeds: Sequence[int]) -> List[Row]:
-        return [self.one(s) for s in seeds]
+        run_batch = getattr(self.program, "run_batch", None)
+        if run_batch is None:
+            return [self.one(s) for s in seeds]
+        # a program that runs a batch at once (refdp.audit.programs.BatchProgram) answers each seed
+        # with its output or the RunFailed of that run
+        return [
+            (Failure(r.kind), r.detail[:_DETAIL]) if isinstance(r, RunFailed) else self._reduced(r)
+            for r in run_batch(self.data, list(seeds))
+        ]
 
     def one(self, seed: int) -> Row:
         try:
@@ -184,6 +195,9 @@ class ProgramRuns(Generic[X, O]):
             return Failure(failed.kind), failed.detail[:_DETAIL]
         except Exception as exc:  # any failure of a black box is an outcome, never a crash of the audit
             return Failure("error"), f"{type(exc).__name__}: {exc}"[:_DETAIL]
+        return self._reduced(output)
+
+    def _reduced(self, output: O) -> Row:
         if self.reduce is None:
             return _hashable(output)
         try:

@@ -8,15 +8,20 @@
    declared, continuous values as Python prints floats, the class last).
    The public schema is written next to them as ``schema.json``
    (``Schema.to_json``).
-2. The command's words are run with no shell (:class:`CommandProgram`); in
-   each word ``{data}`` becomes the CSV's path, ``{seed}`` the run's seed
-   (an integer below 2**63), ``{out}`` a fresh file the program must write
-   its output to (without ``{out}`` its standard output is read) and
-   ``{schema}`` the schema's path.  The program must be a function of the
-   data and the seed.
-3. Runs go ``jobs`` at a time, each with ``timeout`` seconds; a run that
-   exits non-zero, times out or writes an unreadable output is a failure:
-   it is counted, reported, and kept as an outcome of its own (see
+2. The command's words are run with no shell, by the ``protocol`` of
+   :mod:`refdp.audit.programs`: one process per run (``run``: in each word
+   ``{data}`` becomes the CSV's path, ``{seed}`` the run's seed, an integer
+   below 2**63, ``{out}`` a fresh file the program must write its output to
+   -- without ``{out}`` its standard output is read -- and ``{schema}`` the
+   schema's path), one per batch of runs (``batch``: ``{seeds}`` is a file
+   of seeds, one output line per seed), long-running workers (``worker``:
+   a seed per line on standard input, an output line back) or a Python
+   function called in worker processes (``python``).  The program must be a
+   function of the data and the seed.
+3. Runs go ``jobs`` at a time, each with ``timeout`` seconds (a batch: the
+   whole batch); a run that exits non-zero, times out or writes an
+   unreadable output is a failure (every run of a batch that fails as a
+   whole): it is counted, reported, and kept as an outcome of its own (see
    :mod:`refdp.audit.external`); more than ``max_failure_rate`` failures
    on either data set, or 8 failures in the first 8 runs, stop the audit.
 4. :class:`OutputReader` reduces an output to an outcome: ``label`` (the
@@ -31,9 +36,10 @@
    are four rows of ``D`` drawn with the seed, removed (add-remove) or with
    their class changed to the next class (substitute).
 
-Each run is a process group of its own (:class:`RunningPrograms`), so that
-an audit that ends for any reason -- Ctrl-C, SIGTERM, an error -- ends every
-program still running, with its children, before it removes its temporary
+Each process (a run, a batch or a worker) is a process group of its own
+(:class:`~refdp.audit.programs.RunningPrograms`), so that an audit that
+ends for any reason -- Ctrl-C, SIGTERM, an error -- ends every program
+still running, with its children, before it removes its temporary
 directory, and starts no other.
 
 The statistics are :func:`refdp.audit.audit_program`'s (claim
@@ -48,23 +54,18 @@ import concurrent.futures
 import csv
 import json
 import math
-import os
 import random
-import secrets
-import signal
-import subprocess
 import tempfile
-import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from types import TracebackType
-from typing import Any, Dict, Hashable, List, Optional, Sequence, Set, Tuple, Type
+from typing import Any, Dict, Hashable, List, Optional, Tuple
 
-from refdp.audit.external import ProgramAuditResult, RunFailed, audit_program
+from refdp.audit.external import ProgramAuditResult, audit_program
 from refdp.audit.pair import Neighbour, choose_by_pilot, row_neighbour
 from refdp.audit.planted.outcomes import ModelStructure
+from refdp.audit.programs import CommandProgram, RunningPrograms, chunk_size, make_program
 from refdp.audit.report import monte_carlo_fields
 from refdp.audit.sample_size import default_trials
 from refdp.data import Dataset
@@ -113,123 +114,6 @@ def write_inputs(data: Dataset, workdir: Path, name: str) -> Tuple[Path, Path]:
     data_path = workdir / name
     write_csv(data, data_path)
     return data_path, schema_path
-
-
-class RunningPrograms:
-    """The programs of one audit, each started in a process group of its own; ``stop`` ends them all.
-
-    Used as a context manager around the runs: leaving it (normally, on an
-    error or on Ctrl-C) kills every process group still running and makes
-    any later start fail at once, so the threads that wait on the programs
-    return and the audit's temporary files can go.
-    """
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._running: Set["subprocess.Popen[bytes]"] = set()
-        self._stopped = False
-
-    def start(self, argv: Sequence[str]) -> "subprocess.Popen[bytes]":
-        """Start ``argv`` in a new session; RunFailed once the audit is stopping."""
-        with self._lock:
-            if self._stopped:
-                raise RunFailed("stopped", "the audit is stopping")
-            try:
-                proc = subprocess.Popen(
-                    list(argv), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                    start_new_session=True,
-                )
-            except OSError as exc:
-                raise RunFailed("error", f"cannot start {argv[0]!r}: {exc.strerror or exc}") from None
-            self._running.add(proc)
-            return proc
-
-    def finished(self, proc: "subprocess.Popen[bytes]") -> None:
-        """Forget ``proc``, which has been waited for."""
-        with self._lock:
-            self._running.discard(proc)
-
-    def stop(self) -> None:
-        """Kill every running program's process group; no program starts after this."""
-        with self._lock:
-            self._stopped = True
-            for proc in self._running:
-                _signal_group(proc)
-
-    def __enter__(self) -> RunningPrograms:
-        return self
-
-    def __exit__(
-        self,
-        kind: Optional[Type[BaseException]],
-        value: Optional[BaseException],
-        traceback: Optional[TracebackType],
-    ) -> None:
-        self.stop()
-
-
-@dataclass(frozen=True)
-class CommandProgram:
-    """One run of an external command on a CSV file, as ``program(data_path, seed) -> output text``.
-
-    The runs are started through ``running``; leave ``with program.running:``
-    to end those still going (see :class:`RunningPrograms`).
-    """
-
-    words: Tuple[str, ...]
-    schema_path: str
-    workdir: str
-    timeout: float
-    running: RunningPrograms = field(default_factory=RunningPrograms, compare=False, repr=False)
-
-    def __call__(self, data_path: str, seed: int) -> str:
-        uses_out = any("{out}" in w for w in self.words)
-        out_path = os.path.join(self.workdir, f"out-{seed}-{secrets.token_hex(4)}")
-        argv = [
-            w.replace("{data}", data_path).replace("{seed}", str(seed)).replace("{out}", out_path)
-            .replace("{schema}", self.schema_path)
-            for w in self.words
-        ]
-        proc = self.running.start(argv)
-        try:
-            try:
-                stdout, stderr = proc.communicate(timeout=self.timeout)
-            except subprocess.TimeoutExpired:
-                _kill(proc)
-                raise RunFailed("timeout", f"no result after {self.timeout:g} s (seed {seed})") from None
-            finally:
-                self.running.finished(proc)
-            if proc.returncode != 0:
-                lines = stderr.decode("utf-8", "replace").strip().splitlines()
-                last = lines[-1] if lines else "(no stderr)"
-                raise RunFailed("error", f"exit status {proc.returncode} (seed {seed}): {last}")
-            if not uses_out:
-                return stdout.decode("utf-8", "replace")
-            try:
-                return Path(out_path).read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError) as exc:
-                raise RunFailed("output", f"cannot read the output file (seed {seed}): {exc}") from None
-        finally:
-            if uses_out and os.path.exists(out_path):
-                os.remove(out_path)
-
-
-def _signal_group(proc: "subprocess.Popen[bytes]") -> None:
-    """SIGKILL the process group of ``proc`` (the process alone where there are no groups)."""
-    killpg = getattr(os, "killpg", None)
-    try:
-        if killpg is not None:
-            killpg(proc.pid, signal.SIGKILL)
-        else:
-            proc.kill()
-    except OSError:
-        pass  # it ended on its own in the meantime
-
-
-def _kill(proc: "subprocess.Popen[bytes]") -> None:
-    """End a program that ran out of time, with its process group where there are groups."""
-    _signal_group(proc)
-    proc.communicate()
 
 
 def _structure(obj: Any) -> Hashable:
@@ -286,7 +170,11 @@ class CommandAudit:
     ``relation`` (one: that one; None: the default four).
     ``output_kind`` configures the :class:`OutputReader`; ``trials`` runs
     per side (None: :func:`~refdp.audit.sample_size.default_trials`) go
-    ``jobs`` at a time with ``timeout`` seconds each.
+    ``jobs`` at a time with ``timeout`` seconds each (per batch with the
+    ``batch`` protocol).  ``protocol`` is one of
+    :data:`~refdp.audit.programs.PROTOCOLS`; for ``python``, ``words`` is
+    ``("MODULE:FUNCTION", ARG, ...)``.  ``batch``: runs per batch (None:
+    :func:`~refdp.audit.programs.default_batch`).
     """
 
     cmd: str
@@ -304,6 +192,8 @@ class CommandAudit:
     timeout: float = 60.0
     max_failure_rate: float = 0.1
     alpha: float = 1e-6
+    protocol: str = "run"
+    batch: Optional[int] = None
 
 
 def _auto_candidates(d: Dataset, relation: Relation, seed: int) -> List[Neighbour]:
@@ -328,7 +218,10 @@ def audit_command(request: CommandAudit) -> Dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="refdp-audit-cmd-") as tmp:
         work = Path(tmp)
         d_path, schema_path = write_inputs(d, work, "D.csv")
-        program = CommandProgram(request.words, str(schema_path), tmp, float(request.timeout))
+        program = make_program(
+            request.protocol, request.words, str(schema_path), tmp, float(request.timeout), request.jobs
+        )
+        chunk = chunk_size(request.protocol, request.batch, trials, request.jobs)
         reader = OutputReader(request.output_kind)
         paths = []
         for k, candidate in enumerate(candidates):
@@ -336,25 +229,28 @@ def audit_command(request: CommandAudit) -> Dict[str, Any]:
             write_csv(candidate.d_prime, path)
             paths.append(str(path))
         # leaving the pool waits for its threads: end the programs they wait on first
-        with concurrent.futures.ThreadPoolExecutor(max_workers=request.jobs) as pool, program.running:
+        try:
+            with concurrent.futures.ThreadPoolExecutor(max_workers=request.jobs) as pool, program.running:
 
-            def run(path: str, per_side: int, seed: int) -> ProgramAuditResult:
-                return audit_program(
-                    program, str(d_path), path, epsilon=request.epsilon, delta=request.delta, trials=per_side,
-                    alpha=request.alpha, seed=seed, reduce=reader, executor=pool, chunk=2,
-                    max_failure_rate=request.max_failure_rate,
-                )
+                def run(path: str, per_side: int, seed: int) -> ProgramAuditResult:
+                    return audit_program(
+                        program, str(d_path), path, epsilon=request.epsilon, delta=request.delta, trials=per_side,
+                        alpha=request.alpha, seed=seed, reduce=reader, executor=pool, chunk=chunk,
+                        max_failure_rate=request.max_failure_rate,
+                    )
 
-            if len(candidates) == 1:
-                chosen, note, pilot_runs = 0, "given by --neighbours", 0
-            else:
-                per_side = max(_MIN_PILOT, trials // 10)
-                choice = choose_by_pilot(
-                    len(paths), per_side, f"refdp-audit-cmd-pilot-{request.seed}",
-                    lambda k, seed: run(paths[k], per_side, seed).audit,
-                )
-                chosen, note, pilot_runs = choice.index, choice.note, 4 * per_side * len(paths)
-            result = run(paths[chosen], trials, request.seed)
+                if len(candidates) == 1:
+                    chosen, note, pilot_runs = 0, "given by --neighbours", 0
+                else:
+                    per_side = max(_MIN_PILOT, trials // 10)
+                    choice = choose_by_pilot(
+                        len(paths), per_side, f"refdp-audit-cmd-pilot-{request.seed}",
+                        lambda k, seed: run(paths[k], per_side, seed).audit,
+                    )
+                    chosen, note, pilot_runs = choice.index, choice.note, 4 * per_side * len(paths)
+                result = run(paths[chosen], trials, request.seed)
+        finally:
+            program.close()
     audit = result.audit
     return {
         "algorithm": "external program",
@@ -373,6 +269,8 @@ def audit_command(request: CommandAudit) -> Dict[str, Any]:
         "pilot_runs": pilot_runs,
         "jobs": request.jobs,
         "timeout": request.timeout,
+        "protocol": request.protocol,
+        "batch": chunk if request.protocol == "batch" else None,
         "failures_d": result.failures[0],
         "failures_d_prime": result.failures[1],
         "failure_kinds": dict(result.failure_kinds),

@@ -7,7 +7,7 @@ import math
 import os
 import re
 import shlex
-from typing import TYPE_CHECKING, Dict, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Mapping, Optional, Sequence, Tuple
 
 from refdp.errors import InvalidParameterError
 from refdp.numbers import is_plain_decimal, is_plain_int
@@ -26,17 +26,21 @@ __all__ = [
     "add_key_argument",
     "add_missing_argument",
     "add_param_argument",
+    "add_program_arguments",
     "add_program_run_arguments",
     "add_seed_argument",
     "add_training_arguments",
+    "chosen_engine",
     "check_missing_policy",
     "check_positive",
     "check_program_run_arguments",
+    "how_programs_ran",
     "command_words",
     "integer",
     "load_data",
     "number",
     "parse_params",
+    "program_of",
     "read_key_argument",
 ]
 
@@ -169,8 +173,22 @@ def add_training_arguments(p: argparse.ArgumentParser) -> None:
         "--relation", default="add-remove", choices=RELATIONS, help="neighbouring relation: add-remove (default) or substitute"
     )
     p.add_argument(
-        "--engine", default="reference", choices=sorted(ENGINES), help="reference (default) or array: same model, faster"
+        "--engine", default=None, choices=sorted(ENGINES),
+        help="reference or array: the same model; default: array where the algorithm has it (faster), else reference",
     )
+
+
+def chosen_engine(engine: Optional[str], algorithm: str) -> str:
+    """``--engine`` as given, or else the array engine where ``algorithm`` has one.
+
+    Both engines give the same model byte for byte (tests/test_fast_equivalence.py), so the command
+    line takes the faster where it exists; ``--engine reference`` runs the code that reads like the paper.
+    """
+    if engine is not None:
+        return engine
+    from refdp.algorithms import get_algorithm
+
+    return "array" if get_algorithm(algorithm).has_array_engine else "reference"
 
 
 def add_seed_argument(p: argparse.ArgumentParser) -> None:
@@ -196,7 +214,10 @@ MAX_RUNS = 10**7
 def add_program_run_arguments(p: argparse.ArgumentParser, *, max_failure_rate: float, failure_note: str = "") -> None:
     """``--jobs``, ``--timeout``, ``--max-failure-rate`` and ``--alpha`` of the commands that run a ``--cmd`` program."""
     p.add_argument("--jobs", type=integer, default=os.cpu_count() or 1, help="runs at a time (default: the cores)")
-    p.add_argument("--timeout", type=number, default=60.0, help="seconds per run before it counts as failed (default 60)")
+    p.add_argument(
+        "--timeout", type=number, default=60.0,
+        help="seconds per run (per batch with {seeds}) before it counts as failed (default 60)",
+    )
     p.add_argument(
         "--max-failure-rate", type=number, default=max_failure_rate,
         help=f"stop when more runs fail (default {max_failure_rate:g}{failure_note})",
@@ -215,30 +236,105 @@ def check_program_run_arguments(args: argparse.Namespace) -> None:
         raise InvalidParameterError(f"--alpha must be in (0, 1), got {args.alpha}")
 
 
-PLACEHOLDERS = ("{data}", "{seed}", "{out}", "{schema}")
-"""What ``--cmd`` may contain in braces: the data's path, the seed, the output file, the schema's path."""
+PLACEHOLDERS = ("{data}", "{seed}", "{seeds}", "{out}", "{schema}")
+"""What ``--cmd`` may contain in braces: the data's path, the seed or a file of seeds, the output file, the schema."""
 
 _PLACEHOLDER = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")  # {name}; other braces (JSON) are the program's
 
 
-def command_words(cmd: str) -> Tuple[str, ...]:
-    """``--cmd`` split into words like a shell line; it must pass the data ``{data}`` and the seed ``{seed}``."""
+def command_words(cmd: str, worker: bool = False) -> Tuple[str, ...]:
+    """``--cmd`` split into words like a shell line, its placeholders checked for its protocol.
+
+    One process per run needs the data ``{data}`` and the seed ``{seed}``;
+    one per batch (``{seeds}``) the data and the file of seeds; a worker
+    (``worker``) the data only, the seeds coming on its standard input.
+    """
     try:
         words = tuple(shlex.split(cmd))
     except ValueError as exc:
         raise InvalidParameterError(f"--cmd cannot be split into words: {exc}") from None
     if not words:
         raise InvalidParameterError("--cmd is empty")
-    unknown = sorted({p for w in words for p in _PLACEHOLDER.findall(w)} - set(PLACEHOLDERS))
+    found = {p for w in words for p in _PLACEHOLDER.findall(w)}
+    unknown = sorted(found - set(PLACEHOLDERS))
     if unknown:
         raise InvalidParameterError(
             f"--cmd has the unknown placeholder(s) {', '.join(unknown)}; the placeholders are "
             f"{', '.join(PLACEHOLDERS)}"
         )
-    if not any("{data}" in w for w in words):
+    if "{data}" not in found:
         raise InvalidParameterError("--cmd must pass the data to the program: put {data} where its path goes")
-    if not any("{seed}" in w for w in words):
+    if worker:
+        extra = sorted(found & {"{seed}", "{seeds}", "{out}"})
+        if extra:
+            raise InvalidParameterError(
+                f"--worker: --cmd starts a worker, which reads the seeds on its standard input and writes its outputs "
+                f"on its standard output; remove {', '.join(extra)}"
+            )
+    elif "{seeds}" in found:
+        if "{seed}" in found:
+            raise InvalidParameterError(
+                "--cmd has both {seed} (one process per run) and {seeds} (one process per batch of runs); keep one"
+            )
+    elif "{seed}" not in found:
         raise InvalidParameterError(
-            "--cmd must pass the seed to the program ({seed}): runs must be replayable and independent"
+            "--cmd must pass the seed to the program ({seed}, or {seeds} for a file of seeds): runs must be "
+            "replayable and independent"
         )
     return words
+
+
+def add_program_arguments(p: argparse.ArgumentParser) -> None:
+    """``--cmd`` or ``--python``, with ``--worker`` and ``--batch``: the program that ``audit-cmd`` or
+    ``crosscheck-cmd`` runs, and how."""
+    p.add_argument(
+        "--cmd", default=None,
+        help="the program's command line, e.g. './prog {data} {seed} {out}' (one process per run), "
+        "'./prog {data} {seeds} {out}' (one per batch) or './prog {data}' with --worker",
+    )
+    p.add_argument(
+        "--python", default=None, metavar="'MODULE:FUNCTION [ARG ...]'",
+        help="call FUNCTION(data, seed, schema, *ARGS) of MODULE (a module or a .py file) in worker processes",
+    )
+    p.add_argument("--worker", action="store_true", help="--cmd starts workers: a seed per line in, an output line out")
+    p.add_argument("--batch", type=integer, default=None, help="runs per batch with {seeds} (default: computed)")
+
+
+def how_programs_ran(report: Mapping[str, Any]) -> str:
+    """How a report's runs went: at a time, in batches or by workers, and the time limit.
+
+    >>> how_programs_ran({"protocol": "batch", "batch": 500, "jobs": 2, "timeout": 60.0})
+    'in batches of 500 runs, 2 batches at a time, time limit 60 s per batch'
+    """
+    jobs, limit = report["jobs"], f"{report['timeout']:g} s"
+    if report["protocol"] == "batch":
+        return f"in batches of {report['batch']} runs, {jobs} batches at a time, time limit {limit} per batch"
+    if report["protocol"] in ("worker", "python"):
+        return f"by {jobs} {'Python ' if report['protocol'] == 'python' else ''}workers, time limit {limit} per run"
+    return f"{jobs} at a time, time limit {limit}"
+
+
+def program_of(args: argparse.Namespace) -> Tuple[str, Tuple[str, ...], str]:
+    """(the program as reports show it, its words, its protocol) from :func:`add_program_arguments`'s flags."""
+    if (args.cmd is None) == (args.python is None):
+        raise InvalidParameterError("give the program to run: --cmd COMMAND or --python MODULE:FUNCTION (one of them)")
+    check_positive(args.batch, "--batch", MAX_RUNS)
+    if args.python is not None:
+        from refdp.audit.programs import python_target
+
+        if args.worker or args.batch is not None:
+            raise InvalidParameterError(
+                "--python runs the function in worker processes: --worker and --batch go with --cmd"
+            )
+        try:
+            words = tuple(shlex.split(args.python))
+        except ValueError as exc:
+            raise InvalidParameterError(f"--python cannot be split into words: {exc}") from None
+        if not words:
+            raise InvalidParameterError("--python is empty: give MODULE:FUNCTION")
+        return f"--python {args.python}", (python_target(words[0]), *words[1:]), "python"
+    words = command_words(args.cmd, args.worker)
+    protocol = "worker" if args.worker else ("batch" if any("{seeds}" in w for w in words) else "run")
+    if args.batch is not None and protocol != "batch":
+        raise InvalidParameterError("--batch N: runs per batch of a --cmd with {seeds}; this --cmd has no {seeds}")
+    return args.cmd, words, protocol

@@ -6,7 +6,9 @@
 seed).  ``--cmd`` is split like a shell line (no shell runs it); its
 placeholders, the CSV files the program reads, how runs fail and how an
 output becomes an outcome (``--output-kind``) are those of
-:mod:`refdp.audit.external_command`, which runs the audit.  ``--jobs``
+:mod:`refdp.audit.external_command`, which runs the audit; the protocols
+(a process per run or per ``{seeds}`` batch, ``--worker``, ``--python``)
+are :mod:`refdp.audit.programs`'.  ``--jobs``
 runs go at a time, each with ``--timeout`` seconds, and more than
 ``--max-failure-rate`` failures on either data set stop the audit.
 
@@ -34,12 +36,14 @@ from refdp.cli._args import (
     MAX_RUNS,
     RELATIONS,
     add_data_arguments,
+    add_program_arguments,
     add_program_run_arguments,
     check_positive,
     check_program_run_arguments,
-    command_words,
+    how_programs_ran,
     integer,
     load_data,
+    program_of,
 )
 from refdp.cli._command import Command
 from refdp.cli.audit import render_report
@@ -54,7 +58,7 @@ __all__ = ["COMMAND"]
 
 
 def _add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--cmd", required=True, help="the command line, e.g. 'python3 prog.py {data} {seed} {out}'")
+    add_program_arguments(p)
     add_data_arguments(p)
     p.add_argument("--rows", type=integer, default=None, help="rows of D drawn from the data with the seed (default: all)")
     p.add_argument("--epsilon", required=True, help="the claimed epsilon, e.g. 1 or 1/2")
@@ -137,7 +141,7 @@ def _run(args: argparse.Namespace) -> int:
 
     """Run the ``audit-cmd`` subcommand; the exit status is 0 (not refuted), 1 (refuted) or 2 (bad input)."""
     _check_args(args)
-    words = command_words(args.cmd)
+    cmd, words, protocol = program_of(args)
     kind = _output_kind(args.output_kind)
     epsilon = as_budget(args.epsilon)
     delta = as_delta(args.delta)
@@ -151,7 +155,7 @@ def _run(args: argparse.Namespace) -> int:
     else:
         d = data
     report = audit_command(CommandAudit(
-        cmd=args.cmd,
+        cmd=cmd,
         words=words,
         d=d,
         data_name=args.data,
@@ -166,15 +170,16 @@ def _run(args: argparse.Namespace) -> int:
         timeout=args.timeout,
         max_failure_rate=args.max_failure_rate,
         alpha=args.alpha,
+        protocol=protocol,
+        batch=args.batch,
     ))
     if args.json:
         print(json.dumps(report, sort_keys=True))
     else:
         print(render_report(report))
         print(
-            f"program: {args.cmd!r}; {report['program_runs']} runs in all ({report['pilot_runs']} pilot), "
-            f"{args.jobs} at a time, time limit {args.timeout:g} s; failures: {report['failures_d']} on D, "
-            f"{report['failures_d_prime']} on D'"
+            f"program: {cmd!r}; {report['program_runs']} runs in all ({report['pilot_runs']} pilot), "
+            f"{how_programs_ran(report)}; failures: {report['failures_d']} on D, {report['failures_d_prime']} on D'"
             + (f"; first: {report['first_failure']}" if report["first_failure"] else "")
         )
     return 1 if report["verdict"] == "refuted" else 0
@@ -189,6 +194,8 @@ COMMAND = Command(
         "Run PROGRAM many times on a data set D and a neighbour D' (temporary CSV files) and refute its "
         "(epsilon, delta)-DP claim with a certified lower bound, or say what the runs could have detected. "
         "Exit status: 0 not refuted, 1 refuted, 2 bad input. "
-        "Placeholders in --cmd: {data} (CSV path), {seed} (integer), {out} (output file), {schema} (schema JSON)."
+        "Placeholders in --cmd: {data} (CSV path), {seed} (integer) or {seeds} (a file of seeds, one output line "
+        "per seed), {out} (output file), {schema} (schema JSON); --worker: a seed per line on stdin, an output "
+        "line back; --python 'MODULE:FUNCTION [ARG ...]' calls FUNCTION(data, seed, schema, *ARGS) in workers."
     ),
 )

@@ -5,13 +5,14 @@
 
 The program runs many times with fresh seeds on ``--data`` (a CSV file and
 ``schema.json``, as for ``audit-cmd``), ``--jobs`` at a time with
-``--timeout`` seconds each; its outputs are tested against refdp's exact law
-for ``--algorithm``, ``--epsilon``, ``--param`` and ``--relation``
-(:mod:`refdp.audit.crosscheck_command`, which runs the check).  The number
-of runs is computed from the power unless ``--runs`` gives it.  The laws
-are refdp's for parameters that fix its plan (``--param size_share=0`` for
-the learners that would otherwise let a noisy size choose their depth).
-Exit status: 0 ACCEPT, 1 REJECT, 2 bad input.
+``--timeout`` seconds each: one process per run, per batch of runs
+(``{seeds}``), long-running workers (``--worker``) or a Python function
+(``--python``; :mod:`refdp.audit.programs`).  Its outputs are tested
+against refdp's exact law for ``--algorithm``, ``--epsilon``, ``--param``
+and ``--relation`` (:mod:`refdp.audit.crosscheck_command`, which runs the
+check), mixed over the plans a noisy size may choose.  The number of runs
+is computed from the power unless ``--runs`` gives it.  Exit status: 0
+ACCEPT, 1 REJECT, 2 bad input.
 """
 
 from __future__ import annotations
@@ -25,12 +26,14 @@ from refdp.cli._args import (
     MAX_RUNS,
     add_data_arguments,
     add_param_argument,
+    add_program_arguments,
     add_program_run_arguments,
     check_positive,
     check_program_run_arguments,
-    command_words,
+    how_programs_ran,
     integer,
     load_data,
+    program_of,
     parse_params,
 )
 from refdp.cli._command import Command
@@ -43,7 +46,7 @@ __all__ = ["COMMAND", "render"]
 def _add_arguments(p: argparse.ArgumentParser) -> None:
     from refdp.audit.crosscheck_command import OUTPUTS
 
-    p.add_argument("--cmd", required=True, help="the command line, e.g. './prog {data} {seed} {out}'")
+    add_program_arguments(p)
     p.add_argument("--algorithm", required=True, help="the refdp algorithm the program implements")
     add_param_argument(p)
     add_data_arguments(p)
@@ -74,6 +77,8 @@ def _false_alarm(report: Dict[str, Any]) -> str:
     from refdp.audit.crosscheck_command import MODEL_REFERENCE_RUNS
 
     if report["output"] == "model":
+        if report["model_charges"] == "re-derived":
+            return "false alarm: none; the checks are deterministic, and a model refdp would write passes them"
         return (
             "false alarm: the checks are deterministic, so a model refdp would write passes them, unless its receipt "
             f"has a kind of charge that none of refdp's {MODEL_REFERENCE_RUNS} reference runs made"
@@ -97,13 +102,14 @@ def render(report: Dict[str, Any]) -> str:
         f"samples it tested reject {report['detectable']} with that probability",
     ]
     if report["output"] == "root-split":
-        lines.append(f"most likely candidates, exact / observed: {_top(report['law'], 5)}")
+        lines.append(f"most likely outcomes, exact / observed: {_top(report['law'], 5)}")
     lines.append(f"detail: {report['detail']}")
     failures = f"{report['failures']} failed" + (f" (first: {report['first_failure']})" if report["failures"] else "")
-    no_split = f", {report['no_split']} with a leaf at the root (left out)" if report["no_split"] else ""
+    left_out = "with a leaf at the root" if report["output"] == "root-split" else "with no counts at the root"
+    no_split = f", {report['no_split']} {left_out} (left out)" if report["no_split"] else ""
     lines.append(
-        f"program: {report['program']!r}; {report['runs']} runs, {report['jobs']} at a time, time limit "
-        f"{report['timeout']:g} s, {report['wall_time']:.1f} s in all; {failures}{no_split}"
+        f"program: {report['program']!r}; {report['runs']} runs, {how_programs_ran(report)}, "
+        f"{report['wall_time']:.1f} s in all; {failures}{no_split}"
     )
     meaning = "the outputs fit refdp's law" if verdict == "ACCEPT" else "the outputs do not fit refdp's law"
     lines.append(f"verdict: {verdict}: {meaning} (exit {0 if verdict == 'ACCEPT' else 1}); replay with --seed "
@@ -116,13 +122,13 @@ def _run(args: argparse.Namespace) -> int:
 
     """Run ``crosscheck-cmd``; the exit status is 0 (ACCEPT), 1 (REJECT) or 2 (bad input)."""
     _check_args(args)
-    words = command_words(args.cmd)
+    cmd, words, protocol = program_of(args)
     epsilon = as_budget(args.epsilon)
     relation = parse_relation(args.relation)
     params = parse_params(args.param)
     seed = args.seed if args.seed is not None else secrets.randbits(32)
     report = crosscheck_command(CommandCrosscheck(
-        cmd=args.cmd,
+        cmd=cmd,
         words=words,
         algorithm=args.algorithm,
         params=params,
@@ -137,6 +143,8 @@ def _run(args: argparse.Namespace) -> int:
         timeout=args.timeout,
         max_failure_rate=args.max_failure_rate,
         alpha=args.alpha,
+        protocol=protocol,
+        batch=args.batch,
     ))
     if args.json:
         print(json.dumps(report, sort_keys=True))
@@ -154,8 +162,10 @@ COMMAND = Command(
         "Run PROGRAM many times with fresh seeds on a data set (a temporary CSV file and schema.json) and test its "
         "outputs against refdp's exact law for the same algorithm, epsilon and parameters: the root split "
         "(--output root-split, JSON {\"attribute\": NAME} with \"value\" or \"threshold\" where the algorithm "
-        "releases one), the root's noisy class counts (--output leaf-counts, JSON {\"counts\": [...]}) or a refdp "
-        "model file (--output model). Exit status: 0 ACCEPT, 1 REJECT, 2 bad input. "
-        "Placeholders in --cmd: {data} (CSV path), {seed} (integer), {out} (output file), {schema} (schema JSON)."
+        "releases one, null for a leaf), the root's noisy class counts (--output leaf-counts, JSON "
+        "{\"counts\": [...]}) or a refdp model file (--output model). Exit status: 0 ACCEPT, 1 REJECT, 2 bad input. "
+        "Placeholders in --cmd: {data} (CSV path), {seed} (integer) or {seeds} (a file of seeds, one output line "
+        "per seed), {out} (output file), {schema} (schema JSON); --worker: a seed per line on stdin, an output "
+        "line back; --python 'MODULE:FUNCTION [ARG ...]' calls FUNCTION(data, seed, schema, *ARGS) in workers."
     ),
 )

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from refdp.cli._args import (
     add_seed_argument,
     add_training_arguments,
+    chosen_engine,
     check_missing_policy,
     check_positive,
     integer,
@@ -69,11 +70,11 @@ def _evaluate(args: argparse.Namespace) -> CVResult:
             note_clipped(args.test_data, clipped)
             return train_test_evaluate(
                 args.algorithm, data, test, epsilon, repeats=args.repeats, params=params, seed=args.seed,
-                relation=relation, engine=args.engine, progress=line,
+                relation=relation, engine=chosen_engine(args.engine, args.algorithm), progress=line,
             )
         return cross_validate(
             args.algorithm, data, epsilon, folds=args.folds, repeats=args.repeats, params=params, seed=args.seed,
-            relation=relation, engine=args.engine, progress=line,
+            relation=relation, engine=chosen_engine(args.engine, args.algorithm), progress=line,
         )
     finally:
         line.close()

@@ -16,6 +16,7 @@ from refdp.cli._args import (
     add_key_argument,
     add_seed_argument,
     add_training_arguments,
+    chosen_engine,
     check_missing_policy,
     load_data,
     parse_params,
@@ -54,7 +55,7 @@ def _run(args: argparse.Namespace) -> int:
     with Ticker(f"training {args.algorithm} on {len(data)} rows"):
         model = train(
             args.algorithm, data, epsilon, params=parse_params(args.param), rng=args.seed,
-            relation=relation, engine=args.engine,
+            relation=relation, engine=chosen_engine(args.engine, args.algorithm),
         )
         text = dumps_model(model, key)
     write_text(args.out, text)

@@ -25,6 +25,8 @@ from refdp.engine.counts import (
     first_best,
     threshold_intervals,
     value_table,
+    weighted_class_counts,
+    weighted_table,
 )
 from refdp.engine.engine import REFERENCE, Engine
 
@@ -44,4 +46,6 @@ __all__ = [
     "first_best",
     "threshold_intervals",
     "value_table",
+    "weighted_class_counts",
+    "weighted_table",
 ]

@@ -2,7 +2,8 @@
 
 A tree learner needs, at every node, counts of the node's rows (by class,
 by value and class, by grid code and class, by interval of a continuous
-attribute) and the node's children's rows.  :class:`NodeCounts` is that
+attribute; plain, or summed over integer record weights as boosting does)
+and the node's children's rows.  :class:`NodeCounts` is that
 interface; :class:`ReferenceCounts` implements it with plain loops over the
 data set's own column tuples (:class:`TrainingView`, no copy of the data).
 An engine may offer :class:`RowMasks` besides (``masks()``), sets of rows as
@@ -21,6 +22,7 @@ from typing import Dict, List, Optional, Protocol, Sequence, Tuple, Union
 from refdp.data import ColumnView, Dataset, Schema
 from refdp.data.grid import ThresholdGrid
 from refdp.scoring.kernels import score_function
+from refdp.tree.nodes import Node, route
 
 __all__ = [
     "Rows",
@@ -29,6 +31,8 @@ __all__ = [
     "Interval",
     "class_counts",
     "value_table",
+    "weighted_class_counts",
+    "weighted_table",
     "threshold_intervals",
     "ThresholdCandidates",
     "first_best",
@@ -94,6 +98,26 @@ def value_table(view: TrainingView, rows: Sequence[int], attribute: int, n_value
     labels = view.labels
     for i in rows:
         table[int(column[i])][labels[i]] += 1
+    return table
+
+
+def weighted_class_counts(view: TrainingView, rows: Sequence[int], weights: Sequence[int]) -> List[int]:
+    """The sum of ``weights[i]`` over the rows of ``rows`` of each class (integers: exact)."""
+    totals = [0] * view.n_classes
+    labels = view.labels
+    for i in rows:
+        totals[labels[i]] += weights[i]
+    return totals
+
+
+def weighted_table(
+    view: TrainingView, codes: Sequence[Union[int, float]], n_codes: int, rows: Sequence[int], weights: Sequence[int]
+) -> Table:
+    """``tau[j][c]``: the sum of ``weights[i]`` over the rows of ``rows`` with code ``j`` and class ``c``."""
+    table = [[0] * view.n_classes for _ in range(n_codes)]
+    labels = view.labels
+    for i in rows:
+        table[int(codes[i])][labels[i]] += weights[i]
     return table
 
 
@@ -237,6 +261,22 @@ class NodeCounts(Protocol):
     def masks(self) -> Optional[RowMasks]:
         """The same rows as masks, if this engine offers them (None otherwise)."""
 
+    def weighted_class_counts(self, rows: Rows, weights: Sequence[int]) -> List[int]:
+        """As :func:`weighted_class_counts`; ``weights[i]`` is the integer weight of row ``i``."""
+
+    def weighted_value_table(self, rows: Rows, attribute: int, n_values: int, weights: Sequence[int]) -> Table:
+        """:meth:`value_table` with each row counted ``weights[i]`` times (:func:`weighted_table`)."""
+
+    def weighted_grid_table(self, rows: Rows, attribute: int, grid: ThresholdGrid, weights: Sequence[int]) -> Table:
+        """:meth:`grid_table` with each row counted ``weights[i]`` times (:func:`weighted_table`)."""
+
+    def labels(self, rows: Rows) -> List[int]:
+        """The class code of each of ``rows``."""
+
+    def predictions(self, tree: Node, rows: Rows) -> List[int]:
+        """The class predicted by the leaf each of ``rows`` reaches in ``tree``
+        (:func:`refdp.tree.route` and :attr:`refdp.tree.Leaf.prediction`)."""
+
 
 
 class ReferenceThresholds:
@@ -279,20 +319,24 @@ def first_best(scores: List[float], offset: int, floor: float) -> Optional[Tuple
 
 
 class ReferenceCounts:
-    """:class:`NodeCounts` by the plain loops of this module, one row at a time."""
+    """:class:`NodeCounts` by the plain loops of this module, one row at a time (of a data set, or of a
+    :class:`TrainingView` already made, whose rows are then the nodes' rows)."""
 
-    def __init__(self, data: Dataset) -> None:
-        self.view = TrainingView.of(data)
+    def __init__(self, data: Union[Dataset, TrainingView]) -> None:
+        self.view = data if isinstance(data, TrainingView) else TrainingView.of(data)
         self._codes: Dict[Tuple[int, ThresholdGrid], List[int]] = {}
 
     def root(self) -> Rows:
         return list(self.view.rows)
 
-    def grid_table(self, rows: Rows, attribute: int, grid: ThresholdGrid) -> Table:
+    def _grid_codes(self, attribute: int, grid: ThresholdGrid) -> List[int]:
         key = (attribute, grid)
         if key not in self._codes:
             self._codes[key] = grid.codes([float(x) for x in self.view.columns[attribute]])
-        codes = self._codes[key]
+        return self._codes[key]
+
+    def grid_table(self, rows: Rows, attribute: int, grid: ThresholdGrid) -> Table:
+        codes = self._grid_codes(attribute, grid)
         table = [[0] * self.view.n_classes for _ in range(grid.cells)]
         labels = self.view.labels
         for i in rows:
@@ -325,3 +369,19 @@ class ReferenceCounts:
 
     def masks(self) -> Optional[RowMasks]:
         return None
+
+    def weighted_class_counts(self, rows: Rows, weights: Sequence[int]) -> List[int]:
+        return weighted_class_counts(self.view, rows, weights)
+
+    def weighted_value_table(self, rows: Rows, attribute: int, n_values: int, weights: Sequence[int]) -> Table:
+        return weighted_table(self.view, self.view.columns[attribute], n_values, rows, weights)
+
+    def weighted_grid_table(self, rows: Rows, attribute: int, grid: ThresholdGrid, weights: Sequence[int]) -> Table:
+        return weighted_table(self.view, self._grid_codes(attribute, grid), grid.cells, rows, weights)
+
+    def labels(self, rows: Rows) -> List[int]:
+        labels = self.view.labels
+        return [labels[i] for i in rows]
+
+    def predictions(self, tree: Node, rows: Rows) -> List[int]:
+        return [route(tree, self.view.columns, i).prediction for i in rows]

@@ -2,8 +2,8 @@
 
 :class:`Engine` bundles a :class:`~refdp.engine.counts.NodeCounts` factory
 with the arithmetic a faster implementation may replace: the discrete
-Laplace sampler and the float exponential mechanism's probabilities and
-index draw.  Its methods call the mechanisms of :mod:`refdp.mechanisms`,
+Laplace sampler, the float exponential mechanism's probabilities and
+index draw, and the exact draws of a Poissonised bootstrap.  Its methods call the mechanisms of :mod:`refdp.mechanisms`,
 which validate their inputs and record every ledger charge themselves, with
 the engine's arithmetic plugged in: privacy-relevant code (a charge, a
 calibration) exists once, in :mod:`refdp.mechanisms`, and every engine must
@@ -20,6 +20,7 @@ from refdp.engine.counts import NodeCounts, ReferenceCounts
 from refdp.errors import InvalidParameterError
 from refdp.mechanisms import (
     SensitivityLike,
+    bootstrap_draws,
     discrete_laplace,
     discrete_laplace_mechanism,
     exponential_mechanism,
@@ -50,6 +51,9 @@ class Engine:
     discrete_laplace: DiscreteLaplaceSampler = discrete_laplace
     probabilities: FloatProbabilities = float_probabilities
     draw: IndexDraw = sample_index
+    bootstrap: Callable[[int, RandomSource], List[bool]] = bootstrap_draws
+    """``bootstrap(n, rng)``: n records' membership of a Poissonised bootstrap sample, each True with
+    probability exactly 1 - 1/e, with the draws of :func:`refdp.mechanisms.bootstrap_draws`."""
     keeps_derived: bool = False
     """Whether data derived from a data set's rows (binned columns) is kept with the data set for the next fit."""
 

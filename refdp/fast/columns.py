@@ -22,8 +22,7 @@ The columns:
   (value x class) table the row falls in, so one count over a node's keys
   gives its whole table, and interval counts need no per-node sort of rows;
 * ``grid_keys(a, grid)``: ``code * |C| + label`` with ``code`` the row's
-  cell of the public threshold grid (:meth:`ThresholdGrid.code`, computed
-  once per distinct value);
+  cell of the public threshold grid (:meth:`ThresholdGrid.code`);
 * ``key_values(a)``: the value of each key of continuous ``a``;
 * ``row_block(names, columns)``: one bytes object per row holding its byte
   of each of the byte ``columns``, so that a node gathers them all at once;
@@ -36,6 +35,7 @@ ints; both index at C speed and cannot be changed by anyone holding them.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from itertools import chain, repeat
 from operator import add, mul
@@ -176,11 +176,33 @@ class ColumnStore:
         key = (attribute, grid)
         if key not in self._grid_keys:
             k = self.schema.n_classes
-            by_rank = [code * k for code in grid.codes(self.distinct(attribute))]
-            self._grid_keys[key] = code_column(
-                list(map(add, map(by_rank.__getitem__, self.ranks(attribute)), self.labels())), grid.cells * k
-            )
+            # One bisection per row in C (ThresholdGrid.code): cheaper than sorting the distinct values
+            # first, which only an attribute with few of them repays.
+            codes = list(map(bisect_right, repeat(grid.cuts), self.values(attribute)))
+            labels = self.labels()
+            size = grid.cells * k
+            if size <= 256 and isinstance(labels, bytes):
+                # As in keys(): code * k + label has no carry between bytes.
+                packed = int.from_bytes(bytes(codes), "big") * k + int.from_bytes(labels, "big")
+                self._grid_keys[key] = packed.to_bytes(len(labels), "big")
+            else:
+                self._grid_keys[key] = code_column(list(map(add, map(mul, codes, repeat(k)), labels)), size)
         return self._grid_keys[key]
+
+    def grid_split(self, attribute: int, cut: float) -> Optional[Tuple[CodeColumn, int]]:
+        """(grid keys, c) with ``x < cut`` exactly when a row's key is below c, when ``cut`` is a cut of a
+        grid of continuous ``attribute`` whose keys are made (:meth:`grid_keys`); else None.
+
+        A row's grid code is the number of cuts at or below x, so x < cuts[j] exactly when the code is
+        at most j, that is when ``code * |C| + label < (j + 1) * |C|``.
+        """
+        k = self.schema.n_classes
+        for (a, grid), keys in self._grid_keys.items():
+            if a == attribute:
+                j = bisect_left(grid.cuts, cut)
+                if j < len(grid.cuts) and grid.cuts[j] == cut:
+                    return keys, (j + 1) * k
+        return None
 
     def grid_number(self, grid: ThresholdGrid) -> int:
         """A small int naming ``grid`` (equal grids, equal numbers): a grid's hash is slow to compute."""

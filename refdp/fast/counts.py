@@ -31,7 +31,14 @@ Most kernels are chains of standard-library calls that iterate in C
 * masks (:class:`refdp.engine.RowMasks`): a random tree routes all
   rows at once, node by node, as ints with one bit per row (made from a
   byte selector by one ``translate`` and one base-2 ``int``, counted with
-  ``int.bit_count``); value masks are kept with the column store.
+  ``int.bit_count``); value masks are kept with the column store;
+* weighted tables (boosting's integer record weights): a node's rows are
+  grouped by weight once (boosting's weights take few values), each group
+  counted as above and its counts multiplied by its weight (integers, so
+  the same sums as adding weights row by row);
+* predictions of a released tree for every row: the tree compiled and
+  routed column-wise (:mod:`refdp.tree.compiled`, without the fallback of
+  prediction, as :func:`refdp.tree.route` routes).
 
 Float work per candidate (scores of interval tables) runs as list
 comprehensions, which CPython executes faster than chains of maps, with
@@ -48,13 +55,15 @@ from bisect import bisect_left
 from functools import lru_cache, partial
 from itertools import accumulate, chain, compress, islice, repeat
 from operator import add, eq, floordiv, ge, itemgetter, mod, mul, ne, neg, not_, sub, truediv
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, TypeVar, cast
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, TypeVar, Union, cast
 
 from refdp.engine import Interval, RowMasks, Rows, Table, ThresholdCandidates, first_best
-from refdp.data import Dataset
+from refdp.data import CategoricalAttribute, Dataset
 from refdp.data.grid import ThresholdGrid
 from refdp.errors import InvalidParameterError
 from refdp.fast.columns import CodeColumn, ColumnStore
+from refdp.tree.compiled import Columns, compile_tree, cuts_by_attribute, leaf_numbers
+from refdp.tree.nodes import Node
 
 __all__ = ["ArrayCounts", "ArrayThresholds", "gather", "tally", "xlogx_table"]
 
@@ -447,6 +456,8 @@ class ArrayCounts:
         self._joined: Dict[int, Tuple[Rows, bytes]] = {}
         # The parent, the children (itself among them) and the largest child of every node a split made.
         self._family: Dict[int, Tuple[Rows, Rows, Sequence[Rows], Rows]] = {}
+        # A node's rows grouped by weight, for the weights object they were grouped by.
+        self._groups: Dict[int, Tuple[Rows, Sequence[int], List[Tuple[int, Rows]]]] = {}
 
     def _zeros(self, attribute: int, size: int) -> Dict[int, int]:
         """``{key: 0}`` for the keys ``0 .. size - 1`` of ``attribute``, in order, made once."""
@@ -653,6 +664,65 @@ class ArrayCounts:
     def masks(self) -> RowMasks:
         return self
 
+    def _weight_groups(self, rows: Rows, weights: Sequence[int]) -> List[Tuple[int, Rows]]:
+        """(weight, the rows of ``rows`` with it, in order) for every positive weight, made once per node
+        and weights object (the weights of a round never change once made)."""
+        known = self._groups.get(id(rows))
+        if known is not None and known[0] is rows and known[1] is weights:
+            return known[2]
+        picked = self._gather(weights, rows)
+        distinct = set(picked)
+        if len(distinct) == 1:
+            groups = [(picked[0], rows)]
+        elif len(distinct) <= _SELECT_LIMIT:
+            groups = [(w, list(compress(rows, map(eq, picked, repeat(w))))) for w in distinct]
+        else:
+            buckets: Dict[int, Rows] = {w: [] for w in distinct}
+            adds = {w: bucket.append for w, bucket in buckets.items()}
+            for i, w in zip(rows, picked):
+                adds[w](i)
+            groups = list(buckets.items())
+        found = [(w, group) for w, group in groups if w]
+        self._groups[id(rows)] = (rows, weights, found)
+        return found
+
+    def _weighted(
+        self, rows: Rows, weights: Sequence[int], name: Tuple[object, ...], column: CodeColumn, size: int
+    ) -> List[int]:
+        total = [0] * size
+        for weight, group in self._weight_groups(rows, weights):
+            total = list(map(add, total, map(mul, self._flat(group, name, column, size), repeat(weight))))
+        return total
+
+    def weighted_class_counts(self, rows: Rows, weights: Sequence[int]) -> List[int]:
+        return self._weighted(rows, weights, ("labels",), self.store.labels(), self.n_classes)
+
+    def weighted_value_table(self, rows: Rows, attribute: int, n_values: int, weights: Sequence[int]) -> Table:
+        k = self.n_classes
+        return _rows(self._weighted(rows, weights, ("keys", attribute), self.store.keys(attribute), n_values * k), k)
+
+    def weighted_grid_table(self, rows: Rows, attribute: int, grid: ThresholdGrid, weights: Sequence[int]) -> Table:
+        k = self.n_classes
+        keys = self.store.grid_keys(attribute, grid)
+        return _rows(self._weighted(rows, weights, ("grid", attribute, self.store.grid_number(grid)), keys,
+                                    grid.cells * k), k)
+
+    def labels(self, rows: Rows) -> List[int]:
+        return list(self._gather(self.store.labels(), rows))
+
+    def predictions(self, tree: Node, rows: Rows) -> List[int]:
+        # Plain leaves: a node's released counts are not consulted (route has no fallback).
+        compiled = compile_tree(tree, lambda node: ())
+        cuts = cuts_by_attribute([tree])
+        schema = self.store.schema
+        columns: List[Sequence[Union[int, float]]] = [
+            self.store.codes(a) if isinstance(attribute, CategoricalAttribute) else self.store.values(a)
+            for a, attribute in enumerate(schema.attributes)
+        ]
+        numbers = leaf_numbers(compiled, Columns(columns, len(self.store.rows), cuts))
+        chosen = [leaf.prediction for leaf in compiled.leaves]
+        return list(map(chosen.__getitem__, numbers if self._roots.get(id(rows)) is rows else gather(numbers, rows)))
+
     def _mask(self, selector: bytes) -> int:
         return bit_mask(selector)
 
@@ -796,6 +866,10 @@ class ArrayCounts:
         if threshold != threshold:
             # NaN: no row is below or at-or-above, as in the reference.
             return [], []
+        on_grid = self.store.grid_split(attribute, threshold)
+        if on_grid is not None and isinstance(on_grid[0], bytes):
+            # A cut of a public grid whose keys were counted (a greedy tree's split): compare keys.
+            return _split(rows, bytes(self._gather(on_grid[0], rows)), "lt", on_grid[1])
         # One pass that appends each row to its side beats two comprehensions, and a gathered
         # selector with compress, on CPython 3.11.  The values are finite reals (the data set
         # checks), so a row that is not below is at or above.

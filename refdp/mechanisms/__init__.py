@@ -1,7 +1,8 @@
 """Noise mechanisms: exact samplers, the Laplace and exponential mechanisms, noisy counts.
 
 * :mod:`refdp.mechanisms.exact`: Bernoulli(p), the successes of n Bernoulli(p)
-  trials, Bernoulli(exp(-gamma)) and the discrete Laplace, in integer
+  trials, Bernoulli(exp(-gamma)) and its complement at gamma = 1 (a
+  Poissonised bootstrap's membership), the discrete Laplace, in integer
   arithmetic (Canonne, Kamath and Steinke 2020);
 * :mod:`refdp.mechanisms.laplace`: continuous Laplace noise (inverse CDF);
 * :mod:`refdp.mechanisms.exponential`: the exponential mechanism, its exact
@@ -28,9 +29,11 @@ from refdp.mechanisms.exact import (
     bernoulli,
     bernoulli_exp,
     bernoulli_positions,
+    bootstrap_draws,
     discrete_laplace,
     discrete_laplace_cdf,
     discrete_laplace_pmf,
+    joins_sample,
 )
 from refdp.mechanisms.exponential import (
     float_probabilities,
@@ -54,10 +57,12 @@ __all__ = [
     "bernoulli",
     "bernoulli_exp",
     "bernoulli_positions",
+    "bootstrap_draws",
     "discrete_laplace",
     "discrete_laplace_cdf",
     "discrete_laplace_mechanism",
     "discrete_laplace_pmf",
+    "joins_sample",
     "exponential_log_probabilities",
     "exponential_mechanism",
     "exponential_probabilities",

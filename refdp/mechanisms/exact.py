@@ -46,6 +46,8 @@ __all__ = [
     "discrete_laplace",
     "discrete_laplace_pmf",
     "discrete_laplace_cdf",
+    "joins_sample",
+    "bootstrap_draws",
 ]
 
 Randrange = Callable[[int], int]
@@ -171,6 +173,36 @@ def bernoulli_exp(gamma: Exact, rng: RandomSource) -> bool:
     if gamma < 0:
         raise InvalidParameterError(f"gamma must be >= 0 for Bernoulli(exp(-gamma)), got {gamma}")
     return _bernoulli_exp(gamma.numerator, gamma.denominator, rng.randrange)
+
+
+def joins_sample(rng: RandomSource) -> bool:
+    """True with probability exactly 1 - 1/e: ``not bernoulli_exp(1, rng)``, with the same draws.
+
+    CKS Algorithm 1 at gamma = 1 (claim ``cks-bernoulli-exp``): K is the first
+    k with a failed Bernoulli(1/k), drawn as ``rng.randrange(k) < 1``, and
+    P[K odd] = e^{-1}.  Inlined because the general sampler builds a Fraction
+    per trial, and a Poissonised bootstrap (DP-AdaBoost's) runs it once per
+    record and round.
+
+    >>> import random
+    >>> a, b = random.Random(3), random.Random(3)
+    >>> [joins_sample(a) for _ in range(8)] == [not bernoulli_exp(1, b) for _ in range(8)]
+    True
+    """
+    k = 1
+    while rng.randrange(k) == 0:
+        k += 1
+    return k % 2 == 0
+
+
+def bootstrap_draws(count: int, rng: RandomSource) -> List[bool]:
+    """``count`` calls of :func:`joins_sample`, in order: which records join a Poissonised bootstrap sample.
+
+    >>> import random
+    >>> bootstrap_draws(5, random.Random(1)) == [joins_sample(r) for r in [random.Random(1)] for _ in range(5)]
+    True
+    """
+    return [joins_sample(rng) for _ in range(count)]
 
 
 def discrete_laplace(scale: Exact, rng: RandomSource) -> int:

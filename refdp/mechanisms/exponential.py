@@ -20,10 +20,11 @@ Two samplers realise the distribution:
   implementation can replay it exactly by drawing the same single number.
   Its distribution equals the mechanism's only up to rounding (claim
   ``exponential-mechanism-float-sampler``);
-* :func:`exponential_sample_exact`: no floating point at all (integer
-  enclosures of the weights and inversion of a lazily drawn uniform,
-  :mod:`refdp.mechanisms.inversion`); its distribution is exactly the
-  mechanism's (claim ``exponential-mechanism-exact-sampler``).
+* :func:`exponential_sample_exact`: the index of integer enclosures of the
+  weights and a lazily drawn uniform (:mod:`refdp.mechanisms.inversion`;
+  floats with proven error bounds only find that index, and it is
+  computed in integers when they cannot prove it); its distribution is
+  exactly the mechanism's (claim ``exponential-mechanism-exact-sampler``).
 
 Algorithms choose one with the ``exact`` flag of :func:`exponential_mechanism`
 and say in their documentation which they use.
@@ -46,7 +47,13 @@ from refdp.mechanisms._params import (
     finite_floats,
     sensitivity_value,
 )
-from refdp.mechanisms.inversion import exp_neg_fixed, sample_by_inversion
+from refdp.mechanisms.inversion import (
+    certified_first,
+    draw_first,
+    exp_neg_fixed,
+    exp_neg_float,
+    sample_by_inversion,
+)
 from refdp.mechanisms.ratios import Ratio, Ratios
 from refdp.privacy import Charge, Ledger, Number, as_epsilon, check_partition
 from refdp.privacy.ledger import new_charge
@@ -227,6 +234,27 @@ class _ExactPlan:
         upper = list(map(mul, self.scaled_weights, map(itemgetter(1), chosen)))
         return lower, upper
 
+    def sample(self, rng: RandomSource) -> int:
+        """``sample_by_inversion(self.enclosures, rng)``: the same index from the same words.
+
+        The uniform's first bits are drawn first; float estimates of the
+        weights (:func:`~refdp.mechanisms.inversion.exp_neg_float`) then
+        usually prove which index the integer enclosures give
+        (:func:`~refdp.mechanisms.inversion.certified_first`: each enclosure
+        is W_r times an :func:`exp_neg_fixed` pair, within 2 of
+        W_r e^{-gamma_r} 2**bits); otherwise the integer sampler continues
+        from those bits.  Claim ``exact-inversion-sampler``.
+        """
+        drawn = draw_first(rng)
+        found = [exp_neg_float(n, d) for n, d in self.gammas]
+        estimates = [e for e in found if e is not None]
+        if len(estimates) == len(found):
+            estimates.append(0.0)  # slot -1: weight 0
+            chosen = certified_first(list(map(estimates.__getitem__, self.slots)), self.scaled_weights, 2, drawn)
+            if chosen is not None:
+                return chosen
+        return sample_by_inversion(self.enclosures, rng, drawn)
+
 
 def _ratios(values: Sequence[Real], name: str, floats: bool = False) -> Sequence[Ratio]:
     """``values`` as (numerator, denominator > 0) pairs; finite floats by their exact value only when ``floats``.
@@ -329,7 +357,7 @@ def exponential_sample_exact(
     rng: RandomSource,
     base_weights: Optional[Sequence[Exact]] = None,
 ) -> int:
-    """Sample the exponential mechanism exactly, with no floating point.
+    """Sample the exponential mechanism exactly: the index is that of integer enclosures of the weights.
 
     The weights W_r exp(-gamma_r), with W_r the base weights scaled to
     integers by their common denominator and
@@ -339,11 +367,13 @@ def exponential_sample_exact(
     drawn by inversion of a lazily drawn uniform
     (:func:`refdp.mechanisms.inversion.sample_by_inversion`), so the output
     has exactly the mechanism's distribution (claim
-    ``exponential-mechanism-exact-sampler``).  Random draws:
+    ``exponential-mechanism-exact-sampler``); float estimates of the
+    weights only prove, in most calls, which index the integers give
+    (:meth:`_ExactPlan.sample`).  Random draws:
     ``rng.getrandbits(32)`` only, three of them in all but a vanishing
     fraction of calls.
     """
-    return sample_by_inversion(_plan_exact(utilities, epsilon, sensitivity, base_weights).enclosures, rng)
+    return _plan_exact(utilities, epsilon, sensitivity, base_weights).sample(rng)
 
 
 def exponential_mechanism(
@@ -383,7 +413,7 @@ def exponential_mechanism(
     faster engine that draws the same number.  ``exact=True`` samples the
     exact value of each utility and base weight (ints and Fractions as
     given, a float by its exact binary value) as
-    :func:`exponential_sample_exact` does, without any floating point.  The claim
+    :func:`exponential_sample_exact` does (the index of integer enclosures).  The claim
     of the sampler used (``exponential-mechanism-float-sampler``, or
     ``exponential-mechanism-exact-sampler`` with the ``exact-inversion-sampler``
     it rests on) is added to ``claims`` in the charge.
@@ -403,7 +433,7 @@ def exponential_mechanism(
     if exact:
         plan = _plan_exact(utilities, eps, calibration, base_weights, floats=True)
         ledger.record(charge)
-        return sample_by_inversion(plan.enclosures, rng)
+        return plan.sample(rng)
     u = finite_floats(utilities, "utilities")
     chances = probabilities(u, _float_weights(base_weights, len(u)), _coefficient(eps, calibration))
     ledger.record(charge)

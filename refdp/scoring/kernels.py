@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from itertools import accumulate
+from itertools import accumulate, compress, repeat
 from operator import sub
 from typing import Callable, Dict, List, Sequence, Tuple, Union
 
@@ -113,29 +113,29 @@ def gini_threshold_ratios(table: Sequence[Sequence[int]]) -> List[Ratio]:
     # Running sums over the rows below the threshold: n_below, s_below = sum_c b_c^2 and
     # dot = sum_c t_c b_c, so that sum_c (t_c - b_c)^2 = squares - 2 dot + s_below.
     n_below = s_below = dot = 0
-    pair = (0, 1)
     scores: List[Ratio] = []
-    for k, row in enumerate(table[:-1]):
-        n_row = sum(row)
-        # An empty cell moves no count: its threshold splits the node as the one before it.
-        if n_row or not k:
-            for c, x in enumerate(row):
-                if x:
-                    b = below[c]
-                    s_below += (2 * b + x) * x
-                    dot += total[c] * x
-                    below[c] = b + x
-            n_below += n_row
-            n_above = size - n_below
-            s_above = squares - 2 * dot + s_below
-            if n_below and n_above:
-                numerator, denominator = s_below * n_above + s_above * n_below, n_below * n_above
-            elif n_below or n_above:
-                numerator, denominator = (s_below, n_below) if n_below else (s_above, n_above)
-            else:
-                numerator, denominator = 0, 1
-            pair = (numerator - size * denominator, denominator)
-        scores.append(pair)
+    # An empty cell moves no count: its threshold splits the node as the one before it, so the pair
+    # changes only at the first threshold and at a non-empty cell (a grid's cells are mostly empty).
+    last = len(table) - 1
+    changes = [0, *compress(range(1, last), map(sum, table[1:last])), last]
+    for k, end in zip(changes, changes[1:]):
+        row = table[k]
+        for c, x in enumerate(row):
+            if x:
+                b = below[c]
+                s_below += (2 * b + x) * x
+                dot += total[c] * x
+                below[c] = b + x
+        n_below += sum(row)
+        n_above = size - n_below
+        s_above = squares - 2 * dot + s_below
+        if n_below and n_above:
+            numerator, denominator = s_below * n_above + s_above * n_below, n_below * n_above
+        elif n_below or n_above:
+            numerator, denominator = (s_below, n_below) if n_below else (s_above, n_above)
+        else:
+            numerator, denominator = 0, 1
+        scores.extend(repeat((numerator - size * denominator, denominator), end - k))
     return scores
 
 

@@ -50,17 +50,19 @@ from __future__ import annotations
 
 import json
 import math
+from operator import add, gt
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
-from refdp.data import Dataset, MissingPolicy, Schema, expect_dataset
+from refdp.data import ColumnView, Dataset, MissingPolicy, Schema, expect_dataset
 from refdp.data.predict_rows import rows_to_predict
 from refdp.errors import InvalidParameterError, ModelError
 from refdp.files import read_json
 from refdp.privacy import Receipt
 from refdp.tree.codec import node_from_json, node_to_json
+from refdp.tree.compiled import Columns, CompiledTree, compile_tree, cuts_by_attribute, leaf_numbers
 from refdp.tree.integrity import DIGEST, SIGNATURE, model_digest, model_signature
 from refdp.tree.leaf import Count, Leaf
 from refdp.tree.nodes import Node, children_of, released_counts, route_informed
@@ -104,6 +106,8 @@ class TreeModel:
     more); None: the receipt's total."""
     _released: Dict[int, Tuple[Count, ...]] = field(default_factory=dict, init=False, repr=False, compare=False)
     _priors: List[List[Tuple[float, float]]] = field(default_factory=list, init=False, repr=False, compare=False)
+    _compiled: List[Tuple[CompiledTree, ...]] = field(default_factory=list, init=False, repr=False, compare=False)
+    _ties: List[int] = field(default_factory=list, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not self.trees:
@@ -127,7 +131,7 @@ class TreeModel:
         # The memo of released counts is keyed by id(node): in a copy or an unpickled model those ids
         # name other objects, so copies start without it (and without the priors computed from the trees).
         state = dict(self.__dict__)
-        state["_released"], state["_priors"] = {}, []
+        state["_released"], state["_priors"], state["_compiled"] = {}, [], []
         return state
 
     @property
@@ -175,29 +179,62 @@ class TreeModel:
                 self._priors.append([((n + 1.0) / size, math.log((n + 1.0) / size)) for n in total])
         return self._priors
 
-    def _log_odds(self, leaves: Sequence[Leaf]) -> List[float]:
-        priors = self._log_priors()
-        scores = [log_prior for _, log_prior in priors[-1]]
-        for leaf, weight, prior in zip(leaves, self.weights, priors):
+    def _contribution(self, tree: int, leaf: Leaf) -> List[float]:
+        """What tree ``tree``'s (informed) leaf ``leaf`` adds to each class's score, by the voting rule."""
+        weight = self.weights[tree]
+        if self.voting == "log-odds":
             clipped = [max(0.0, float(c)) for c in leaf.counts]
             size = sum(clipped) + 1.0
-            for c, (count, (share, log_share)) in enumerate(zip(clipped, prior)):
-                scores[c] += weight * (math.log((count + share) / size) - log_share)
-        return scores
+            return [
+                weight * (math.log((count + share) / size) - log_share)
+                for count, (share, log_share) in zip(clipped, self._log_priors()[tree])
+            ]
+        if self.voting == "sum-counts":
+            return [weight * float(count) for count in leaf.counts]
+        # A class other than the leaf's adds 0.0, which changes no score: a score starts at 0.0 and
+        # so is never -0.0, the one float that adding 0.0 changes.
+        vote = weight * leaf.confidence if self.voting == "confidence" else weight
+        chosen = leaf.prediction
+        return [vote if c == chosen else 0.0 for c in range(self.schema.n_classes)]
+
+    def _initial_scores(self) -> List[float]:
+        """The scores before any tree adds its share: the pooled log priors (``"log-odds"``) or zeros."""
+        if self.voting == "log-odds":
+            return [log_prior for _, log_prior in self._log_priors()[-1]]
+        return [0.0] * self.schema.n_classes
 
     def _scores(self, leaves: Sequence[Leaf]) -> List[float]:
-        if self.voting == "log-odds":
-            return self._log_odds(leaves)
-        scores = [0.0] * self.schema.n_classes
-        for leaf, weight in zip(leaves, self.weights):
-            if self.voting == "sum-counts":
-                for c, count in enumerate(leaf.counts):
-                    scores[c] += weight * float(count)
-            elif self.voting == "confidence":
-                scores[leaf.prediction] += weight * leaf.confidence
-            else:
-                scores[leaf.prediction] += weight
+        """Each class's score from the leaf every tree reaches: the trees' contributions added in tree order."""
+        scores = self._initial_scores()
+        for tree, leaf in enumerate(leaves):
+            for c, amount in enumerate(self._contribution(tree, leaf)):
+                scores[c] += amount
         return scores
+
+    def _tie_order(self) -> List[int]:
+        """The classes, the one that wins a tie of scores first: the larger released total over all trees
+        (pooled counts of every leaf), then the label that sorts first; never the order of the schema."""
+        if not self._ties:
+            pooled = [share for share, _ in self._log_priors()[-1]]
+            classes = self.schema.classes
+            self._ties.extend(sorted(range(len(classes)), key=lambda c: (-pooled[c], classes[c])))
+        return self._ties
+
+    def _best(self, scores: Sequence[float]) -> int:
+        """The class with the highest score; among equal scores, the first of :meth:`_tie_order`."""
+        order = self._tie_order()
+        return order[max(range(len(order)), key=lambda i: (scores[order[i]], -i))]
+
+    def _probabilities(self, scores: Sequence[float], leaves: Sequence[Leaf]) -> List[float]:
+        """The class probabilities of a row with these scores, reaching these leaves (of which only a
+        single tree's leaf is read)."""
+        if self.voting == "log-odds":
+            top = max(scores)
+            odds = [math.exp(x - top) for x in scores]
+            return [x / sum(odds) for x in odds]
+        if len(self.trees) == 1:
+            return leaves[0].probabilities()
+        return Leaf(tuple(scores)).probabilities()
 
     def _released_at(self, node: Node) -> Tuple[Count, ...]:
         # Memoised per model: a node's released counts, or its children's summed, computed once.
@@ -206,13 +243,37 @@ class TreeModel:
             self._released[key] = released_counts(node)
         return self._released[key]
 
-    def _leaves(self, X: object) -> List[List[Leaf]]:
-        data = rows_to_predict(X, self.schema, self.missing)[0]
+    def _leaves(self, data: Dataset) -> List[List[Leaf]]:
+        """The reference routing: every row walked down every tree (:func:`route_informed`)."""
         columns = self._columns(data)
         released = self._released_at
         return [[route_informed(tree, columns, row, released) for tree in self.trees] for row in range(len(data))]
 
-    def predict(self, X: object) -> List[str]:
+    def _compiled_trees(self) -> Tuple[CompiledTree, ...]:
+        # Compiled once per model (a model never changes); copies compile again (see __getstate__).
+        if not self._compiled:
+            self._compiled.append(tuple(compile_tree(tree, self._released_at) for tree in self.trees))
+        return self._compiled[0]
+
+    def _leaf_numbers(self, data: Dataset) -> List[Sequence[int]]:
+        """The array routing: the number of the (informed) leaf of every row in every compiled tree."""
+        columns = [_plain(column) for column in self._columns(data)]
+        table = Columns(columns, len(data), cuts_by_attribute(self.trees))
+        return [leaf_numbers(tree, table) for tree in self._compiled_trees()]
+
+    def _score_columns(self, numbers: List[Sequence[int]]) -> List[List[float]]:
+        """Every class's scores as a column (one float per row), each tree's contributions added in tree
+        order, as :meth:`_scores` adds them row by row (so the same floats)."""
+        n = len(numbers[0])
+        columns = [[start] * n for start in self._initial_scores()]
+        for tree, (compiled, rows) in enumerate(zip(self._compiled_trees(), numbers)):
+            amounts = [self._contribution(tree, leaf) for leaf in compiled.leaves]
+            for c in range(len(columns)):
+                per_leaf = [amount[c] for amount in amounts]
+                columns[c] = list(map(add, columns[c], map(per_leaf.__getitem__, rows)))
+        return columns
+
+    def predict(self, X: object, engine: str = "array") -> List[str]:
         """The predicted class label of every row of ``X`` (ties: see the module notes).
 
         ``X`` is a :class:`~refdp.data.Dataset` read with the model's schema,
@@ -222,6 +283,9 @@ class TreeModel:
         NaN, ``"?"``) is read with the training data's missing-value policy
         (:attr:`missing`); a value beyond a public bound is clipped to it.
         A row that cannot be read raises DataError or SchemaError naming it.
+        ``engine``: ``"array"`` routes all rows at once through the trees
+        compiled once (:mod:`refdp.tree.compiled`), ``"reference"`` walks
+        each row down each tree; both give the same predictions.
 
         >>> from refdp.algorithms import train
         >>> from refdp.data import load
@@ -229,35 +293,42 @@ class TreeModel:
         >>> model.predict([{name: "y" for name in model.schema.names}])
         ['democrat']
         """
+        data = self._data(X, engine)
         classes = self.schema.classes
-        pooled = [share for share, _ in self._log_priors()[-1]]
-        # the label sorting first wins the last tie: its rank is the largest
-        rank = {c: -position for position, c in enumerate(sorted(range(len(classes)), key=classes.__getitem__))}
-        out = []
-        for leaves in self._leaves(X):
-            scores = self._scores(leaves)
-            out.append(classes[max(range(len(scores)), key=lambda c: (scores[c], pooled[c], rank[c]))])
-        return out
+        if engine == "reference":
+            return [classes[self._best(self._scores(leaves))] for leaves in self._leaves(data)]
+        if len(data) == 0:
+            return []
+        numbers = self._leaf_numbers(data)
+        if len(self.trees) == 1:
+            # One tree: a row's scores are its leaf's, so each leaf's class is computed once.
+            chosen = [classes[self._best(self._scores([leaf]))] for leaf in self._compiled_trees()[0].leaves]
+            return list(map(chosen.__getitem__, numbers[0]))
+        return list(map(classes.__getitem__, _best_columns(self._score_columns(numbers), self._tie_order())))
 
-    def predict_proba(self, X: object) -> List[List[float]]:
+    def predict_proba(self, X: object, engine: str = "array") -> List[List[float]]:
         """Class probabilities of every row of ``X`` (as for :meth:`predict`), in the order of ``classes_``.
 
         A single tree gives its leaf's clipped, normalised counts; an ensemble
         normalises its (clipped) scores, uniform when none is positive;
-        ``"log-odds"`` voting gives the softmax of its scores.
+        ``"log-odds"`` voting gives the softmax of its scores.  ``engine`` as
+        for :meth:`predict` (the same probabilities).
         """
-        out = []
-        for leaves in self._leaves(X):
-            if self.voting == "log-odds":
-                scores = self._scores(leaves)
-                top = max(scores)
-                odds = [math.exp(x - top) for x in scores]
-                out.append([x / sum(odds) for x in odds])
-            elif len(leaves) == 1:
-                out.append(leaves[0].probabilities())
-            else:
-                out.append(Leaf(tuple(self._scores(leaves))).probabilities())
-        return out
+        data = self._data(X, engine)
+        if engine == "reference":
+            return [self._probabilities(self._scores(leaves), leaves) for leaves in self._leaves(data)]
+        if len(data) == 0:
+            return []
+        numbers = self._leaf_numbers(data)
+        if len(self.trees) == 1:
+            chosen = [self._probabilities(self._scores([leaf]), [leaf]) for leaf in self._compiled_trees()[0].leaves]
+            return [list(chosen[number]) for number in numbers[0]]
+        return [self._probabilities(scores, ()) for scores in zip(*self._score_columns(numbers))]
+
+    def _data(self, X: object, engine: str) -> Dataset:
+        if engine not in ("array", "reference"):
+            raise InvalidParameterError(f"engine must be array or reference, got {engine!r:.60}")
+        return rows_to_predict(X, self.schema, self.missing)[0]
 
     def rules(self, tree: int = 0) -> List[Rule]:
         """Every root-to-node rule of tree ``tree``."""
@@ -299,6 +370,34 @@ class TreeModel:
             body[SIGNATURE] = model_signature(body, key)
         body[DIGEST] = model_digest(body)
         return body
+
+
+def _plain(column: Sequence[Union[int, float]]) -> Sequence[Union[int, float]]:
+    """A column as a tuple of its values (a subset's view gathered once)."""
+    if isinstance(column, ColumnView):
+        return tuple(map(column.base.__getitem__, column.indices))
+    return column
+
+
+def _best_columns(scores: List[List[float]], order: Sequence[int]) -> List[int]:
+    """:meth:`TreeModel._best` of every row's scores, given as one column per class.
+
+    Walking the classes in tie order (``order``, :meth:`TreeModel._tie_order`)
+    and moving to a class only when its score is greater keeps the first of
+    equal scores, as ``max`` with the key (score, -position) does (a NaN is
+    never greater), so each class is compared with the best so far.
+    """
+    first = order[0]
+    if len(order) == 2:
+        second = order[1]
+        return [second if h else first for h in map(gt, scores[second], scores[first])]
+    best = [first] * len(scores[0])
+    top = scores[first]
+    for c in order[1:]:
+        higher = list(map(gt, scores[c], top))
+        best = [c if h else b for h, b in zip(higher, best)]
+        top = [x if h else t for h, x, t in zip(higher, scores[c], top)]
+    return best
 
 
 def _render(node: Node, schema: Schema, indent: str, lines: List[str]) -> None:
