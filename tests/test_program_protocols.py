@@ -184,7 +184,7 @@ def test_the_python_example_at_refdps_defaults(capsys: pytest.CaptureFixture[str
     target = f"{EXAMPLE}:root_split 1/5"
     status, correct, err = crosscheck(capsys, "--python", target, *common)
     assert status == 0 and correct["verdict"] == "ACCEPT" and correct["failures"] == 0, (SEED, err, correct)
-    assert [p["plan"] for p in correct["plans"]] == ["depth 0", "depth 1"], correct["plans"]
+    assert [p["plan"] for p in correct["plans"]] == ["depth 0", "depth 1", "depth 2"], correct["plans"]
     status, planted, err = crosscheck(capsys, "--python", target + " budget-times-2", *common)
     assert status == 1 and planted["verdict"] == "REJECT", (SEED, err, planted)
     batch = f"{sys.executable} {EXAMPLE} {{data}} {{schema}} {{seeds}} {{out}} 1/5"

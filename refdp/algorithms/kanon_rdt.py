@@ -110,13 +110,12 @@ from refdp.algorithms.derivation import (
     integer_counts,
     refuse,
 )
-from refdp.algorithms.majority import cell_epsilon
 from refdp.algorithms.noisy_depth import mean_branching
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
 from refdp.data import Dataset, Schema
 from refdp.errors import InvalidParameterError, PrivacyError
 from refdp.params import MAX_DEPTH
-from refdp.mechanisms import bernoulli_positions, histogram_charges
+from refdp.mechanisms import bernoulli_positions, cell_epsilon, histogram_charges
 from refdp.privacy import Charge, Ledger, Relation, as_fraction
 from refdp.privacy.ledger import data_independent_charge, new_charge
 from refdp.privacy.lqs import (
