@@ -83,6 +83,32 @@ def test_an_understated_sensitivity_is_refuted_exactly() -> None:
     assert abs(result.certified_loss - math.log((1 + math.exp(5)) / 2)) < 1e-9
 
 
+def _size_then_top(sensitivity: int) -> object:
+    def fn(data: Sequence[int], rng: RandomSource) -> int:
+        ledger = Ledger()
+        n = discrete_laplace_mechanism(len(data), epsilon=Fraction(1, 10), rng=rng, ledger=ledger, label="size")
+        # each record moves the second utility by 5
+        top = exponential_mechanism([0, 5 * len(data)], epsilon=1, sensitivity=sensitivity, rng=rng, ledger=ledger,
+                                    label=f"top after {n}", exact=True)
+        return top + discrete_laplace_mechanism(len(data), epsilon=Fraction(1, 10), rng=rng, ledger=ledger, label="again")
+    return fn
+
+
+@pytest.mark.claim("exact-enumeration", "exponential-mechanism")
+def test_past_the_budget_only_calls_that_break_their_sensitivity_are_expanded() -> None:
+    """A level that does not fit is expanded where the next call's input moves beyond its declared
+    sensitivity (most first): each outcome is still exact, what the first calls released."""
+    breaking = enumerate_pair(_size_then_top(1), [1], [1, 1], seed=1, to_key=repr, budget=300)  # type: ignore[arg-type]
+    assert not breaking.complete and breaking.depth == 2, breaking
+    assert breaking.calls > 1 + 70 and breaking.runs <= 300
+    # ln((1 + e^5) / (1 + e^2.5)) for the top candidate 0, and 1/10 for the size
+    assert breaking.certified_loss > 2.5, breaking.worst
+    assert breaking.worst is not None and "top after" in breaking.worst.description
+    sound = enumerate_pair(_size_then_top(5), [1], [1, 1], seed=1, to_key=repr, budget=300)  # type: ignore[arg-type]
+    assert not sound.complete and sound.depth == 1 and sound.calls == 1
+    assert sound.certified_loss <= Fraction(1, 10) + 1e-9
+
+
 @pytest.mark.claim("exact-enumeration", "exact-bernoulli-positions")
 def test_a_row_sample_is_summed_over() -> None:
     def sampled(data: Sequence[int], rng: RandomSource, ledger: Ledger) -> int:

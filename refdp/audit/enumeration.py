@@ -28,7 +28,11 @@ mass not enumerated.  When the whole law does not fit in ``budget`` runs,
 the enumeration stops after the last level of calls that does, and an
 outcome is then the first K mechanism outputs: their law is exact, and it
 is the law of what the model shows when the model shows those outputs
-(``proofs/exact-enumeration.md`` says what each result implies).
+(``proofs/exact-enumeration.md`` says what each result implies).  Of a
+level that does not fit, the runs whose next call's input moves between D
+and D' by more than its declared sensitivity go on, the largest excess
+first, as far as the budget allows; the others stop there (their outcome is
+their shorter prefix, still exact).
 """
 
 from __future__ import annotations
@@ -52,6 +56,9 @@ from refdp.mechanisms.recording import (
     FloatInversionLaw,
     LaplaceLaw,
     Law,
+    Scalar,
+    Utilities,
+    exact_value,
     recording,
 )
 from refdp.rng import RandomSource
@@ -82,6 +89,7 @@ class _Forcing:
     prefix: Sequence[Any]
     position: int = 0
     shown: List[Hashable] = field(default_factory=list)
+    hidden: bool = False  # an output drawn and not released (a row sample) is among the forced ones
 
     def call(self, call: Call, rng: RandomSource, draw: Callable[[], T]) -> T:
         if isinstance(call.law, Deterministic):
@@ -89,6 +97,7 @@ class _Forcing:
         elif self.position < len(self.prefix):
             output = copy.deepcopy(self.prefix[self.position])
             self.position += 1
+            self.hidden = self.hidden or not call.released
         else:
             raise _Branch(call)
         if call.released:
@@ -103,6 +112,7 @@ class _State:
     done: bool
     value: Any
     shown: Tuple[Hashable, ...]
+    hidden: bool = False
 
 
 def _run(fn: Callable[[Any, RandomSource], Any], data: Any, seed: int, prefix: Sequence[Any]) -> _State:
@@ -111,8 +121,8 @@ def _run(fn: Callable[[Any, RandomSource], Any], data: Any, seed: int, prefix: S
         with recording(forcing):
             output = fn(data, random.Random(seed))
     except _Branch as branch:
-        return _State(False, branch.call, tuple(forcing.shown))
-    return _State(True, output, tuple(forcing.shown))
+        return _State(False, branch.call, tuple(forcing.shown), forcing.hidden)
+    return _State(True, output, tuple(forcing.shown), forcing.hidden)
 
 
 def _log(x: Fraction) -> float:
@@ -258,6 +268,7 @@ class Enumeration:
     unexplored_d_prime: float = 0.0
     worst: Optional[Outcome] = None
     diverged: Optional[str] = None
+    partial: int = 0  # levels expanded only where a call breaks its declared sensitivity
 
     @property
     def outcomes_d(self) -> int:
@@ -335,6 +346,64 @@ class _Laws:
         self.complete[key] = complete
 
 
+Pending = Tuple["_Node", Optional[Call], Optional[Call], Optional[Tuple[Tuple[int, int], ...]]]
+
+
+def _excess(call_d: Optional[Call], call_dp: Optional[Call]) -> float:
+    """How far the next call's input moves between D and D', over its declared sensitivity (0 when not known).
+
+    >>> from refdp.mechanisms.recording import Utilities
+    >>> from refdp.privacy import Relation
+    >>> def call(u):
+    ...     return Call("exponential", "split", (), Fraction(1), Fraction(0), Fraction(1, 4), Relation.ADD_REMOVE, (), (),
+    ...                 Utilities(u), None)
+    >>> _excess(call((0, 1)), call((0, 2)))
+    4.0
+    """
+    if call_d is None or call_dp is None or call_d.sensitivity is None or call_d.sensitivity <= 0:
+        return 0.0
+    a, b = call_d.input, call_dp.input
+    pairs: List[Tuple[Any, Any]]
+    if isinstance(a, Utilities) and isinstance(b, Utilities) and len(a.values) == len(b.values):
+        pairs = list(zip(a.values, b.values))
+    elif isinstance(a, Scalar) and isinstance(b, Scalar):
+        pairs = [(a.value, b.value)]
+    else:
+        return 0.0
+    change = max(abs(float(exact_value(y) - exact_value(x))) for x, y in pairs)
+    return change / float(call_d.sensitivity)
+
+
+def _most_breaching(pending: Sequence[Pending], runs: int) -> List[Pending]:
+    """The pending runs whose next call breaks its sensitivity (excess > 1), most first, within ``runs`` runs."""
+    ranked = sorted(
+        ((_excess(call_d, call_dp), i) for i, (_, call_d, call_dp, _) in enumerate(pending)), reverse=True,
+    )
+    chosen: List[Pending] = []
+    for excess, i in ranked:
+        if excess <= 1:
+            break
+        node, call_d, call_dp, window = pending[i]
+        size = max(_law_size(_law_of(call_d), window), _law_size(_law_of(call_dp), window))
+        if size > runs:
+            break
+        runs -= size
+        chosen.append(pending[i])
+    return chosen
+
+
+def _stop(laws: "_Laws", result: "Enumeration", node: "_Node", state_d: Optional[_State], state_dp: Optional[_State]) -> None:
+    """A run not expanded further: its outcome is what its calls released so far."""
+    words = "; ".join(node.words) or "(no mechanism call)"
+    for side, (state, log_p) in enumerate(((state_d, node.log_d), (state_dp, node.log_d_prime))):
+        if state is not None and not state.done:
+            laws.add(("released",) + state.shown, side, log_p, False, words)
+            if side == 0:
+                result.unexplored_d += math.exp(log_p)
+            else:
+                result.unexplored_d_prime += math.exp(log_p)
+
+
 def enumerate_pair(
     fn: Callable[[Any, RandomSource], Any],
     data: Any,
@@ -392,16 +461,18 @@ def enumerate_pair(
             break
         if result.runs + size > budget:
             result.complete = False
+            # Where the next call breaks its declared sensitivity, the most first, the runs go on; the rest stop.
+            # Not after a draw that is not released: runs that differ only there share a prefix outcome.
+            hidden = any(s is not None and s.hidden for _, state_d, state_dp in stopped for s in (state_d, state_dp))
+            chosen = [] if hidden else _most_breaching(pending, budget - result.runs)
+            keep = {id(node) for node, _, _, _ in chosen}
             for node, state_d, state_dp in stopped:
-                words = "; ".join(node.words) or "(no mechanism call)"
-                for side, (state, log_p) in enumerate(((state_d, node.log_d), (state_dp, node.log_d_prime))):
-                    if state is not None and not state.done:
-                        laws.add(("released",) + state.shown, side, log_p, False, words)
-                        if side == 0:
-                            result.unexplored_d += math.exp(log_p)
-                        else:
-                            result.unexplored_d_prime += math.exp(log_p)
-            break
+                if id(node) not in keep:
+                    _stop(laws, result, node, state_d, state_dp)
+            if not chosen:
+                break
+            pending = chosen
+            result.partial += 1
         result.depth += 1
         expanded: List[_Node] = []
         for node, call_d, call_dp, window in pending:

@@ -163,6 +163,7 @@ def audit_exact(request: ExactAudit, progress: Optional[PhaseProgress] = None) -
         "complete": result.complete,
         "calls_enumerated": result.calls,
         "depth": result.depth,
+        "partial": result.partial,
         "runs": result.runs,
         "outcomes": [result.outcomes_d, result.outcomes_d_prime],
         "remainder": [result.remainder_d, result.remainder_d_prime],

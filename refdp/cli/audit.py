@@ -604,7 +604,10 @@ def _render_enumeration(r: Dict[str, Any]) -> List[str]:
         )
     else:
         what = (
-            f"the first {r['depth']} levels of mechanism calls: what they release "
+            f"the first {r['depth']} levels of mechanism calls"
+            + (f" (the last {r['partial']} only where a call's input breaks its declared sensitivity)"
+               if r.get("partial") else "")
+            + ": what they release "
             f"({r['outcomes'][0]} outcomes on D, {r['outcomes'][1]} on D'; the whole law needs more than "
             f"{r['runs']} runs)"
         )
