@@ -30,9 +30,12 @@ Variants:
   continuous range, so the range's intervals between the node's values
   weigh ``length / (upper - lower)`` and the threshold is then uniform in
   the chosen interval (claim ``continuous-split-exponential-mechanism``).
-  Categorical attributes are removed once used (value vs rest leaves
-  nothing more to learn from them on the ``equal`` side); continuous ones
-  stay, as in the thesis code, so that a range can be cut again.
+  A categorical attribute is removed on the ``equal`` side of its split,
+  where it is constant, and stays on the ``rest`` side, whose other values
+  it may still tell apart (Algorithm 2 removes it on both sides; keeping it
+  lets the tree approach the non-private CART tree of tree-baseline's
+  ``split=binary`` as epsilon grows, docs/results.md, issue 31); continuous
+  ones stay, as in the thesis code, so that a range can be cut again.
 * ``published``: Listings 1 (max operator) and 2 (Gini) as coded, marked
   unsound in the receipt (claims ``thesis-code-errata`` and
   ``thesis-gini-exp2-sensitivity``): attribute types read off the data (a
@@ -501,12 +504,13 @@ class _SoundBuilder:
         attribute = self.schema.attributes[a]
         assert isinstance(attribute, CategoricalAttribute)
         equal, rest = self.counts.split_value(rows, a, v)
+        # Only the equal side has learnt all of a; the rest side may still tell its other values apart.
         remaining = tuple(b for b in attributes if b != a)
         name, value = attribute.name, attribute.values[v]
         return ValueSplit(
             a, v,
             self.build(equal, remaining, depth - 1, child_path(path, f"{name}={value}")),
-            self.build(rest, remaining, depth - 1, child_path(path, f"{name}!={value}")),
+            self.build(rest, attributes, depth - 1, child_path(path, f"{name}!={value}")),
             counts=None if noisy is None else tuple(noisy),
         )
 
@@ -788,8 +792,8 @@ def derive_thesis_tree(model: TreeModel) -> Optional[Ledger]:
     where it stopped on them), the counts of an inner node under
     ``node_counts=every-node``, the split's exponential mechanism; then the
     reserve of the levels not built.  The tree must be one the builder can
-    release: value-vs-rest splits on categorical attributes not yet used on
-    the path, thresholds on the public grid (inside the public range for the
+    release: value-vs-rest splits on categorical attributes that no equal
+    side of the path has used, thresholds on the public grid (inside the public range for the
     planted fault), a leaf only where the plan stops, discrete Laplace
     counts (whole numbers), one tree of weight 1.  The published variant's
     charges depend on the data (noise only on the classes present): None.
@@ -886,12 +890,13 @@ class _Rederivation:
             name, value = attribute.name, attribute.values[node.value]
             remaining = tuple(b for b in attributes if b != node.attribute)
             self.walk(node.equal, remaining, depth - 1, child_path(path, f"{name}={value}"))
-            self.walk(node.rest, remaining, depth - 1, child_path(path, f"{name}!={value}"))
+            self.walk(node.rest, attributes, depth - 1, child_path(path, f"{name}!={value}"))
             return
         if not isinstance(node, ThresholdSplit):
             refuse(
                 f"the node at {where} is a {type(node).__name__} on an attribute its path has used; the thesis tree "
-                "splits value vs rest on a categorical attribute not yet used, or at a threshold"
+                "splits value vs rest on a categorical attribute no equal side of its path has used, or at a "
+                "threshold"
             )
         attribute = self.schema.attributes[node.attribute]
         assert isinstance(attribute, ContinuousAttribute)
