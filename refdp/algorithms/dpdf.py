@@ -540,8 +540,12 @@ SPEC = register(
                       maximum=1000),
             Parameter("max_depth", int, 5, "maximal depth delta in node levels (delta - 1 splits)", minimum=1,
                       maximum=MAX_DEPTH),
-            Parameter("min_size", int, 100, "a node splits only if its noisy size |D| >= min_size", minimum=1,
-                      maximum=10**9),
+            Parameter(
+                "min_size", int, 30,
+                "a node splits only if its noisy size |D| >= min_size (30: CV on the tuning corpus, docs/results.md; "
+                "100 cut 150-row sets at the root)",
+                minimum=1, maximum=10**9,
+            ),
             Parameter(
                 "bins", int, 5,
                 "equal-width intervals of each continuous attribute's public bounds (>= 2)",
@@ -553,7 +557,7 @@ SPEC = register(
                 "unnormalised Gini with sensitivity 2 (no factor 2 under add-remove: its utilities are monotone)",
                 ("gini-weighted", "gini"),
             ),
-            *size_parameters(0.05, 2.5),
+            *size_parameters(0.05, 2.0),
         ),
         claims=CLAIMS,
         fit=fit_dpdf,

@@ -580,7 +580,7 @@ SPEC = register(
                 "equal-width intervals of each continuous attribute's public bounds (as in dpdf)",
                 minimum=2, maximum=1024,
             ),
-            *size_parameters(0.05, 6.0),
+            *size_parameters(0.05, 3.0),
         ),
         claims=CLAIMS,
         fit=fit_dpea,

@@ -1032,10 +1032,10 @@ def root_split_law(
 
     >>> from refdp.algorithms import get_algorithm
     >>> from refdp.data import load
-    >>> params = get_algorithm("thesis-tree").resolve({"size_share": 0.05, "leaf_sigmas": 4, "max_depth": 6})
+    >>> params = get_algorithm("thesis-tree").resolve({"size_share": 0.05, "leaf_sigmas": 3, "max_depth": 6})
     >>> law = root_split_law(load("vote"), Fraction(1, 5), params, Relation.ADD_REMOVE)
     >>> [(b.plan, round(b.weight, 3)) for b in law.branches if b.weight > 1e-6]
-    [('depth 0, quality max', 0.07), ('depth 1, quality max', 0.899), ('depth 2, quality max', 0.031)]
+    [('depth 0, quality max', 0.023), ('depth 1, quality max', 0.261), ('depth 2, quality max', 0.714), ('depth 3, quality max', 0.002)]
     """
     if int(params["max_depth"]) == 0 or data.schema.n_attributes == 0:
         raise InvalidParameterError(
@@ -1178,7 +1178,7 @@ SPEC = register(
                 "level alike, as in the thesis",
                 minimum=0.001, maximum=1000.0,
             ),
-            *size_parameters(0.05, 4.0),
+            *size_parameters(0.05, 3.0),
             Parameter(
                 "split_scale", float, 0.0,
                 "K: the noisy size also caps the depth at the deepest d whose deepest splits' epsilon times their "
