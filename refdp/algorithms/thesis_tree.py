@@ -30,9 +30,12 @@ Variants:
   continuous range, so the range's intervals between the node's values
   weigh ``length / (upper - lower)`` and the threshold is then uniform in
   the chosen interval (claim ``continuous-split-exponential-mechanism``).
-  Categorical attributes are removed once used (value vs rest leaves
-  nothing more to learn from them on the ``equal`` side); continuous ones
-  stay, as in the thesis code, so that a range can be cut again.
+  A categorical attribute is removed on the ``equal`` side of its split,
+  where it is constant, and stays on the ``rest`` side, whose other values
+  it may still tell apart (Algorithm 2 removes it on both sides; keeping it
+  lets the tree approach the non-private CART tree of tree-baseline's
+  ``split=binary`` as epsilon grows, docs/results.md, issue 31); continuous
+  ones stay, as in the thesis code, so that a range can be cut again.
 * ``published``: Listings 1 (max operator) and 2 (Gini) as coded, marked
   unsound in the receipt (claims ``thesis-code-errata`` and
   ``thesis-gini-exp2-sensitivity``): attribute types read off the data (a
@@ -501,12 +504,13 @@ class _SoundBuilder:
         attribute = self.schema.attributes[a]
         assert isinstance(attribute, CategoricalAttribute)
         equal, rest = self.counts.split_value(rows, a, v)
+        # Only the equal side has learnt all of a; the rest side may still tell its other values apart.
         remaining = tuple(b for b in attributes if b != a)
         name, value = attribute.name, attribute.values[v]
         return ValueSplit(
             a, v,
             self.build(equal, remaining, depth - 1, child_path(path, f"{name}={value}")),
-            self.build(rest, remaining, depth - 1, child_path(path, f"{name}!={value}")),
+            self.build(rest, attributes, depth - 1, child_path(path, f"{name}!={value}")),
             counts=None if noisy is None else tuple(noisy),
         )
 
@@ -771,12 +775,52 @@ def depth_plan(
     node_counts = str(params["node_counts"])
     ratio = as_fraction(params["level_ratio"], "level_ratio")
     share, sigmas = size_share(params)
-    return plan_depth(
+    plan = plan_depth(
         size, epsilon, share, sigmas, int(params["max_depth"]), schema.n_classes,
         leaves=lambda d: Fraction(2) ** d,
         variance=lambda d, left: laplace_variance(level_epsilons(left, d, relation, node_counts, ratio)[-1]),
         engine=engine, rng=rng, ledger=ledger,
     )
+    if plan.noisy_size is None:
+        return plan
+    scale = as_fraction(params["split_scale"], "split_scale")
+    depth = signal_depth(
+        plan.noisy_size, plan.epsilon, scale, plan.depth, schema.n_classes, relation, node_counts, ratio
+    )
+    return DepthPlan(depth, plan.epsilon, plan.noisy_size)
+
+
+def signal_depth(
+    noisy_size: int, budget: Fraction, scale: Fraction, depth: int, n_classes: int, relation: Relation,
+    node_counts: str, ratio: Fraction,
+) -> int:
+    """The deepest d <= ``depth`` whose deepest splits still see their data: eps_{d-1} N~ / 2^(d-1) >= K.
+
+    A split's Gini or max-operator utilities differ by about the rows of its
+    node times a share; the exponential mechanism tells them apart only when
+    its epsilon times that many rows is large.  Nodes of level l (root 0)
+    hold N~ / 2^l rows on average, so below the depth where the level's
+    epsilon times N~ / 2^l falls under K (``split_scale``) the splits are
+    close to uniform draws that only spend budget and cut the leaves.  The
+    cap never goes below the depth that can give each of the |C| classes a
+    leaf, ceil(log2 |C|) (at least 1), nor above ``depth``.  A function of
+    the released N~ and public values (claim ``noisy-size-plan``); K = 0
+    caps nothing.
+
+    >>> signal_depth(26000, Fraction(95, 1000), Fraction(100), 6, 2, Relation.ADD_REMOVE, "leaves", Fraction(1))
+    3
+    >>> signal_depth(26000, Fraction(95, 100), Fraction(100), 6, 2, Relation.ADD_REMOVE, "leaves", Fraction(1))
+    6
+    >>> signal_depth(300, Fraction(1), Fraction(100), 6, 3, Relation.ADD_REMOVE, "leaves", Fraction(1))
+    2
+    """
+    floor = min(depth, max(1, (n_classes - 1).bit_length()))
+    if scale == 0:
+        return depth
+    for d in range(depth, floor, -1):
+        if level_epsilons(budget, d, relation, node_counts, ratio)[d - 1] * noisy_size >= scale * 2 ** (d - 1):
+            return d
+    return floor
 
 
 def derive_thesis_tree(model: TreeModel) -> Optional[Ledger]:
@@ -788,8 +832,8 @@ def derive_thesis_tree(model: TreeModel) -> Optional[Ledger]:
     where it stopped on them), the counts of an inner node under
     ``node_counts=every-node``, the split's exponential mechanism; then the
     reserve of the levels not built.  The tree must be one the builder can
-    release: value-vs-rest splits on categorical attributes not yet used on
-    the path, thresholds on the public grid (inside the public range for the
+    release: value-vs-rest splits on categorical attributes that no equal
+    side of the path has used, thresholds on the public grid (inside the public range for the
     planted fault), a leaf only where the plan stops, discrete Laplace
     counts (whole numbers), one tree of weight 1.  The published variant's
     charges depend on the data (noise only on the classes present): None.
@@ -886,12 +930,13 @@ class _Rederivation:
             name, value = attribute.name, attribute.values[node.value]
             remaining = tuple(b for b in attributes if b != node.attribute)
             self.walk(node.equal, remaining, depth - 1, child_path(path, f"{name}={value}"))
-            self.walk(node.rest, remaining, depth - 1, child_path(path, f"{name}!={value}"))
+            self.walk(node.rest, attributes, depth - 1, child_path(path, f"{name}!={value}"))
             return
         if not isinstance(node, ThresholdSplit):
             refuse(
                 f"the node at {where} is a {type(node).__name__} on an attribute its path has used; the thesis tree "
-                "splits value vs rest on a categorical attribute not yet used, or at a threshold"
+                "splits value vs rest on a categorical attribute no equal side of its path has used, or at a "
+                "threshold"
             )
         attribute = self.schema.attributes[node.attribute]
         assert isinstance(attribute, ContinuousAttribute)
@@ -990,7 +1035,7 @@ def root_split_law(
     >>> params = get_algorithm("thesis-tree").resolve({"size_share": 0.05, "leaf_sigmas": 3, "max_depth": 6})
     >>> law = root_split_law(load("vote"), Fraction(1, 5), params, Relation.ADD_REMOVE)
     >>> [(b.plan, round(b.weight, 3)) for b in law.branches if b.weight > 1e-6]
-    [('depth 0, quality max', 0.023), ('depth 1, quality max', 0.261), ('depth 2, quality max', 0.714), ('depth 3, quality max', 0.002)]
+    [('depth 0, quality max', 0.023), ('depth 1, quality max', 0.907), ('depth 2, quality max', 0.07), ('depth 3, quality max', 0.0)]
     """
     if int(params["max_depth"]) == 0 or data.schema.n_attributes == 0:
         raise InvalidParameterError(
@@ -1134,6 +1179,13 @@ SPEC = register(
                 minimum=0.001, maximum=1000.0,
             ),
             *size_parameters(0.05, 3.0),
+            Parameter(
+                "split_scale", float, 20.0,
+                "K: the noisy size also caps the depth at the deepest d whose deepest splits' epsilon times their "
+                "nodes' average size N~ / 2^(d-1) is at least K (with size_share > 0; 0: no such cap; 20: 5-fold "
+                "CV on the built-in and tuning sets at epsilon 0.1, 1 and 10, docs/results.md)",
+                minimum=0.0, maximum=1e9,
+            ),
         ),
         claims=CLAIMS,
         fit=fit_thesis_tree,
