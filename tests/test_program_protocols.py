@@ -24,7 +24,7 @@ from typing import Any, Dict, List, Tuple
 
 import pytest
 
-from refdp.algorithms import diffpid3, get_algorithm
+from refdp.algorithms import diffpid3_laws, get_algorithm
 from refdp.audit.crosscheck import tv_sample_size
 from refdp.cli import main
 from refdp.data import load
@@ -170,7 +170,7 @@ def _planted_runs() -> int:
     law puts at most 0.818 on a leaf: a total variation above 0.18.  The
     runs are sized for 0.15.
     """
-    law = diffpid3.root_split_law(load("vote"), Fraction(1, 5), get_algorithm("diffpid3").resolve({}),
+    law = diffpid3_laws.root_split_law(load("vote"), Fraction(1, 5), get_algorithm("diffpid3").resolve({}),
                                   Relation.ADD_REMOVE)
     assert abs(law.probabilities()[-1] - 0.99914) < 1e-5
     return tv_sample_size(law.probabilities(), 0.15, beta=1e-6)

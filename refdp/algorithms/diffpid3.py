@@ -95,17 +95,6 @@ from refdp.algorithms.noisy_depth import (
 from refdp.engine import REFERENCE, Engine, NodeCounts, Rows
 from refdp.scoring.kernels import exact_score_function, score_function
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
-from refdp.algorithms.root_law import (
-    CountsLaw,
-    PlanBranch,
-    RootCountsLaw,
-    RootSplitLaw,
-    SplitCandidate,
-    SplitLaw,
-    mixed_counts,
-    noisy_size_plans,
-    split_probability,
-)
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset, Schema
 from refdp.data.grid import Threshold, ThresholdGrid, ceil_float
 from refdp.mechanisms import count_charge, exponential_charge, exponential_mechanism, histogram_charges
@@ -126,8 +115,6 @@ __all__ = [
 
     "per_query_epsilon",
     "split_share",
-    "root_split_law",
-    "root_counts_law",
     "stops",
     "size_bound",
     "INTERNAL",
@@ -244,12 +231,12 @@ def reads_public_size(params: Mapping[str, Param], relation: Relation) -> bool:
     return params["quality"] == "info-gain" and params["max_size"] == 0 and relation is Relation.SUBSTITUTE
 
 
-def _domain_size(schema: Schema, a: int) -> int:
+def domain_size(schema: Schema, a: int) -> int:
     attribute = schema.attributes[a]
     return attribute.n_values if isinstance(attribute, CategoricalAttribute) else 2
 
 
-class _Quality:
+class Quality:
     """The quality q at a node: its scores and its sensitivity under the relation (with the size bound N)."""
 
     def __init__(self, quality: str, relation: Relation, bound: Optional[int]) -> None:
@@ -300,7 +287,7 @@ class _Builder:
         self.eps = epsilon
         self.rng = rng
         self.ledger = ledger
-        self.quality = _Quality(quality, ledger.relation, bound)
+        self.quality = Quality(quality, ledger.relation, bound)
         self.sensitivity = self.quality.sensitivity
         self.monotone = self.quality.monotone
         self.claims = self.quality.claims
@@ -331,7 +318,7 @@ class _Builder:
         n_t = self.noisy_count(
             len(rows), epsilon=self.eps, rng=self.rng, ledger=self.ledger, label=SIZE_LABEL, partition=path,
         )
-        largest = max((_domain_size(self.schema, a) for a in attributes), default=0)
+        largest = max((domain_size(self.schema, a) for a in attributes), default=0)
         if not attributes or depth == 0 or stops(n_t, largest, self.schema.n_classes, self.eps):
             counts = self.histogram(
                 self.counts.class_counts(rows), epsilon=self.eps, rng=self.rng, ledger=self.ledger,
@@ -476,7 +463,7 @@ def derive_diffpid3(model: TreeModel) -> Optional[Ledger]:
     stated = model.plan_inputs.get(SIZE_BOUND)
     bound = public_bound(params, relation, stated if stated is not None and stated > 0 else 0)
     check_plan_inputs(model, {NOISY_SIZE: plan.noisy_size, SIZE_BOUND: bound})
-    quality = _Quality(str(params["quality"]), relation, bound)
+    quality = Quality(str(params["quality"]), relation, bound)
     eps = per_query_epsilon(plan.epsilon, plan.depth, relation)
     grids = {
         a: ThresholdGrid.of(attribute, int(params["grid"]))
@@ -519,91 +506,6 @@ def derive_diffpid3(model: TreeModel) -> Optional[Ledger]:
     return ledger
 
 
-def _plans(data: Dataset, epsilon: Fraction, params: Mapping[str, Param], relation: Relation) -> Tuple[
-    List[Tuple[Tuple[int, Fraction], float]], Optional[Fraction]
-]:
-    """The (depth, per-query epsilon) plans :func:`depth_plan` makes for ``data``, with their probabilities."""
-
-    def plan(engine: Engine) -> Tuple[int, Fraction]:
-        made = depth_plan(data.schema, epsilon, params, relation, 0, engine, NO_RANDOMNESS, Ledger(relation))
-        return made.depth, per_query_epsilon(made.epsilon, made.depth, relation)
-
-    return noisy_size_plans(len(data), plan)
-
-
-def _root_split(data: Dataset, depth: int, eps: Fraction) -> float:
-    """The probability that the root splits: its noisy size N_T (a count at ``eps``) does not stop it."""
-    schema = data.schema
-    attributes = range(schema.n_attributes)
-    if depth == 0 or not attributes:
-        return 0.0
-    largest = max(_domain_size(schema, a) for a in attributes)
-    return split_probability(len(data), 1 / eps, lambda n_t: stops(n_t, largest, schema.n_classes, eps))
-
-
-def root_split_law(
-    data: Dataset, epsilon: Fraction, params: Mapping[str, Param], relation: Relation
-) -> RootSplitLaw:
-    """The law of the root's outcome (an attribute, or a leaf) on data with categorical attributes only.
-
-    With continuous attributes the split is two stages of exponential
-    mechanisms (a threshold per attribute, then the attribute), not one.
-    Under each plan :func:`depth_plan` may make (one, or one per value of
-    the noisy size N~ that chooses it), the root is a leaf when the plan
-    has depth 0 or its noisy size N_T stops it, and otherwise splits by
-    the exponential mechanism at the plan's per-query epsilon.
-
-    >>> from refdp.algorithms import get_algorithm
-    >>> from refdp.data import load
-    >>> params = get_algorithm("diffpid3").resolve({"size_share": 0.05, "leaf_sigmas": 6, "max_depth": 5})
-    >>> law = root_split_law(load("vote"), Fraction(1, 5), params, Relation.ADD_REMOVE)
-    >>> [(b.plan, round(b.weight, 5)) for b in law.branches], round(law.probabilities()[-1], 5)
-    ([('depth 0', 0.99914), ('depth 1', 0.00086)], 0.99914)
-    """
-    schema = data.schema
-    continuous = [a.name for a in schema.attributes if isinstance(a, ContinuousAttribute)]
-    if continuous:
-        raise InvalidParameterError(
-            f"diffpid3's root split on continuous attributes ({', '.join(continuous[:3])}) chains two exponential "
-            "mechanisms (a threshold per attribute, then the attribute): use data with categorical attributes only"
-        )
-    if int(params["max_depth"]) == 0:
-        raise InvalidParameterError("diffpid3 with max_depth=0 never splits its root; give max_depth=1 or more")
-    quality = _Quality(str(params["quality"]), relation, size_bound(params, data, relation))
-    counts = REFERENCE.counts(data)
-    rows = counts.root()
-    candidates, utilities = [], []
-    for a, attribute in enumerate(schema.attributes):
-        assert isinstance(attribute, CategoricalAttribute)
-        candidates.append(SplitCandidate(attribute.name))
-        utilities.append(quality.of_attribute(counts, rows, a, attribute.n_values))
-    plans, noisy_size = _plans(data, epsilon, params, relation)
-    branches = []
-    for (depth, eps), weight in plans:
-        law = None if depth == 0 else SplitLaw(
-            tuple(candidates), tuple(utilities), None, split_share(eps, 0), quality.sensitivity, quality.name,
-            quality.monotone,
-        )
-        branches.append(PlanBranch(f"depth {depth}", weight, _root_split(data, depth, eps), law))
-    return RootSplitLaw(tuple(candidates), tuple(branches), noisy_size)
-
-
-def root_counts_law(
-    data: Dataset, epsilon: Fraction, params: Mapping[str, Param], relation: Relation
-) -> RootCountsLaw:
-    """The law of the class counts the root releases when it is a leaf (depth 0, or stopped by N_T)."""
-    counts = REFERENCE.counts(data)
-    true = tuple(counts.class_counts(counts.root()))
-    plans, noisy_size = _plans(data, epsilon, params, relation)
-    return mixed_counts(
-        [
-            (weight, 1 - _root_split(data, depth, eps), CountsLaw(data.schema.classes, true, eps, "discrete-laplace"))
-            for (depth, eps), weight in plans
-        ],
-        noisy_size,
-    )
-
-
 _QUALITIES: Tuple[str, ...] = ("info-gain", "gini", "max")
 
 SPEC = register(
@@ -615,7 +517,7 @@ SPEC = register(
         variants=(
             Variant(
                 "sound", True,
-                "the published algorithm with exact discrete Laplace counts and a public size bound "
+                "the paper's algorithm with exact discrete Laplace counts and a public size bound "
                 "for information gain",
                 claims=(
                     "continuous-split-exponential-mechanism", "diffpid3-budget", "discrete-laplace-mechanism",

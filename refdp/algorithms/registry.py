@@ -15,7 +15,7 @@ and :func:`finish_model` checks every model the algorithm trains against it
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from importlib import import_module
 from pathlib import Path
@@ -48,6 +48,12 @@ __all__ = [
     "get_algorithm",
     "algorithm_names",
     "MODULES",
+    "VARIANT_MODULES",
+    "register_variant",
+    "LAW_MODULES",
+    "LawFunction",
+    "root_law",
+    "root_law_algorithms",
     "start_ledger",
     "missing_value_label",
     "MISSING_VALUE_RULE",
@@ -168,6 +174,27 @@ class AlgorithmSpec:
 
         return on_engine
 
+    def with_variant(self, variant: Variant, fit: Fit, derive: Optional[Derive], claims: Tuple[str, ...]) -> AlgorithmSpec:
+        """This algorithm with one more variant, trained by ``fit`` and re-derived by ``derive``.
+
+        ``fit`` and ``derive`` are called for models of that variant only (a
+        ``derive`` of None: its charges depend on the data); the other
+        variants keep theirs.  ``claims`` are added to :attr:`claims`.
+        """
+        if any(v.name == variant.name for v in self.variants):
+            raise ValueError(f"{self.name} has a variant {variant.name!r} already")
+        parameters = tuple(
+            replace(p, choices=p.choices + (variant.name,)) if p.name == "variant" else p for p in self.parameters
+        )
+        return replace(
+            self,
+            variants=self.variants + (variant,),
+            parameters=parameters,
+            claims=self.claims + tuple(c for c in claims if c not in self.claims),
+            fit=_fit_by_variant(variant.name, fit, self.fit),
+            derive=_derive_by_variant(variant.name, derive, self.derive),
+        )
+
     def resolve(self, given: Mapping[str, Union[str, Param]]) -> Dict[str, Param]:
         """Defaults overridden by ``given``; unknown names are an error."""
         if not isinstance(given, Mapping) or not all(isinstance(name, str) for name in given):
@@ -185,6 +212,31 @@ class AlgorithmSpec:
         for name, value in given.items():
             resolved[name] = known[name].parse(value)
         return resolved
+
+
+def _fit_by_variant(name: str, fit: Fit, other: Fit) -> Fit:
+    """``fit`` for the variant ``name``, ``other`` for the rest."""
+
+    def by_variant(
+        data: Dataset, epsilon: Fraction, params: Mapping[str, Param], rng: RandomSource, relation: Relation,
+        engine: Engine = REFERENCE,
+    ) -> TreeModel:
+        chosen = fit if params["variant"] == name else other
+        return chosen(data, epsilon, params, rng, relation, engine)
+
+    return by_variant
+
+
+def _derive_by_variant(name: str, derive: Optional[Derive], other: Optional[Derive]) -> Optional[Derive]:
+    """``derive`` for models of the variant ``name``, ``other`` for the rest (None: not re-derivable)."""
+    if derive is None and other is None:
+        return None
+
+    def by_variant(model: TreeModel) -> Optional[Ledger]:
+        chosen = derive if model.variant == name else other
+        return None if chosen is None else chosen(model)
+
+    return by_variant
 
 
 _REGISTRY: Dict[str, AlgorithmSpec] = {}
@@ -205,10 +257,61 @@ only the one asked for, so that training one learner does not load the others
 (``tests/test_lazy_imports.py`` checks that each module registers the name listed here)."""
 
 
+VARIANT_MODULES: Dict[str, Tuple[str, ...]] = {
+    "thesis-tree": ("refdp.published.thesis_tree", "refdp.planted.thesis_tree"),
+}
+"""The variants that are not sound, by algorithm: the published replicas (:mod:`refdp.published`) and the
+planted faults the audits must catch (:mod:`refdp.planted`).  Each module imports its sound learner from
+:data:`MODULES` and adds its variant with :func:`register_variant`; no sound learner imports one, and
+:func:`get_algorithm` loads them after the learner, in this order (the order of the ``variant`` choices)."""
+
+
+LAW_MODULES: Dict[str, str] = {
+    "diffpid3": "refdp.algorithms.diffpid3_laws",
+    "noisy-majority": "refdp.algorithms.majority",
+    "thesis-tree": "refdp.algorithms.thesis_tree_laws",
+}
+"""The module holding each learner's exact laws at the root (``root_split_law``, ``root_counts_law``): what
+the cross-checks compare another implementation with (:func:`root_law`)."""
+
+LawFunction = Callable[[Dataset, Fraction, Mapping[str, Param], Relation], Any]
+"""A law at the root: ``law(data, epsilon, params, relation)`` (a :class:`~refdp.algorithms.root_law.RootSplitLaw`
+or :class:`~refdp.algorithms.root_law.RootCountsLaw`)."""
+
+
+def root_law(name: str, law: str) -> Optional[LawFunction]:
+    """The function ``law`` (``root_split_law`` or ``root_counts_law``) of algorithm ``name``, None when unknown.
+
+    >>> root_law("thesis-tree", "root_split_law").__name__, root_law("dpdf", "root_split_law")
+    ('root_split_law', None)
+    """
+    module = LAW_MODULES.get(name)
+    function = None if module is None else getattr(import_module(module), law, None)
+    return function if callable(function) else None
+
+
+def root_law_algorithms(law: str) -> Tuple[str, ...]:
+    """The algorithms that have the law ``law``, by name.
+
+    >>> root_law_algorithms("root_counts_law")
+    ('diffpid3', 'noisy-majority', 'thesis-tree')
+    """
+    return tuple(name for name in sorted(LAW_MODULES) if root_law(name, law) is not None)
+
+
 def register(spec: AlgorithmSpec) -> AlgorithmSpec:
     if spec.name in _REGISTRY:
         raise ValueError(f"algorithm {spec.name!r} registered twice")
     _REGISTRY[spec.name] = spec
+    return spec
+
+
+def register_variant(
+    name: str, variant: Variant, fit: Fit, derive: Optional[Derive] = None, claims: Tuple[str, ...] = ()
+) -> AlgorithmSpec:
+    """Add ``variant`` (trained by ``fit``, re-derived by ``derive``) to the registered algorithm ``name``."""
+    spec = _REGISTRY[name].with_variant(variant, fit, derive, claims)
+    _REGISTRY[name] = spec
     return spec
 
 
@@ -217,8 +320,10 @@ def algorithm_names() -> Tuple[str, ...]:
 
 
 def get_algorithm(name: str) -> AlgorithmSpec:
-    if isinstance(name, str) and name not in _REGISTRY and name in MODULES:
+    if isinstance(name, str) and name in MODULES:
         import_module(MODULES[name])
+        for module in VARIANT_MODULES.get(name, ()):
+            import_module(module)
     if not isinstance(name, str) or name not in _REGISTRY:
         raise InvalidParameterError(
             f"unknown algorithm {name!r:.60}; run `python3 -m refdp algorithms` to list them "
