@@ -32,9 +32,7 @@ mechanism drops the factor 2: a record joining a node adds weight to one
 cell of every candidate, so every utility moves down (claims
 ``split-quality-monotone``, ``exponential-mechanism-monotone``).
 
-Variants:
-
-* ``sound`` (default; claim ``adaboost-sound``), exact wherever it decides
+This module is the sound learner (claim ``adaboost-sound``), exact wherever it decides
   or releases anything.  Record weights live on a public grid: record i's
   weight is k_i / Q with Q = :data:`WEIGHT_UNITS` and an integer k_i in
   {0, ..., floor(theta Q)}; k_{1,i} = Q and
@@ -64,30 +62,20 @@ Variants:
   exactly 1 - 1/e (the chance that it appears in an ordinary bootstrap
   sample of size n; ``not bernoulli_exp(1)``), so no record counts twice.
   The receipt total is eps_p exactly.
-* ``published`` (claim ``adaboost-published-unsound``): Algorithm 3 as
-  printed: per-round budget eps_c = eps_p / T - ln(alpha_{t-1}), bootstrap
-  of size n drawn with the normalised weights D_t, noiseless Gini-minimising
-  categorical partitions and choice of attribute, continuous split points by
-  the exponential mechanism with eps_c / (2 (d + 1)(n_c + 1)) over the
-  intervals between the node's values (a float threshold inside), exact
-  tau_t and alpha_t, weights D_t(i) > theta / n set to 0, leaf noise
-  Laplace(max_i D_t(i) T ln(alpha_t) / eps_c) (none when that is <= 0);
-  the loop also stops at alpha_t = 0, where ln(alpha_t) is undefined.  The
-  receipt states the paper's eps_p, marked unsound, with its leaks.
+The paper's Algorithm 3 as printed is another variant, which the registry
+adds from its own package (:data:`~refdp.algorithms.registry.VARIANT_MODULES`).
 
-``theta`` is in units of the initial weight: 1 in ``sound``, 1/n in
-``published`` (whose D_1(i) = 1/n).  ``grid`` is used by ``sound`` only.
+``theta`` is in units of the initial weight.  ``grid`` is used by ``sound`` only.
 """
 
 from __future__ import annotations
 
-import bisect
 import math
 from itertools import compress, repeat
 from operator import add, eq, mul
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from refdp.algorithms.derivation import (
     model_budget,
@@ -137,13 +125,11 @@ from refdp.mechanisms import (
     exponential_charge,
     exponential_mechanism,
     histogram_charges,
-    laplace_noise,
-    sample_index,
 )
 from refdp.privacy import Charge, Ledger, Partition, Relation, as_fraction, cell
 from refdp.privacy.ledger import data_independent_charge
 from refdp.rng import RandomSource
-from refdp.tree import Leaf, Node, ThresholdSplit, TreeModel, ValueSplit, route
+from refdp.tree import Leaf, Node, ThresholdSplit, TreeModel, ValueSplit
 from refdp.tree import leaves as all_leaves
 
 __all__ = [
@@ -161,7 +147,10 @@ __all__ = [
     "joins_sample",
     "noisy_error",
     "next_weight",
-    "published_partition",
+    "random_subspace",
+    "check_attributes",
+    "Rounds",
+    "fit_boosted",
     "round_epsilon",
     "query_epsilon",
     "tree_weight",
@@ -175,7 +164,6 @@ CLAIMS = (
     "exponential-mechanism-monotone",
     "split-quality-monotone",
     "adaboost-sound",
-    "adaboost-published-unsound",
     "exponential-mechanism",
     "exponential-mechanism-exact-sampler",
     "continuous-split-exponential-mechanism",
@@ -349,7 +337,7 @@ def next_weight(units: int, right: bool, tau: Fraction, cap: int, n_classes: int
     return min(cap, math.isqrt(units * units * ratio.numerator // ratio.denominator))
 
 
-def _subspace(n_attributes: int, k: int, rng: RandomSource) -> Tuple[int, ...]:
+def random_subspace(n_attributes: int, k: int, rng: RandomSource) -> Tuple[int, ...]:
     """k attribute indices uniformly without replacement (partial Fisher-Yates), in ascending order."""
     pool = list(range(n_attributes))
     for j in range(k):
@@ -406,7 +394,7 @@ class RoundBuilder:
                 ) / WEIGHT_UNITS
                 for c, name in enumerate(schema.classes)
             ))
-        attributes = _subspace(schema.n_attributes, self.k, self.rng)
+        attributes = random_subspace(schema.n_attributes, self.k, self.rng)
         self.ledger.record(_subspace_charge(path, attributes))
         candidates, utilities, base = split_candidates(
             self.view, self.grids, rows, self.weights, attributes, self.counts
@@ -507,9 +495,10 @@ def round_plan(
 
 
 def _fit_sound(
-    view: TrainingView, counts: NodeCounts, epsilon: Fraction, params: Mapping[str, Param], rng: RandomSource,
+    data: Dataset, view: TrainingView, epsilon: Fraction, params: Mapping[str, Param], rng: RandomSource,
     ledger: Ledger, engine: Engine,
 ) -> Tuple[List[Node], List[float], Optional[int]]:
+    counts = engine.counts(data)
     depth, k = int(params["max_depth"]), int(params["n_features"])
     theta = as_fraction(float(params["theta"]), "theta")
     cap = weight_cap(theta)
@@ -579,221 +568,6 @@ def _majority_leaf(
     return [Leaf(tuple(noisy))], [1.0]
 
 
-def _float_gini(table: Sequence[Sequence[float]]) -> float:
-    """The unnormalised Gini of a float table (the published variant's arithmetic)."""
-    total = 0.0
-    for row in table:
-        size = math.fsum(row)
-        if size > 0:
-            total += size - math.fsum(c * c for c in row) / size
-    return -total
-
-
-def _float_class_totals(view: TrainingView, rows: Sequence[int], weights: Sequence[float]) -> List[float]:
-    totals = [0.0] * view.n_classes
-    for i in rows:
-        totals[view.labels[i]] += weights[i]
-    return totals
-
-
-_Interval = Tuple[int, int, float, float]
-"""(attribute, value code, interval start, interval end); a categorical candidate has start = end = 0."""
-
-
-def _interval_candidates(
-    view: TrainingView, rows: Sequence[int], weights: Sequence[float], attributes: Sequence[int]
-) -> Tuple[List[_Interval], List[float], List[float]]:
-    """The published variant's splits: value-vs-rest pairs, and the intervals between the node's values.
-
-    Categorical attribute a: one candidate per value v, base weight 1.
-    Continuous attribute a with public range [lower, upper]: one candidate
-    per interval between consecutive distinct values of the node (and the
-    bounds), base weight ``length / (upper - lower)``; a threshold in
-    ``(start, end]`` makes its split.  Its float threshold leaks the data
-    values around it (claim ``float-threshold-leaks``).
-    """
-    total = _float_class_totals(view, rows, weights)
-    candidates: List[_Interval] = []
-    utilities: List[float] = []
-    base: List[float] = []
-    for a in attributes:
-        attribute = view.schema.attributes[a]
-        column = view.columns[a]
-        if isinstance(attribute, CategoricalAttribute):
-            table = [[0.0] * view.n_classes for _ in range(attribute.n_values)]
-            for i in rows:
-                table[int(column[i])][view.labels[i]] += weights[i]
-            for v, row in enumerate(table):
-                candidates.append((a, v, 0.0, 0.0))
-                utilities.append(_float_gini([row, [t - r for t, r in zip(total, row)]]))
-                base.append(1.0)
-            continue
-        assert isinstance(attribute, ContinuousAttribute)
-        width = attribute.upper - attribute.lower
-        order = sorted(rows, key=column.__getitem__)
-        below = [0.0] * view.n_classes
-        previous, position = attribute.lower, 0
-        while True:
-            value = float(column[order[position]]) if position < len(order) else attribute.upper
-            if value > previous:
-                above = [t - b for t, b in zip(total, below)]
-                candidates.append((a, -1, previous, value))
-                utilities.append(_float_gini([below, above]))
-                base.append((value - previous) / width)
-            if position >= len(order):
-                break
-            while position < len(order) and column[order[position]] == value:
-                below[view.labels[order[position]]] += weights[order[position]]
-                position += 1
-            previous = value
-    return candidates, utilities, base
-
-
-def published_partition(table: Sequence[Sequence[float]]) -> int:
-    """The paper's noiseless categorical partition: the value v whose ``a = v`` vs rest has least Gini.
-
-    ``table[v]`` is the class counts of value v; ties go to the first value.
-    A deterministic function of the data: not differentially private.
-    """
-    total = [math.fsum(column) for column in zip(*table)]
-    scores = [_float_gini([row, [t - r for t, r in zip(total, row)]]) for row in table]
-    return max(range(len(scores)), key=lambda v: (scores[v], -v))
-
-
-def _threshold_in(start: float, end: float, rng: RandomSource) -> float:
-    """A threshold uniform on (start, end] (a draw that rounds to ``start`` is redrawn)."""
-    while True:
-        t = min(start + rng.random() * (end - start), end)
-        if t > start:
-            return t
-
-
-def _weighted_choice(utilities: Sequence[float], base: Sequence[float], coefficient: float, rng: RandomSource) -> int:
-    """P[r] proportional to base_r exp(coefficient u_r), for any real coefficient (the paper's eps may be <= 0)."""
-    logs = [math.log(b) + coefficient * u if b > 0 else -math.inf for u, b in zip(utilities, base)]
-    top = max(logs)
-    mass = [math.exp(x - top) for x in logs]
-    total = math.fsum(mass)
-    return sample_index([m / total for m in mass], rng)
-
-
-class _PublishedRound:
-    """Algorithm 1 on one bootstrap sample, as printed (unweighted counts of the sample)."""
-
-    def __init__(self, view: TrainingView, k: int, eps_c: float, depth: int, rng: RandomSource) -> None:
-        self.view = view
-        self.k = k
-        self.eps_bar = eps_c / (depth + 1)
-        self.rng = rng
-        self.unit = [1.0] * len(view.labels)
-
-    def build(self, rows: List[int], depth: int) -> Node:
-        schema = self.view.schema
-        if depth == 0:
-            return Leaf(tuple(_float_class_totals(self.view, rows, self.unit)))
-        attributes = _subspace(schema.n_attributes, self.k, self.rng)
-        n_continuous = sum(1 for a in attributes if isinstance(schema.attributes[a], ContinuousAttribute))
-        coefficient = self.eps_bar / (2 * (n_continuous + 1)) / (2 * 2)
-        best: Optional[Tuple[float, _Interval]] = None
-        for a in attributes:
-            candidates, utilities, base = _interval_candidates(self.view, rows, self.unit, (a,))
-            if isinstance(schema.attributes[a], CategoricalAttribute):
-                table = [[0.0] * self.view.n_classes for _ in candidates]
-                for i in rows:
-                    table[int(self.view.columns[a][i])][self.view.labels[i]] += 1.0
-                position = published_partition(table)
-            else:
-                position = _weighted_choice(utilities, base, coefficient, self.rng)
-            if best is None or utilities[position] > best[0]:
-                best = (utilities[position], candidates[position])
-        assert best is not None
-        a, v, start, end = best[1]
-        column = self.view.columns[a]
-        if v >= 0:
-            return ValueSplit(
-                a, v,
-                self.build([i for i in rows if column[i] == v], depth - 1),
-                self.build([i for i in rows if column[i] != v], depth - 1),
-            )
-        threshold = _threshold_in(start, end, self.rng)
-        return ThresholdSplit(
-            a, threshold,
-            self.build([i for i in rows if column[i] < threshold], depth - 1),
-            self.build([i for i in rows if column[i] >= threshold], depth - 1),
-        )
-
-
-def _add_leaf_noise(node: Node, scale: float, rng: RandomSource) -> Node:
-    if isinstance(node, Leaf):
-        if scale <= 0:
-            return node
-        return Leaf(tuple(float(c) + laplace_noise(scale, rng) for c in node.counts))
-    if isinstance(node, ValueSplit):
-        return ValueSplit(node.attribute, node.value, _add_leaf_noise(node.equal, scale, rng),
-                          _add_leaf_noise(node.rest, scale, rng))
-    assert isinstance(node, ThresholdSplit)
-    return ThresholdSplit(node.attribute, node.threshold, _add_leaf_noise(node.below, scale, rng),
-                          _add_leaf_noise(node.at_or_above, scale, rng))
-
-
-_PUBLISHED_LEAKS = (
-    "CART-DPsAdaBoost as published: the categorical partition and the choice of attribute minimise the "
-    "Gini index without noise",
-    "CART-DPsAdaBoost as published: the per-round budget eps_p/T - ln(alpha_t) and the leaf noise scale "
-    "max(D_t(i)) T ln(alpha_t) / eps_c depend on the data (no noise at all when alpha_t <= 1)",
-    "CART-DPsAdaBoost as published: tau_t and alpha_t are computed from the exact data and released; the "
-    "normalised weights D_t(i) depend on every record",
-)
-
-
-def _fit_published(
-    view: TrainingView, epsilon: Fraction, params: Mapping[str, Param], rng: RandomSource, ledger: Ledger,
-) -> Tuple[List[Node], List[float]]:
-    T, depth, k = int(params["n_estimators"]), int(params["max_depth"]), int(params["n_features"])
-    rows = list(view.rows)
-    n = len(rows)
-    theta = float(params["theta"]) / n if n else math.inf
-    for leak in _PUBLISHED_LEAKS:
-        ledger.record_leak(leak)
-    D: Dict[int, float] = {i: 1.0 / n for i in rows}
-    trees: List[Node] = []
-    alphas: List[float] = []
-    alpha_previous = 1.0
-    for t in range(T):
-        eps_c = float(epsilon) / T - math.log(alpha_previous)
-        ledger.charge(
-            label=f"round {t} (Algorithm 1, eps_c = eps_p/T - ln alpha)", mechanism="published-round",
-            epsilon=epsilon / T, sensitivity=None, claims=("adaboost-published-unsound",),
-            partition=(f"round {t}",), sound=False,
-            note=f"the paper's eps_c was {eps_c!r}; its split, tau_t, alpha_t and leaf noise are not DP",
-        )
-        if n == 0:
-            break
-        cumulative: List[float] = []
-        running = 0.0
-        for i in rows:
-            running += D[i]
-            cumulative.append(running)
-        sample = [rows[min(bisect.bisect_right(cumulative, rng.random() * running), n - 1)] for _ in range(n)]
-        tree = _PublishedRound(view, k, eps_c, depth, rng).build(sample, depth)
-        right = {i: route(tree, view.columns, i).prediction == view.labels[i] for i in rows}
-        tau = math.fsum(D[i] for i in rows if not right[i]) / math.fsum(D.values())
-        alpha = tree_weight(tau)
-        if tau > 0.5 or alpha <= 0:
-            # The paper breaks at tau_t > 1/2; at tau_t = 1/2, ln(alpha_t) (next round's budget) is undefined.
-            break
-        scale = max(D.values()) * T * math.log(alpha) / eps_c if eps_c != 0 else 0.0
-        trees.append(_add_leaf_noise(tree, scale, rng))
-        alphas.append(alpha)
-        updated = {i: (D[i] * math.exp(-alpha if right[i] else alpha) if D[i] <= theta else 0.0) for i in rows}
-        z = math.fsum(updated.values())
-        if z <= 0:
-            break
-        D = {i: w / z for i, w in updated.items()}
-        alpha_previous = alpha
-    return trees, alphas
-
-
 def _distinct_rows(data: Dataset) -> Dataset:
     """``data`` itself, or a copy with its rows as a new base data set when a row position repeats.
 
@@ -806,12 +580,23 @@ def _distinct_rows(data: Dataset) -> Dataset:
     return Dataset.from_codes(data.schema, columns, list(data.labels), missing=data.missing)
 
 
-def _check(params: Mapping[str, Param], n_attributes: int, n_classes: int) -> None:
+def check_attributes(n_attributes: int) -> None:
+    """InvalidParameterError when the schema has no attribute to split on.
+
+    >>> check_attributes(0)
+    Traceback (most recent call last):
+    refdp.errors.InvalidParameterError: dp-adaboost needs at least one attribute; the schema has none
+    """
     if n_attributes == 0:
         raise InvalidParameterError("dp-adaboost needs at least one attribute; the schema has none")
-    if n_classes < 2 and params["variant"] == "sound":
-        # SAMME's alpha_t = 1/2 ln((1 - tau_t)(K - 1) / tau_t) has no value for K = 1.
-        raise InvalidParameterError("dp-adaboost needs at least two classes; the schema has one class")
+
+
+Rounds = Callable[
+    [Dataset, TrainingView, Fraction, Mapping[str, Param], RandomSource, Ledger, Engine],
+    Tuple[List[Node], List[float], Optional[int]],
+]
+"""The boosting rounds of a variant: ``rounds(data, view, epsilon, params, rng, ledger, engine)`` gives the kept
+trees, their weights alpha_t and the noisy size its plan drew (None: none)."""
 
 
 def fit_adaboost(
@@ -819,21 +604,28 @@ def fit_adaboost(
     engine: Engine = REFERENCE,
 ) -> TreeModel:
     """Train CART-DPsAdaBoost with total budget ``epsilon`` (eps_p)."""
-    _check(params, data.schema.n_attributes, data.schema.n_classes)
+    check_attributes(data.schema.n_attributes)
+    if data.schema.n_classes < 2:
+        # SAMME's alpha_t = 1/2 ln((1 - tau_t)(K - 1) / tau_t) has no value for K = 1.
+        raise InvalidParameterError("dp-adaboost needs at least two classes; the schema has one class")
+    return fit_boosted(data, epsilon, params, rng, relation, engine, _fit_sound)
+
+
+def fit_boosted(
+    data: Dataset, epsilon: Fraction, params: Mapping[str, Param], rng: RandomSource, relation: Relation,
+    engine: Engine, rounds: Rounds,
+) -> TreeModel:
+    """The model of the trees ``rounds`` keeps, with its receipt (``n_features`` resolved: 0 is every attribute)."""
     resolved = dict(params)
     k = int(params["n_features"])
     resolved["n_features"] = data.schema.n_attributes if k == 0 else min(k, data.schema.n_attributes)
     ledger = start_ledger(data, relation)
     data = _distinct_rows(data)
     view = TrainingView.of(data)
-    noisy_size: Optional[int] = None
-    if str(params["variant"]) == "published":
-        trees, alphas = _fit_published(view, epsilon, resolved, rng, ledger)
-    else:
-        trees, alphas, noisy_size = _fit_sound(view, engine.counts(data), epsilon, resolved, rng, ledger, engine)
+    trees, alphas, noisy_size = rounds(data, view, epsilon, resolved, rng, ledger, engine)
     close_budget(ledger, epsilon, BUDGET_CLAIMS)
     if not trees:
-        # The printed loop ends without a tree; the released model predicts the first class.
+        # A loop that ends without a tree (the paper's may): the released model predicts the first class.
         trees, alphas = [Leaf((0.0,) * data.schema.n_classes)], [1.0]
     return finish_model(
         SPEC.name, data, params, trees, ledger, budget=epsilon, weights=tuple(alphas), plan_inputs={NOISY_SIZE: noisy_size}
@@ -850,8 +642,7 @@ def derive_adaboost(model: TreeModel) -> Optional[Ledger]:
     attribute or at a point of the public grid, of an attribute of its
     subspace).  The kept trees must be released rounds, in order; each
     weight alpha_t is the one the tree's released counts give (tau_t at most
-    1 - 1/K); every leaf count is a whole number of units of 1/1024.  The
-    published variant's budget depends on the data: None.
+    1 - 1/K); every leaf count is a whole number of units of 1/1024.
 
     >>> from refdp.algorithms import train
     >>> from refdp.data import load
@@ -860,8 +651,6 @@ def derive_adaboost(model: TreeModel) -> Optional[Ledger]:
     True
     """
     params, schema = model.params, model.schema
-    if params["variant"] == "published":
-        return None
     check_voting(model, "vote")
     epsilon, ledger = model_budget(model), fresh_ledger(model)
     plan = round_plan(schema, epsilon, params, ledger.relation, 0, replay_size(model), NO_RANDOMNESS, ledger)
@@ -1017,15 +806,9 @@ SPEC = register(
                     "sequential-composition", "split-quality-monotone",
                 ),
             ),
-            Variant(
-                "published", False,
-                "Algorithm 3 as printed: noiseless categorical partition, budget eps_p/T - ln(alpha_t), "
-                "leaf noise scale max(w) T ln(alpha_t)/eps_c, exact alpha_t",
-                claims=("adaboost-published-unsound", "adaboost-sound", "tree-budget-plan"),
-            ),
         ),
         parameters=(
-            Parameter("variant", str, "sound", "which variant to run", ("sound", "published")),
+            Parameter("variant", str, "sound", "which variant to run", ("sound",)),
             Parameter("n_estimators", int, 5, "T, the number of boosting rounds (trees; at most, see size_share)",
                       minimum=1, maximum=1000),
             Parameter("max_depth", int, 1, "d, the depth of each tree (1: a stump)", minimum=1, maximum=MAX_DEPTH),

@@ -31,9 +31,9 @@ This module is the sound learner: the text, soundly.  The noisy counts cover eve
   Categorical attributes are removed once used (value vs rest leaves
   nothing more to learn from them on the ``equal`` side); continuous ones
   stay, as in the thesis code, so that a range can be cut again.
-The registry adds the thesis's code as the variant that replicates it
-(:mod:`refdp.published.thesis_tree`) and the float-threshold fault the audits
-must catch (:mod:`refdp.planted.thesis_tree`).
+The thesis's code as it is, and a fault the audits must catch (float
+thresholds between data values), are other variants, which the registry
+adds from their own packages (:data:`~refdp.algorithms.registry.VARIANT_MODULES`).
 
 refdp's options of the sound variant: ``node_counts="leaves"`` (the
 default) releases class counts at the leaves only (Algorithm 2's internal
