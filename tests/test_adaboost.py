@@ -26,6 +26,7 @@ from hypothesis import given, settings, target
 from hypothesis import strategies as st
 
 from refdp.algorithms import Param, adaboost, get_algorithm, train
+from refdp.published.adaboost import published_partition
 from refdp.algorithms.adaboost import (
     INCLUDE_PROBABILITY,
     WEIGHT_UNITS,
@@ -34,7 +35,6 @@ from refdp.algorithms.adaboost import (
     joins_sample,
     next_weight,
     noisy_error,
-    published_partition,
     query_epsilon,
     split_candidates,
     tree_weight,
