@@ -55,19 +55,17 @@ a function of the counts a fully drawn tree would release, and the drawn
 nodes have the full tree's distribution (:mod:`refdp.algorithms.rdt`), so
 the guarantee is unchanged.
 
-Variant ``leaf-total`` (UNSOUND, a planted fault for the audits): suppress a
-leaf's counts only when the leaf's *total* is below k.  One minority record
-in a large leaf is then released with probability beta, so no delta below
-beta holds (claim ``leaf-total-suppression-not-private``); its receipt
-states the per-cell guarantee and is marked unsound.
+A fault the audits must catch (suppression on a leaf's total) is another
+variant, which the registry adds from its own package
+(:data:`~refdp.algorithms.registry.VARIANT_MODULES`): :class:`Suppression`
+is the step it changes.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal, localcontext
+from dataclasses import dataclass
 from fractions import Fraction
-from typing import Dict, List, Mapping, Optional, Tuple
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from refdp.engine import REFERENCE, Engine
 from refdp.algorithms.binning import PublicBins
@@ -96,6 +94,25 @@ from refdp.algorithms.derivation import (
     refuse,
     replay_size,
 )
+from refdp.algorithms.kanon_certify import (
+    DEFAULT_MAX_DELTA,
+    DEFAULT_N_TREES,
+    DEFAULT_K,
+    DEFAULT_BETA,
+    DEFAULT_MAX_DEPTH,
+    DEFAULT_SMALL_K,
+    DEFAULT_SMALL_BETA,
+    DEFAULT_SIZE_SHARE,
+    DEFAULT_BINS,
+    TreeGuarantee,
+    tree_guarantee,
+    Settings,
+    receipt_delta,
+    show,
+    Advice,
+    advise,
+    certify,
+)
 from refdp.algorithms.noisy_depth import mean_branching
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
 from refdp.data import Dataset, Schema
@@ -104,16 +121,6 @@ from refdp.params import MAX_DEPTH
 from refdp.mechanisms import bernoulli_positions, discrete_laplace_mechanism
 from refdp.privacy import Charge, Ledger, Relation, as_fraction
 from refdp.privacy.ledger import data_independent_charge, new_charge
-from refdp.privacy.lqs import (
-    MAX_EPSILON,
-    LqsResult,
-    exp_bounds,
-    float_up,
-    largest_beta,
-    lqs_delta,
-    lqs_min_epsilon,
-    smallest_k,
-)
 from refdp.rng import RandomSource
 from refdp.tree import Count, Node, TreeModel, leaves
 
@@ -130,8 +137,14 @@ __all__ = [
     "fills",
     "ChosenPlan",
     "choose_plan",
+    "Suppression",
+    "PER_CELL",
+    "SOUND_CLAIMS",
+    "SIZE_CLAIMS",
     "fit_kanon_rdt",
+    "grow_forest",
     "derive_kanon_rdt",
+    "derive_forest",
     "SPEC",
 ]
 
@@ -140,294 +153,34 @@ SOUND_CLAIMS = (
     "sequential-composition",
 )
 SIZE_CLAIMS = ("noisy-size-plan", "discrete-laplace-mechanism", "sequential-composition")
-CLAIMS = SOUND_CLAIMS + SIZE_CLAIMS[:2] + ("leaf-total-suppression-not-private",)
-
-VARIANTS = ("sound", "leaf-total")
-
-DEFAULT_MAX_DELTA = 1e-5
-"""The largest receipt delta kanon-rdt certifies unless told otherwise (below 1/n for every built-in data set)."""
-
-# The forest: 12 per-level trees of depth 3 on 3% samples; k = 23 (the smallest passing at epsilon 1
-# with size_share 0.05 is 22) lets the defaults pass a little below epsilon 1.  The one-tree plan for
-# small data is the previous default (1 tree of depth 1, beta 0.3, k 19).  Evidence: docs/results.md,
-# "kanon-rdt and private-rdt defaults (issue 19)".
-DEFAULT_N_TREES = 12
-DEFAULT_K = 23
-DEFAULT_BETA = 0.03
-DEFAULT_MAX_DEPTH = 3
-DEFAULT_SMALL_K = 19
-DEFAULT_SMALL_BETA = 0.3
-DEFAULT_SIZE_SHARE = 0.05
-DEFAULT_BINS = 5
-
+CLAIMS = SOUND_CLAIMS + SIZE_CLAIMS[:2]
 
 @dataclass(frozen=True)
-class TreeGuarantee:
-    """The (epsilon, delta) charged per tree and the Li-Qardaji-Su result behind it."""
+class Suppression:
+    """Which of a leaf's sampled counts are released: here each (leaf, label) count of k or more (the paper's).
 
-    epsilon: Fraction
-    delta: Fraction
-    lqs: LqsResult
-
-
-def tree_guarantee(
-    epsilon: Fraction, n_trees: int, k: int, beta: Fraction, relation: Relation, size_share: Fraction = Fraction(0)
-) -> TreeGuarantee:
-    """The per-tree charge for a total ``epsilon`` over ``n_trees`` trees (see the module notes).
-
-    The trees share ``(1 - size_share) epsilon``; the rest pays for the noisy size (:func:`fit_kanon_rdt`).
-    """
-    factor = n_trees if relation is Relation.ADD_REMOVE else 2 * n_trees
-    share = (1 - size_share) * epsilon / factor
-    try:
-        result = lqs_delta(max(k, 1), beta, share)
-    except InvalidParameterError as exc:
-        kept = "" if size_share == 0 else f"(1 - size_share {size_share}) x "
-        limit = (
-            f"at most {factor * MAX_EPSILON / float(1 - size_share):.6g}" if share > MAX_EPSILON
-            else f"at least {factor * lqs_min_epsilon(beta) / float(1 - size_share):.6g}"
-        )
-        raise InvalidParameterError(
-            f"kanon-rdt gives each of its {n_trees} trees {kept}epsilon/{factor} = {float(share):.6g} "
-            f"under {relation.value}: {exc}. With beta={beta} the total epsilon must be {limit}"
-        ) from None
-    if relation is Relation.ADD_REMOVE:
-        return TreeGuarantee(share, Fraction(result.delta), result)
-    exact = (1 + exp_bounds(share, 64)[1]) * Fraction(result.delta)
-    # compared before rounding: at a large epsilon_t, e^epsilon_t does not fit in a float
-    if exact >= 1 or Fraction(float_up(exact)) >= 1:
-        raise InvalidParameterError(
-            f"under substitute each tree's delta (1 + e^{float(share):.4g}) * {result.delta:.4g} "
-            "is at least 1, which promises nothing; raise k or epsilon, or lower beta"
-        )
-    return TreeGuarantee(2 * share, Fraction(float_up(exact)), result)
-
-
-@dataclass(frozen=True)
-class Settings:
-    """The inputs the receipt's (epsilon, delta) depends on: nothing here reads the data."""
-
-    epsilon: Fraction
-    n_trees: int
-    k: int
-    beta: Fraction
-    relation: Relation
-    size_share: Fraction = Fraction(0)
-
-    def guarantee(self) -> TreeGuarantee:
-        return tree_guarantee(self.epsilon, self.n_trees, self.k, self.beta, self.relation, self.size_share)
-
-    @property
-    def lqs_epsilon(self) -> Fraction:
-        """The epsilon at which each tree's Li-Qardaji-Su delta is taken."""
-        factor = self.n_trees if self.relation is Relation.ADD_REMOVE else 2 * self.n_trees
-        return (1 - self.size_share) * self.epsilon / factor
-
-
-def receipt_delta(settings: Settings) -> Fraction:
-    """The receipt's total delta, N_t times the per-tree charge (the ledger composes the trees' scopes so)."""
-    return settings.n_trees * settings.guarantee().delta
-
-
-def _passes(settings: Settings, max_delta: Fraction) -> bool:
-    try:
-        total = receipt_delta(settings)
-    except InvalidParameterError:
-        return False
-    return total < 1 and total <= max_delta
-
-
-def _decimal(value: Fraction, digits: int, rounding: str) -> Fraction:
-    """``value`` rounded to ``digits`` significant decimal digits in the direction ``rounding``."""
-    with localcontext() as ctx:
-        ctx.prec, ctx.rounding = digits, rounding
-        return Fraction(+(Decimal(value.numerator) / Decimal(value.denominator)))
-
-
-def _show(value: Fraction) -> str:
-    """A number the CLI reads back as exactly ``value`` when ``value`` has a short decimal expansion."""
-    if value.denominator == 1:
-        return str(value.numerator)
-    short = repr(float(value))
-    return short if Fraction(short) == value else str(value)
-
-
-def _lqs_target(settings: Settings, max_delta: Fraction) -> Fraction:
-    """A per-tree Li-Qardaji-Su delta that keeps the receipt within ``max_delta`` (see tree_guarantee)."""
-    target = max_delta / settings.n_trees
-    if settings.relation is Relation.SUBSTITUTE:
-        target /= 1 + exp_bounds(settings.lqs_epsilon, 64)[1]
-    return min(target, Fraction(1, 2))
-
-
-def _advise_k(settings: Settings, max_delta: Fraction) -> Optional[int]:
-    try:
-        k = smallest_k(settings.beta, settings.lqs_epsilon, _lqs_target(settings, max_delta))
-    except InvalidParameterError:
-        return None
-    # the substitute charge rounds (1 + e^epsilon_t) delta_t up, which can cost a step of k
-    for candidate in range(k, k + 4):
-        if _passes(replace(settings, k=candidate), max_delta):
-            return candidate
-    return None
-
-
-def _advise_beta(settings: Settings, max_delta: Fraction) -> Optional[Fraction]:
-    target = _lqs_target(settings, max_delta)
-    for digits in range(2, 10):
-        denominator = 10**digits
-        try:
-            beta = largest_beta(max(settings.k, 1), settings.lqs_epsilon, target, denominator=denominator)
-        except InvalidParameterError:
-            continue
-        # two significant digits at least, so the advice is neither 0.01 nor 0.0123456
-        if beta * denominator >= 10 and _passes(replace(settings, beta=beta), max_delta):
-            return beta
-    return None
-
-
-def _advise_n_trees(settings: Settings, max_delta: Fraction) -> Optional[int]:
-    if settings.n_trees == 1 or not _passes(replace(settings, n_trees=1), max_delta):
-        return None
-    good, bad = 1, settings.n_trees
-    while bad - good > 1:  # bisection; every answer returned has passed the check
-        mid = (good + bad) // 2
-        if _passes(replace(settings, n_trees=mid), max_delta):
-            good = mid
-        else:
-            bad = mid
-    return good
-
-
-def _advise_epsilon(settings: Settings, max_delta: Fraction) -> Optional[Fraction]:
-    factor = settings.epsilon / settings.lqs_epsilon
-    ceiling = MAX_EPSILON * factor
-    bad, good = settings.epsilon, settings.epsilon * 2
-    while not _passes(replace(settings, epsilon=good), max_delta):
-        if good >= ceiling:
-            return None
-        bad, good = good, min(good * 2, ceiling)
-    while good - bad > good / 200:
-        mid = (good + bad) / 2
-        if _passes(replace(settings, epsilon=mid), max_delta):
-            good = mid
-        else:
-            bad = mid
-    for digits in (2, 3, 4, 6):
-        rounded = _decimal(good, digits, ROUND_CEILING)
-        if _passes(replace(settings, epsilon=rounded), max_delta):
-            return rounded
-    return None
-
-
-@dataclass(frozen=True)
-class Advice:
-    """Settings that pass the delta check, each changing one of the caller's values (None: none found).
-
-    ``defaults`` says whether the registered defaults of k, beta and n_trees
-    pass at the caller's epsilon and relation; ``command`` is the ``delta``
-    subcommand that answers the per-tree question behind ``k`` (or ``beta``).
+    ``what`` ends the sample charge's label; ``claims`` and ``sound`` are the charge's.
     """
 
-    k: Optional[int]
-    beta: Optional[Fraction]
-    n_trees: Optional[int]
-    epsilon: Optional[Fraction]
-    defaults: bool
-    command: str
-    prefix: str = ""
-    """``small_`` when the advice is about the one-tree plan's ``small_k`` and ``small_beta``."""
+    what: str = "per (leaf, label)"
+    claims: Tuple[str, ...] = SOUND_CLAIMS
+    sound: bool = True
 
-    def text(self) -> str:
-        options = []
-        p = self.prefix
-        if self.k is not None:
-            options.append(f"--param {p}k={self.k}")
-        if self.beta is not None:
-            options.append(f"--param {p}beta={_show(self.beta)}")
-        if self.n_trees is not None:
-            options.append(f"--param n_trees={self.n_trees}")
-        if self.epsilon is not None:
-            options.append(f"--epsilon {_show(self.epsilon)}")
-        if self.defaults and p:
-            options.append(f"the defaults (--param {p}k={DEFAULT_SMALL_K} --param {p}beta={DEFAULT_SMALL_BETA})")
-        elif self.defaults:
-            options.append(
-                f"the defaults (--param k={DEFAULT_K} --param beta={DEFAULT_BETA} --param n_trees={DEFAULT_N_TREES})"
-            )
-        found = "; ".join(options) if options else f"none found by changing one of {p}k, {p}beta, n_trees, epsilon"
-        return f"settings that pass, each changing one value: {found}. {self.command}"
+    def compared(self, counts: Sequence[int]) -> List[int]:
+        """The values compared with k: each count."""
+        return list(counts)
+
+    def suppress(self, counts: Sequence[int], k: int) -> Tuple[Count, ...]:
+        """The released counts: each count below k set to 0.
+
+        >>> Suppression().suppress([30, 2], 5)
+        (30, 0)
+        """
+        return tuple(c if c >= k else 0 for c in counts)
 
 
-def advise(settings: Settings, max_delta: Fraction, prefix: str = "") -> Advice:
-    """Settings near ``settings`` whose receipt delta is below 1 and at most ``max_delta``.
-
-    ``prefix`` is ``small_`` for the one-tree plan (its parameters are ``small_k`` and ``small_beta``).
-    """
-    k = _advise_k(settings, max_delta)
-    beta = _advise_beta(settings, max_delta)
-    if prefix:
-        defaults = replace(settings, k=DEFAULT_SMALL_K, beta=as_fraction(DEFAULT_SMALL_BETA, "small_beta"))
-    else:
-        defaults = replace(settings, k=DEFAULT_K, beta=as_fraction(DEFAULT_BETA, "beta"), n_trees=DEFAULT_N_TREES)
-    target = _show(_decimal(_lqs_target(settings, max_delta), 3, ROUND_FLOOR))
-    per_tree = "max_delta/n_trees" + (" / (1 + e^epsilon_t)" if settings.relation is Relation.SUBSTITUTE else "")
-    question = f"--beta {_show(settings.beta)}" if k is not None else f"--k {max(settings.k, 1)}"
-    command = (
-        f"`python3 -m refdp delta {question} --epsilon {settings.lqs_epsilon} --target-delta {target}` "
-        f"gives the {'smallest k' if k is not None else 'largest beta'} for one tree "
-        f"(epsilon_t = {settings.lqs_epsilon}, target {per_tree})"
-    )
-    return Advice(
-        k=k,
-        beta=beta,
-        n_trees=_advise_n_trees(settings, max_delta),
-        epsilon=_advise_epsilon(settings, max_delta),
-        defaults=defaults != settings and _passes(defaults, max_delta),
-        command=command,
-        prefix=prefix,
-    )
-
-
-def certify(settings: Settings, max_delta: Fraction, prefix: str = "") -> TreeGuarantee:
-    """The per-tree guarantee, or InvalidParameterError with :func:`advise`'s settings.
-
-    Refused: settings the theorem does not cover, a receipt delta of 1 or
-    more (it promises nothing, whatever ``max_delta`` says), and a receipt
-    delta above ``max_delta``.
-    """
-    try:
-        guarantee = settings.guarantee()
-    except InvalidParameterError as exc:
-        raise InvalidParameterError(
-            f"{exc}; under --param max_delta={_show(max_delta)} as well, "
-            f"{advise(settings, max_delta, prefix).text()}"
-        ) from None
-    total = settings.n_trees * guarantee.delta
-    if total <= max_delta and total < 1:
-        return guarantee
-    shape = (
-        f"{settings.n_trees} tree(s) x {float(guarantee.delta):.4g} = {float(total):.4g} "
-        f"({prefix}k={settings.k}, {prefix}beta={_show(settings.beta)}, epsilon={settings.epsilon} under "
-        f"{settings.relation.value})"
-    )
-    if total >= 1:
-        reason = "which is 1 or more and promises nothing (refused whatever max_delta says)"
-    else:
-        reason = (
-            f"above --param max_delta={_show(max_delta)}; raise that only if a delta this large "
-            "is acceptable (delta bounds the chance that the epsilon guarantee fails outright)"
-        )
-    raise InvalidParameterError(
-        f"kanon-rdt's {'one-tree plan' if prefix else 'receipt'} would state delta = {shape}, {reason}; "
-        f"{advise(settings, max_delta, prefix).text()}"
-    )
-
-
-def _suppress(counts: List[int], k: int, leaf_total: bool) -> Tuple[Count, ...]:
-    if leaf_total:
-        return tuple(counts) if sum(counts) >= k else (0,) * len(counts)
-    return tuple(c if c >= k else 0 for c in counts)
+PER_CELL = Suppression()
+"""The paper's suppression, per (leaf, label) cell."""
 
 
 @dataclass(frozen=True)
@@ -500,7 +253,7 @@ def choose_plan(
     if total_delta >= 1 or total_delta > max_delta:
         raise InvalidParameterError(
             f"kanon-rdt's plans together would state delta = {float(total_delta):.4g}, above "
-            f"--param max_delta={_show(max_delta)} or 1; lower size_share or change the plans"
+            f"--param max_delta={show(max_delta)} or 1; lower size_share or change the plans"
         )
     if share == 0:
         return ChosenPlan(plans[-1], total_delta, None)
@@ -514,7 +267,7 @@ def choose_plan(
     return ChosenPlan(plan, total_delta, noisy)
 
 
-def _tree_charges(t: int, chosen: ChosenPlan, leaf_total: bool, max_delta: Param) -> Tuple[Charge, Charge]:
+def _tree_charges(t: int, chosen: ChosenPlan, suppression: Suppression, max_delta: Param) -> Tuple[Charge, Charge]:
     """Tree ``t``'s two charges: its data-independent structure, and its sample and suppression."""
     settings, guarantee = chosen.plan.settings, chosen.plan.guarantee
     scope = f"tree{t}"
@@ -524,15 +277,14 @@ def _tree_charges(t: int, chosen: ChosenPlan, leaf_total: bool, max_delta: Param
         note="Fan et al. structure from the public schema; nodes drawn when first reached",
     )
     sample = new_charge(
-        label=f"tree {t}: Bernoulli({settings.beta}) sample, counts below {settings.k} set to 0 "
-        + ("on the leaf total (UNSOUND)" if leaf_total else "per (leaf, label)"),
+        label=f"tree {t}: Bernoulli({settings.beta}) sample, counts below {settings.k} set to 0 " + suppression.what,
         mechanism="sample-and-suppress",
         epsilon=guarantee.epsilon,
         delta=guarantee.delta,
         sensitivity=None,
-        claims=CLAIMS if leaf_total else SOUND_CLAIMS,
+        claims=suppression.claims,
         partition=(scope,),
-        sound=not leaf_total,
+        sound=suppression.sound,
         note=(
             f"Li-Qardaji-Su: k={guarantee.lqs.k}, beta={settings.beta}, epsilon_t={guarantee.lqs.epsilon}, "
             f"delta_t<={guarantee.lqs.delta!r} (max at n={guarantee.lqs.n_at_max}); "
@@ -575,15 +327,19 @@ def fit_kanon_rdt(
     routed one by one on both engines, the lazily drawn structure's nodes
     drawn when a kept row first reaches them.
     """
+    return grow_forest(data, epsilon, params, rng, relation, engine, PER_CELL)
+
+
+def grow_forest(
+    data: Dataset, epsilon: Fraction, params: Mapping[str, Param], rng: RandomSource, relation: Relation,
+    engine: Engine, suppression: Suppression,
+) -> TreeModel:
+    """:func:`fit_kanon_rdt` with the leaves' counts released by ``suppression``."""
     schema = data.schema
-    variant = str(params["variant"])
-    if variant not in VARIANTS:
-        raise InvalidParameterError(f"variant must be one of {', '.join(VARIANTS)}, got {variant!r}")
     categorical = str(params["categorical"])
     voting = str(params["voting"])
     bins = PublicBins.of(schema, int(params["bins"])) if params["continuous"] == "bins" else None
     multiway = frozenset(bins.thresholds) if bins is not None else frozenset()
-    leaf_total = variant == "leaf-total"
     ledger = start_ledger(data, relation)
     chosen = choose_plan(schema, epsilon, params, relation, len(data), engine, rng, ledger)
     plan = chosen.plan
@@ -597,7 +353,7 @@ def fit_kanon_rdt(
     levels = forest_levels(schema.n_attributes, n_trees, depth, rng) if params["structure"] == "per-level" else None
     for t in range(n_trees):
         builder = RandomTreeBuilder(train.schema, depth, categorical, rng, multiway, None if levels is None else levels[t])
-        structure, sample = _tree_charges(t, chosen, leaf_total, params["max_delta"])
+        structure, sample = _tree_charges(t, chosen, suppression, params["max_delta"])
         ledger.record(structure)
         counts: Dict[int, List[int]] = {}
         for position in bernoulli_positions(beta, len(rows), rng):
@@ -607,7 +363,7 @@ def fit_kanon_rdt(
             if tally is None:
                 tally = counts[leaf] = [0] * n_classes
             tally[labels[row]] += 1
-        released = {leaf: _suppress(c, k, leaf_total) for leaf, c in counts.items()}
+        released = {leaf: suppression.suppress(c, k) for leaf, c in counts.items()}
         ledger.record(sample)
         tree = builder.build(lambda leaf: released.get(leaf, zeros), collapse_zeros=True)
         trees.append(bins.unbin(tree) if bins is not None else tree)
@@ -629,9 +385,8 @@ def derive_kanon_rdt(model: TreeModel) -> Optional[Ledger]:
 
     Each tree must be a structure the plan can draw (subtrees whose counts
     are all suppressed shown as one zero leaf), with counts that are
-    sampled tallies after suppression: whole numbers, each 0 or at least k
-    (the leaf total, under ``leaf-total``); the weights and voting rule as
-    the parameters say.
+    sampled tallies after suppression: whole numbers, each 0 or at least k;
+    the weights and voting rule as the parameters say.
 
     >>> from refdp.algorithms import train
     >>> from refdp.data import load
@@ -639,6 +394,11 @@ def derive_kanon_rdt(model: TreeModel) -> Optional[Ledger]:
     >>> derive_kanon_rdt(model).charges == model.receipt.charges
     True
     """
+    return derive_forest(model, PER_CELL)
+
+
+def derive_forest(model: TreeModel, suppression: Suppression) -> Ledger:
+    """:func:`derive_kanon_rdt` with the leaves' counts released by ``suppression``."""
     schema, params = model.schema, model.params
     ledger = fresh_ledger(model)
     chosen = choose_plan(
@@ -652,7 +412,6 @@ def derive_kanon_rdt(model: TreeModel) -> Optional[Ledger]:
     weights = forest_weights(schema.n_attributes, settings.n_trees, depth) if voting == "log-odds" else ()
     check_weights(model, weights or [1.0] * settings.n_trees)
     integer_counts(model, "sampled counts")
-    leaf_total = params["variant"] == "leaf-total"
     bins = PublicBins.of(schema, int(params["bins"])).thresholds if params["continuous"] == "bins" else None
     for t, tree in enumerate(model.trees):
         check_structure(
@@ -661,13 +420,13 @@ def derive_kanon_rdt(model: TreeModel) -> Optional[Ledger]:
         )
         for leaf in leaves(tree):
             counts = [int(c) for c in leaf.counts]
-            shown = [sum(counts)] if leaf_total else counts
+            shown = suppression.compared(counts)
             if any(c < 0 or 0 < c < settings.k for c in shown):
                 refuse(
                     f"tree {t} has a leaf with counts {counts}, which suppression below k={settings.k} cannot "
                     "release (each is 0 or at least k)"
                 )
-        for charge in _tree_charges(t, chosen, leaf_total, params["max_delta"]):
+        for charge in _tree_charges(t, chosen, suppression, params["max_delta"]):
             ledger.record(charge)
     _reserve(ledger, chosen)
     return ledger
@@ -686,17 +445,9 @@ SPEC = register(
                     "lqs-delta-certified", "lqs-sampling-suppression", "noisy-size-plan", "sequential-composition",
                 ),
             ),
-            Variant(
-                "leaf-total", False, "suppression on the leaf total only (planted fault: delta >= beta)",
-                claims=(
-                    "discrete-laplace-mechanism", "exact-bernoulli-positions", "kanon-rdt-privacy",
-                    "leaf-total-suppression-not-private", "lqs-delta-certified", "lqs-sampling-suppression",
-                    "noisy-size-plan", "sequential-composition",
-                ),
-            ),
         ),
         parameters=(
-            Parameter("variant", str, "sound", "which variant to run", VARIANTS),
+            Parameter("variant", str, "sound", "which variant to run", ("sound",)),
             Parameter("n_trees", int, DEFAULT_N_TREES, "number of trees N_t, each on its own sample", minimum=1,
                       maximum=1000),
             Parameter(

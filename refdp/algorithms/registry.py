@@ -259,6 +259,7 @@ only the one asked for, so that training one learner does not load the others
 
 VARIANT_MODULES: Dict[str, Tuple[str, ...]] = {
     "thesis-tree": ("refdp.published.thesis_tree", "refdp.planted.thesis_tree"),
+    "kanon-rdt": ("refdp.planted.kanon_rdt",),
     "dp-adaboost": ("refdp.published.adaboost",),
 }
 """The variants that are not sound, by algorithm: the published replicas (:mod:`refdp.published`) and the
