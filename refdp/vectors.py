@@ -42,6 +42,7 @@ from refdp.errors import DataError, InvalidParameterError, RefdpError
 from refdp.files import read_json, write_text
 from refdp.mechanisms.exponential import exponential_log_probabilities
 from refdp.privacy import Relation, lqs_delta
+from refdp.published.dpdf import published_sensitivity
 from refdp.published.thesis_tree import published_per_query_epsilon
 
 __all__ = [
@@ -115,7 +116,7 @@ def _sensitivity(inputs: Mapping[str, Any]) -> Dict[str, Any]:
     from refdp.scoring import get_quality
 
     if inputs["quality"] == "dpdf-published-local":
-        return {"value": _frac(dpdf.published_sensitivity(int(inputs["n"]))), "sound": False}
+        return {"value": _frac(published_sensitivity(int(inputs["n"]))), "sound": False}
     quality = get_quality(str(inputs["quality"]))
     try:
         value = quality.sensitivity(str(inputs["relation"]), inputs.get("max_size"))

@@ -14,10 +14,10 @@ from hypothesis import strategies as st
 
 from refdp.algorithms import Param, dpdf, get_algorithm, train
 from refdp.algorithms.binning import equal_width_thresholds
+from refdp.published.dpdf import published_sensitivity
 from refdp.algorithms.dpdf import (
     per_query_epsilon,
     prune,
-    published_sensitivity,
     splits,
     weighted_gini,
     weighted_gini_exact,

@@ -27,22 +27,19 @@ we split while ``d < delta``, which is the reading under which the paper's
 eps spends beta exactly (``proofs/dpdf-budget.md``).  ``max_depth`` is delta
 (>= 1; delta = 1 is a single histogram per tree).
 
-Variants (the sensitivity Delta of the weighted Gini index in Q2):
-
-* ``published``: Theorem 1's local sensitivity 1 - (n/(n+1))^2 - (1/(n+1))^2
-  at the noisy size n = |D|.  It is not eps-DP (claim
-  ``dpdf-published-unsound``): the formula is a local sensitivity at the
-  true size, which Q1 only estimates, and even at the true size it misses
-  removals; the ledger marks the charge unsound.
-* ``sound`` (default): with ``quality="gini"`` (the default) the
-  unnormalised Gini (the weighted index times the node size) with its global
-  sensitivity 2 (claim ``gini-unnormalised-sensitivity``), without the
-  exponential mechanism's factor 2 under add-remove (claims
-  ``split-quality-monotone``, ``exponential-mechanism-monotone``); with
-  ``quality="gini-weighted"`` the paper's index with its global sensitivity
-  1/2 (claim ``gini-weighted-sensitivity``), whose range of at most 1 makes
-  the choice nearly uniform.  A noisy size (``size_share``, claim
-  ``noisy-size-plan``) caps delta.
+The sensitivity Delta of the weighted Gini index in Q2: with
+``quality="gini"`` (the default) the unnormalised Gini (the weighted index
+times the node size) with its global sensitivity 2 (claim
+``gini-unnormalised-sensitivity``), without the exponential mechanism's
+factor 2 under add-remove (claims ``split-quality-monotone``,
+``exponential-mechanism-monotone``); with ``quality="gini-weighted"`` the
+paper's index with its global sensitivity 1/2 (claim
+``gini-weighted-sensitivity``), whose range of at most 1 makes the choice
+nearly uniform.  A noisy size (``size_share``, claim ``noisy-size-plan``)
+caps delta.  The paper's Theorem 1 calibration, which is not DP, is another
+variant, which the registry adds from its own package
+(:data:`~refdp.algorithms.registry.VARIANT_MODULES`); :class:`ForestBuilder`
+is what it changes.
 
 PRUNETREE and the rules read only the released histograms: post-processing
 (claim ``dpdf-budget``).  The trees vote weighted by the confidence of the
@@ -66,7 +63,7 @@ from __future__ import annotations
 
 import dataclasses
 from fractions import Fraction
-from typing import List, Mapping, Optional, Sequence, Set, Tuple, cast
+from typing import List, Mapping, Optional, Sequence, Set, Tuple, Type, cast
 
 from refdp.algorithms.binning import PublicBins
 from refdp.algorithms.derivation import (
@@ -110,7 +107,10 @@ __all__ = [
     "derive_dpdf",
     "tree_plan",
     "per_query_epsilon",
-    "published_sensitivity",
+    "ForestBuilder",
+    "grow_forest",
+    "Q1_LABEL",
+    "Q2_LABEL",
     "weighted_gini",
     "weighted_gini_exact",
     "splits",
@@ -125,7 +125,6 @@ CLAIMS = (
     "split-quality-monotone",
     "gini-unnormalised-sensitivity",
     "dpdf-budget",
-    "dpdf-published-unsound",
     "tree-budget-plan",
     "gini-weighted-sensitivity",
     "gini-weighted-local-sensitivity",
@@ -150,14 +149,6 @@ def per_query_epsilon(budget: Fraction, n_trees: int, max_depth: int, relation: 
     return budget / (n_trees * plan_units(INTERNAL, LEAF, max_depth - 1, relation))
 
 
-def published_sensitivity(noisy_size: int) -> Fraction:
-    """Theorem 1: Delta(G_D) = 1 - (n/(n+1))^2 - (1/(n+1))^2 = 2n/(n+1)^2 at n = |D|, exactly."""
-    if noisy_size < 1:
-        raise InvalidParameterError(f"Theorem 1 needs a node size n >= 1, got {noisy_size}")
-    n = Fraction(noisy_size)
-    return 1 - (n / (n + 1)) ** 2 - (1 / (n + 1)) ** 2
-
-
 _GINI = score_function("gini")
 
 
@@ -165,7 +156,7 @@ def weighted_gini(table: Sequence[Sequence[int]]) -> float:
     """G_{D,C}(a) = -sum_v |D_v|/|D| (1 - sum_c (|D_vc|/|D_v|)^2) as a float (0 for an empty node).
 
     Same value, to rounding, as :func:`refdp.scoring.gini_weighted` (the
-    tests check it).  The published variant samples it with the float
+    tests check it).  The paper's calibration (another variant) samples it with the float
     sampler, as the paper does; the sound one uses :func:`weighted_gini_exact`.
     """
     size = sum(sum(row) for row in table)
@@ -224,22 +215,26 @@ def prune(node: Node) -> Node:
     return dataclasses.replace(node, children=children)
 
 
-class _Builder:
+class ForestBuilder:
+    """BUILDTREE: the trees of a forest, grown with the per-query ``epsilon`` to ``max_depth`` node levels.
+
+    :meth:`choose` is Q2 (the split attribute); :meth:`plan` and
+    :meth:`finish` are the forest's budget plan and what it charges after
+    the trees.
+    """
+
     def __init__(
         self,
         data: Dataset,
         engine: Engine,
         epsilon: Fraction,
         max_depth: int,
-        min_size: int,
-        published: bool,
-        bins: int,
+        params: Mapping[str, Param],
         rng: RandomSource,
         ledger: Ledger,
-        quality: str = "gini-weighted",
     ) -> None:
         self.schema = data.schema
-        self.bins = PublicBins.of(self.schema, bins)
+        self.bins = PublicBins.of(self.schema, int(params["bins"]))
         self.conditions = self.bins.conditions
         # A continuous column is replaced by its bin codes, a public per-record map, so
         # the binned attribute is a categorical one with ``bins`` values.
@@ -248,11 +243,10 @@ class _Builder:
         self.histogram = engine.histogram
         self.eps = epsilon
         self.max_depth = max_depth
-        self.min_size = min_size
-        self.published = published
+        self.min_size = int(params["min_size"])
         self.rng = rng
         self.ledger = ledger
-        self.quality = quality
+        self.quality = quality = self.quality_of(params)
         self.global_sensitivity = get_quality(quality).sensitivity(ledger.relation)
         # The unnormalised Gini of every candidate moves one way when a record joins the node (add-remove);
         # the weighted index divides by the node size, which moves too, so it is not monotone.
@@ -269,25 +263,7 @@ class _Builder:
         if d >= self.max_depth or not candidates or not splits(counts, self.min_size):
             return Leaf(tuple(counts))
         tables = [self.counts.value_table(rows, a, len(self.conditions[a])) for a in candidates]
-        if self.published:
-            choice = self.exponential(
-                [weighted_gini(table) for table in tables], epsilon=self.eps,
-                sensitivity=published_sensitivity(sum(counts)),
-                rng=self.rng, ledger=self.ledger, label=Q2_LABEL, partition=path,
-                claims=("exponential-mechanism", "dpdf-published-unsound"), sound=False,
-                note="Theorem 1's local sensitivity at the noisy size |D|; not a bound on the "
-                "change of the weighted Gini index (proofs/dpdf-published-unsound.md)",
-            )
-        else:
-            # The exact sampler is the same function under every engine, so engines stay byte-identical.
-            score = weighted_gini_exact if self.quality == "gini-weighted" else _GINI_EXACT
-            choice = exponential_mechanism(
-                [score(table) for table in tables], epsilon=self.eps,
-                sensitivity=self.global_sensitivity, rng=self.rng,
-                ledger=self.ledger, label=Q2_LABEL, partition=path,
-                claims=_split_claims(self.quality, self.monotone), exact=True, monotone=self.monotone,
-            )
-        a = candidates[choice]
+        a = candidates[self.choose(tables, counts, path)]
         if root:
             self.roots.add(a)
         conditions = self.conditions[a]
@@ -299,6 +275,33 @@ class _Builder:
         )
         return self.bins.split(a, children, tuple(counts))
 
+    def choose(self, tables: Sequence[Sequence[Sequence[int]]], counts: Sequence[int], path: Partition) -> int:
+        """Q2: the position of the split attribute among the candidates whose value tables are ``tables``."""
+        # The exact sampler is the same function under every engine, so engines stay byte-identical.
+        score = weighted_gini_exact if self.quality == "gini-weighted" else _GINI_EXACT
+        return exponential_mechanism(
+            [score(table) for table in tables], epsilon=self.eps,
+            sensitivity=self.global_sensitivity, rng=self.rng,
+            ledger=self.ledger, label=Q2_LABEL, partition=path,
+            claims=_split_claims(self.quality, self.monotone), exact=True, monotone=self.monotone,
+        )
+
+    @staticmethod
+    def quality_of(params: Mapping[str, Param]) -> str:
+        """The Q2 quality: the ``quality`` parameter."""
+        return str(params["quality"])
+
+    @staticmethod
+    def plan(
+        data: Dataset, epsilon: Fraction, params: Mapping[str, Param], relation: Relation, engine: Engine,
+        rng: RandomSource, ledger: Ledger,
+    ) -> DepthPlan:
+        """The forest's budget and depth: :func:`tree_plan`."""
+        return tree_plan(data.schema, epsilon, params, relation, len(data), engine, rng, ledger)
+
+    def finish(self, epsilon: Fraction) -> None:
+        """What the forest charges after its trees, before the plan's reserve: nothing."""
+
 
 def fit_dpdf(
     data: Dataset,
@@ -309,15 +312,15 @@ def fit_dpdf(
     engine: Engine = REFERENCE,
 ) -> TreeModel:
     """Train DPDF with total budget ``epsilon`` (beta): ``n_trees`` (tau) pruned trees, confidence vote."""
+    return grow_forest(data, epsilon, params, rng, relation, engine, ForestBuilder)
+
+
+def grow_forest(
+    data: Dataset, epsilon: Fraction, params: Mapping[str, Param], rng: RandomSource, relation: Relation,
+    engine: Engine, builder_type: Type[ForestBuilder],
+) -> TreeModel:
+    """The forest ``builder_type`` (:class:`ForestBuilder` or a subclass) grows, pruned, with its receipt."""
     n_trees = int(params["n_trees"])
-    max_depth = int(params["max_depth"])
-    min_size = int(params["min_size"])
-    variant = str(params["variant"])
-    if variant not in _VARIANTS:
-        raise InvalidParameterError(
-            f"parameter variant must be one of {', '.join(_VARIANTS)}, got {variant!r}"
-        )
-    bins = int(params["bins"])
     most = max(1, data.schema.n_attributes)
     if n_trees > most:
         raise InvalidParameterError(
@@ -325,29 +328,15 @@ def fit_dpdf(
             f"roots of the trees must differ; use n_trees <= {most}"
         )
     ledger = start_ledger(data, relation)
-    quality = str(params["quality"]) if variant == "sound" else "gini-weighted"
-    plan = tree_plan(data.schema, epsilon, params, relation, len(data), engine, rng, ledger)
+    plan = builder_type.plan(data, epsilon, params, relation, engine, rng, ledger)
     budget, max_depth = plan.epsilon, plan.depth
     eps = per_query_epsilon(budget, n_trees, max_depth, relation)
-    builder = _Builder(
-        data, engine, eps, max_depth, min_size, variant == "published", bins, rng, ledger, quality
-    )
+    builder = builder_type(data, engine, eps, max_depth, params, rng, ledger)
     attributes = tuple(range(data.schema.n_attributes))
     trees = tuple(
         prune(builder.build(builder.counts.root(), attributes, 1, (f"tree-{t}",))) for t in range(n_trees)
     )
-    spent = ledger.total()[0]
-    if variant == "published" and max_depth > 1 and data.schema.n_attributes and spent < epsilon:
-        # The levels this run did not build are planned with Theorem 1's Q2, so their reserve is unsound too.
-        ledger.charge(
-            label="reserved: planned for tree levels this run did not build",
-            mechanism="reserved",
-            epsilon=epsilon - spent,
-            sensitivity=None,
-            claims=("tree-budget-plan", "dpdf-published-unsound"),
-            sound=False,
-            note="the plan's split levels use Theorem 1's calibration, which is not DP",
-        )
+    builder.finish(epsilon)
     close_budget(ledger, epsilon, BUDGET_CLAIMS)
     return finish_model(
         SPEC.name, data, params, trees, ledger, budget=epsilon, voting="confidence", plan_inputs={NOISY_SIZE: plan.noisy_size}
@@ -368,8 +357,8 @@ def tree_plan(
     schema: Schema, epsilon: Fraction, params: Mapping[str, Param], relation: Relation, size: int,
     engine: Engine, rng: RandomSource, ledger: Ledger,
 ) -> DepthPlan:
-    """The trees' budget and depth delta (node levels, as ``depth``); in the sound variant a noisy size of
-    the ``size`` rows (charged to ``ledger``) caps delta.
+    """The trees' budget and depth delta (node levels, as ``depth``); a noisy size of the ``size`` rows
+    (charged to ``ledger``) caps delta.
 
     A function of public values and the released noisy size only: a
     verifier calls it with :func:`~refdp.algorithms.derivation.replay_size`.
@@ -383,8 +372,6 @@ def tree_plan(
     5
     """
     max_depth = int(params["max_depth"])
-    if params["variant"] != "sound":
-        return DepthPlan(max_depth, epsilon, None)
     n_trees = int(params["n_trees"])
     share, sigmas = size_share(params)
     branching = mean_branching(schema, int(params["bins"]))
@@ -408,8 +395,7 @@ def derive_dpdf(model: TreeModel) -> Optional[Ledger]:
     earlier tree), above depth delta, where the node's released counts pass
     the splitting test; a released leaf that did not split must fail it or
     have no candidate left, or be a pruned split.  Counts are whole numbers
-    (discrete Laplace); the vote is by confidence with weight 1.  The
-    published variant's calibration is marked unsound: None.
+    (discrete Laplace); the vote is by confidence with weight 1.
 
     >>> from refdp.algorithms import train
     >>> from refdp.data import load
@@ -418,8 +404,6 @@ def derive_dpdf(model: TreeModel) -> Optional[Ledger]:
     True
     """
     params, schema = model.params, model.schema
-    if params["variant"] != "sound":
-        return None
     n_trees = int(params["n_trees"])
     check_trees(model, n_trees)
     check_weights(model, [1.0] * n_trees)
@@ -438,7 +422,7 @@ def _whole(counts: Sequence[float]) -> List[int]:
 
 
 class _Forest:
-    """:class:`_Builder`'s charges re-issued along the released trees (and the receipt below pruned nodes)."""
+    """:class:`ForestBuilder`'s charges re-issued along the released trees (and the receipt below pruned nodes)."""
 
     def __init__(self, model: TreeModel, plan: DepthPlan, ledger: Ledger) -> None:
         params, schema = model.params, model.schema
@@ -504,8 +488,6 @@ class _Forest:
             self._walk(child, remaining, d + 1, child_path(path, condition))
 
 
-_VARIANTS: Tuple[str, ...] = ("sound", "published")
-
 SPEC = register(
     AlgorithmSpec(
         name="dpdf",
@@ -525,17 +507,9 @@ SPEC = register(
                     "parallel-composition", "sequential-composition", "split-quality-monotone", "tree-budget-plan",
                 ),
             ),
-            Variant(
-                "published", False,
-                "Theorem 1's local sensitivity 2n/(n+1)^2 at the noisy node size (not DP)",
-                claims=(
-                    "discrete-laplace-mechanism", "dpdf-published-unsound", "exponential-mechanism",
-                    "exponential-mechanism-float-sampler", "parallel-composition", "tree-budget-plan",
-                ),
-            ),
         ),
         parameters=(
-            Parameter("variant", str, "sound", "which variant to run", _VARIANTS),
+            Parameter("variant", str, "sound", "which variant to run", ("sound",)),
             Parameter("n_trees", int, 1, "number of trees tau (at most the number of attributes)", minimum=1,
                       maximum=1000),
             Parameter("max_depth", int, 5, "maximal depth delta in node levels (delta - 1 splits)", minimum=1,
@@ -549,7 +523,7 @@ SPEC = register(
             ),
             Parameter(
                 "quality", str, "gini",
-                "sound variant's Q2: the weighted Gini index with sensitivity 1/2 (the paper's index) or the "
+                "Q2: the weighted Gini index with sensitivity 1/2 (the paper's index) or the "
                 "unnormalised Gini with sensitivity 2 (no factor 2 under add-remove: its utilities are monotone)",
                 ("gini-weighted", "gini"),
             ),
