@@ -262,6 +262,7 @@ VARIANT_MODULES: Dict[str, Tuple[str, ...]] = {
     "kanon-rdt": ("refdp.planted.kanon_rdt",),
     "dp-adaboost": ("refdp.published.adaboost",),
     "dpdf": ("refdp.published.dpdf",),
+    "dpea": ("refdp.published.dpea",),
 }
 """The variants that are not sound, by algorithm: the published replicas (:mod:`refdp.published`) and the
 planted faults the audits must catch (:mod:`refdp.planted`).  Each module imports its sound learner from
