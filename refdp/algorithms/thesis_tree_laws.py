@@ -25,7 +25,7 @@ from refdp.algorithms.root_law import (
     mixed_counts,
     noisy_size_plans,
 )
-from refdp.algorithms.thesis_tree import Candidates, TreePlan, depth_plan, stops, tree_plan
+from refdp.algorithms.thesis_tree_plan import Candidates, TreePlan, depth_plan, stops, tree_plan
 from refdp.data import CategoricalAttribute, Dataset, Schema
 from refdp.engine import REFERENCE, Engine
 from refdp.errors import InvalidParameterError
