@@ -58,51 +58,56 @@ total is B under either relation.
 
 from __future__ import annotations
 
+from refdp.algorithms.diffpid3_plan import (
+    INTERNAL,
+    LEAF,
+    Score,
+    DEFAULT_MAX_SIZE,
+    per_query_epsilon,
+    split_share,
+    stops,
+    size_bound,
+    public_bound,
+    reads_public_size,
+    domain_size,
+    Quality,
+    SIZE_LABEL,
+    COUNTS_LABEL,
+    SPLIT_LABEL,
+    THRESHOLD_CLAIMS,
+    BUDGET_CLAIMS,
+    SIZE_BOUND,
+    threshold_label,
+    depth_plan,
+)
+from refdp.algorithms.diffpid3_derive import (
+    derive_diffpid3,
+)
+
 from fractions import Fraction
-from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from refdp.algorithms.derivation import (
-    model_budget,
-    NO_RANDOMNESS,
     NOISY_SIZE,
-    check_plan_inputs,
-    check_trees,
-    check_voting,
-    check_weights,
-    fresh_ledger,
-    grid_index,
-    integer_counts,
-    refuse,
-    replay_size,
 )
 from refdp.algorithms.greedy import (
     GRID_PARAMETER,
-    NodeCost,
     child_path,
     close_budget,
     grid_threshold_tables,
-    plan_units,
     threshold_conditions,
 )
 from refdp.algorithms.noisy_depth import (
-    DepthPlan,
-    laplace_variance,
-    mean_branching,
-    plan_depth,
     size_parameters,
-    size_share,
 )
 from refdp.engine import REFERENCE, Engine, NodeCounts, Rows
-from refdp.scoring.kernels import exact_score_function, score_function
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset, Schema
 from refdp.data.grid import Threshold, ThresholdGrid, ceil_float
-from refdp.mechanisms import count_charge, exponential_charge, exponential_mechanism, histogram_charges
-from refdp.errors import InvalidParameterError
+from refdp.mechanisms import exponential_mechanism
 from refdp.params import MAX_DEPTH
-from refdp.privacy import Charge, Ledger, Partition, Relation
+from refdp.privacy import Ledger, Partition, Relation
 from refdp.rng import RandomSource
-from refdp.scoring import get_quality, monotone_under
 from refdp.tree import CategoricalSplit, Leaf, Node, ThresholdSplit, TreeModel
 
 __all__ = [
@@ -141,130 +146,6 @@ CLAIMS = (
     "gini-unnormalised-sensitivity",
     "max-operator-sensitivity",
 )
-
-INTERNAL = NodeCost(Fraction(2), Fraction(2))
-"""A split node: N_T (1 unit) and the split choices, which share 1 unit."""
-
-LEAF = NodeCost(Fraction(2), Fraction(3))
-"""A leaf: N_T (1 unit) and the class counts (1 unit; 2 for a record that changes class)."""
-
-Score = Union[int, Fraction, float]
-
-DEFAULT_MAX_SIZE = 1_000_000
-"""The public bound N on the data set's size that info-gain uses under add-remove unless given."""
-
-
-def per_query_epsilon(budget: Fraction, depth: int, relation: Relation) -> Fraction:
-    """eps = B / K with K the cost of a full tree: 2(d+1) under add-remove, 4d+2 (3 for d=0) under substitute."""
-    return budget / plan_units(INTERNAL, LEAF, depth, relation)
-
-
-def split_share(epsilon: Fraction, continuous: int) -> Fraction:
-    """The budget of each of a node's split choices: the ``continuous`` thresholds and the attribute share eps."""
-    return epsilon / (continuous + 1)
-
-
-def stops(noisy_size: int, largest_domain: int, n_classes: int, epsilon: Fraction) -> bool:
-    """The stopping rule N_T / (t |C|) < sqrt(2) / eps, decided exactly.
-
-    Equivalent to N_T eps < sqrt(2) t |C|: true when N_T eps <= 0, and
-    otherwise when (N_T eps)^2 < 2 (t |C|)^2, in exact rational arithmetic.
-    """
-    x = noisy_size * epsilon
-    bound = largest_domain * n_classes
-    return x <= 0 or x * x < 2 * bound * bound
-
-
-def size_bound(params: Mapping[str, Param], data: Dataset, relation: Relation) -> Optional[int]:
-    """The public bound N on node sizes that information gain's sensitivity needs (None otherwise).
-
-    ``max_size`` > 0 is used as given; 0 means the default: the data set's
-    size under ``substitute`` (public: every neighbour has it) and
-    :data:`DEFAULT_MAX_SIZE` under ``add-remove`` (where the size is private).
-    A data set with more rows than N breaks the declared bound and is refused.
-    """
-    bound = public_bound(params, relation, len(data))
-    if bound is None:
-        return None
-    if len(data) > bound:
-        raise InvalidParameterError(
-            f"the data set has more rows than max_size={bound}, the public bound on its size that "
-            f"the sensitivity of info-gain relies on; declare a larger max_size (chosen without "
-            f"looking at the data) or use quality=max or quality=gini"
-        )
-    return bound
-
-
-def public_bound(params: Mapping[str, Param], relation: Relation, size: int) -> Optional[int]:
-    """The bound N of :func:`size_bound` for a data set of ``size`` rows, public under ``substitute``.
-
-    >>> public_bound({"quality": "info-gain", "max_size": 0}, Relation.SUBSTITUTE, 435)
-    435
-    >>> public_bound({"quality": "max", "max_size": 0}, Relation.SUBSTITUTE, 435) is None
-    True
-    """
-    if params["quality"] != "info-gain":
-        return None
-    given = params["max_size"]
-    if isinstance(given, bool) or not isinstance(given, int) or given < 0:
-        raise InvalidParameterError(
-            f"parameter max_size must be an integer >= 0 (0 for the default bound), got {given!r}"
-        )
-    if given > 0:
-        return given
-    return max(1, size) if relation is Relation.SUBSTITUTE else DEFAULT_MAX_SIZE
-
-
-def reads_public_size(params: Mapping[str, Param], relation: Relation) -> bool:
-    """Whether the plan reads the number of rows as public: info-gain under substitute without max_size.
-
-    That number is public only where the data set is the neighbours' own:
-    a transformation that depends on a record (dropping the rows with a
-    missing value) changes it under a substitution, and the bound is then
-    not public (``train`` refuses ``--missing drop`` with it).
-
-    >>> reads_public_size({"quality": "info-gain", "max_size": 0}, Relation.SUBSTITUTE)
-    True
-    >>> reads_public_size({"quality": "info-gain", "max_size": 1000}, Relation.SUBSTITUTE)
-    False
-    """
-    return params["quality"] == "info-gain" and params["max_size"] == 0 and relation is Relation.SUBSTITUTE
-
-
-def domain_size(schema: Schema, a: int) -> int:
-    attribute = schema.attributes[a]
-    return attribute.n_values if isinstance(attribute, CategoricalAttribute) else 2
-
-
-class Quality:
-    """The quality q at a node: its scores and its sensitivity under the relation (with the size bound N)."""
-
-    def __init__(self, quality: str, relation: Relation, bound: Optional[int]) -> None:
-        scoring = get_quality(quality)
-        self.name = quality
-        self.sensitivity = scoring.sensitivity(relation, max_size=bound)
-        # Under add-remove the max operator's and the Gini's utilities of every candidate move one way
-        # when a record joins the node: no factor 2 (claim split-quality-monotone).
-        self.monotone = monotone_under(quality, relation)
-        self.claims = ("exponential-mechanism", scoring.claim) + (("split-quality-monotone",) if self.monotone else ())
-        self.note = "" if bound is None else f"information gain with the public size bound N={bound}"
-        # Rational qualities are scored and sampled exactly; information gain (logarithms) in floats.
-        self.exact = quality != "info-gain"
-        self.score: Callable[[Sequence[Sequence[int]]], Score] = (
-            exact_score_function(quality) if self.exact else score_function(quality)
-        )
-
-    def charge(self, epsilon: Fraction, label: str, path: Partition, claims: Tuple[str, ...]) -> Charge:
-        """The charge of one of the node's exponential mechanisms (:meth:`_Builder._choose`)."""
-        return exponential_charge(
-            epsilon=epsilon, sensitivity=self.sensitivity, label=label, partition=path, claims=claims, note=self.note,
-            exact=self.exact, monotone=self.monotone and self.exact,
-        )
-
-    def of_attribute(self, counts: NodeCounts, rows: Rows, a: int, n_values: int) -> Score:
-        """The utility of the multiway split on categorical attribute ``a`` of the node holding ``rows``."""
-        return self.score(counts.value_table(rows, a, n_values))
-
 
 class _Builder:
     def __init__(
@@ -388,122 +269,6 @@ def fit_diffpid3(
     return finish_model(
         SPEC.name, data, params, [root], ledger, budget=epsilon, plan_inputs={NOISY_SIZE: plan.noisy_size, SIZE_BOUND: bound}
     )
-
-
-SIZE_LABEL = "node size N_T"
-COUNTS_LABEL = "class counts N_c"
-SPLIT_LABEL = "split attribute A_bar"
-THRESHOLD_CLAIMS = ("continuous-split-exponential-mechanism",)
-BUDGET_CLAIMS = ("tree-budget-plan", "diffpid3-budget")
-SIZE_BOUND = "size_bound"
-"""The plan input that holds info-gain's public bound N on the node sizes."""
-
-
-def threshold_label(attribute: ContinuousAttribute) -> str:
-    """The label of the exponential mechanism that picks ``attribute``'s threshold at a node.
-
-    >>> threshold_label(ContinuousAttribute("age", 0.0, 120.0))
-    'threshold of age'
-    """
-    return f"threshold of {attribute.name}"
-
-
-def depth_plan(
-    schema: Schema, epsilon: Fraction, params: Mapping[str, Param], relation: Relation, size: int,
-    engine: Engine, rng: RandomSource, ledger: Ledger,
-) -> DepthPlan:
-    """The depth d: a noisy size of the ``size`` rows (charged to ``ledger``) caps max_depth.
-
-    A function of public values and the released noisy size only: a
-    verifier calls it with :func:`~refdp.algorithms.derivation.replay_size`.
-
-    >>> from refdp.algorithms import get_algorithm
-    >>> from refdp.algorithms.derivation import NO_RANDOMNESS
-    >>> from refdp.data import load
-    >>> params = get_algorithm("diffpid3").resolve({"size_share": 0, "max_depth": 3})
-    >>> depth_plan(load("vote").schema, Fraction(1), params, Relation.ADD_REMOVE, 435, REFERENCE, NO_RANDOMNESS,
-    ...            Ledger()).depth
-    3
-    """
-    share, sigmas = size_share(params)
-    branching = mean_branching(schema, 2)
-    return plan_depth(
-        size, epsilon, share, sigmas, int(params["max_depth"]), schema.n_classes,
-        leaves=lambda d: branching**d, variance=lambda d, left: laplace_variance(per_query_epsilon(left, d, relation)),
-        engine=engine, rng=rng, ledger=ledger,
-    )
-
-
-def derive_diffpid3(model: TreeModel) -> Optional[Ledger]:
-    """The charges of the plan along the released tree: at every node N_T, then the leaf's class counts or
-    the split's exponential mechanisms (one per continuous attribute left, then the attribute), and the reserve.
-
-    The depth plan is replayed with the released noisy size; info-gain's
-    bound N is the parameter's, 10**6 under add-remove, or the stated public
-    size under substitute.  The tree must be one the builder releases:
-    multiway splits on categorical attributes not yet used on the path,
-    thresholds on the public grid, at most d levels, discrete Laplace counts.
-    (Whether a node stopped reads its noisy size N_T, which is not released:
-    a leaf above depth d is not checked against the rule.)
-
-    >>> from refdp.algorithms import train
-    >>> from refdp.data import load
-    >>> model = train("diffpid3", load("vote"), 1, rng=1)
-    >>> derive_diffpid3(model).charges == model.receipt.charges
-    True
-    """
-    params, schema = model.params, model.schema
-    check_trees(model, 1)
-    check_weights(model, (1.0,))
-    check_voting(model, "vote")
-    integer_counts(model, "discrete Laplace class counts")
-    epsilon, ledger = model_budget(model), fresh_ledger(model)
-    relation = ledger.relation
-    plan = depth_plan(schema, epsilon, params, relation, 0, replay_size(model), NO_RANDOMNESS, ledger)
-    stated = model.plan_inputs.get(SIZE_BOUND)
-    bound = public_bound(params, relation, stated if stated is not None and stated > 0 else 0)
-    check_plan_inputs(model, {NOISY_SIZE: plan.noisy_size, SIZE_BOUND: bound})
-    quality = Quality(str(params["quality"]), relation, bound)
-    eps = per_query_epsilon(plan.epsilon, plan.depth, relation)
-    grids = {
-        a: ThresholdGrid.of(attribute, int(params["grid"]))
-        for a, attribute in enumerate(schema.attributes)
-        if isinstance(attribute, ContinuousAttribute)
-    }
-
-    def walk(node: Node, attributes: Tuple[int, ...], depth: int, path: Partition) -> None:
-        ledger.record(count_charge(epsilon=eps, label=SIZE_LABEL, partition=path))
-        where = "/".join(path) or "the root"
-        if isinstance(node, Leaf):
-            for charge in histogram_charges(epsilon=eps, label=COUNTS_LABEL, partition=path, names=schema.classes):
-                ledger.record(charge)
-            return
-        if depth == 0 or node.attribute not in attributes:
-            refuse(f"the tree splits at {where} on an attribute the plan of depth {plan.depth} no longer has there")
-        continuous = [a for a in attributes if a in grids]
-        share = split_share(eps, len(continuous))
-        for a in continuous:
-            attribute = schema.attributes[a]
-            assert isinstance(attribute, ContinuousAttribute)
-            ledger.record(quality.charge(share, threshold_label(attribute), path, quality.claims + THRESHOLD_CLAIMS))
-        ledger.record(quality.charge(share, SPLIT_LABEL, path, quality.claims))
-        attribute = schema.attributes[node.attribute]
-        if isinstance(node, CategoricalSplit):
-            assert isinstance(attribute, CategoricalAttribute)
-            remaining = tuple(b for b in attributes if b != node.attribute)
-            for child, value in zip(node.children, attribute.values):
-                walk(child, remaining, depth - 1, child_path(path, f"{attribute.name}={value}"))
-            return
-        if not isinstance(node, ThresholdSplit) or not isinstance(attribute, ContinuousAttribute):
-            refuse(f"the node at {where} is a {type(node).__name__}, which DiffP-ID3/C4.5 does not make")
-        grid_index(grids[node.attribute], node.threshold, f"the split on {attribute.name!r} at {where}")
-        low, high = threshold_conditions(attribute, node.threshold)
-        walk(node.below, attributes, depth - 1, child_path(path, low))
-        walk(node.at_or_above, attributes, depth - 1, child_path(path, high))
-
-    walk(model.root, tuple(range(schema.n_attributes)), plan.depth, ())
-    close_budget(ledger, epsilon, BUDGET_CLAIMS)
-    return ledger
 
 
 _QUALITIES: Tuple[str, ...] = ("info-gain", "gini", "max")

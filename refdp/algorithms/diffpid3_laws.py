@@ -12,7 +12,9 @@ from fractions import Fraction
 from typing import List, Mapping, Optional, Tuple
 
 from refdp.algorithms.derivation import NO_RANDOMNESS
-from refdp.algorithms.diffpid3 import Quality, depth_plan, domain_size, per_query_epsilon, size_bound, split_share, stops
+from refdp.algorithms.diffpid3_plan import (
+    Quality, depth_plan, domain_size, per_query_epsilon, size_bound, split_share, stops,
+)
 from refdp.algorithms.registry import Param
 from refdp.algorithms.root_law import (
     CountsLaw,

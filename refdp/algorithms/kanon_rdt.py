@@ -63,6 +63,14 @@ is the step it changes.
 
 from __future__ import annotations
 
+from refdp.algorithms.kanon_plan import (
+    SIZE_CLAIMS,
+    Plan,
+    fills,
+    ChosenPlan,
+    choose_plan,
+)
+
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
@@ -79,7 +87,6 @@ from refdp.algorithms.rdt import (
     check_structure,
     forest_levels,
     forest_weights,
-    resolve_max_depth,
 )
 from refdp.algorithms.derivation import (
     model_budget,
@@ -94,7 +101,7 @@ from refdp.algorithms.derivation import (
     refuse,
     replay_size,
 )
-from refdp.algorithms.kanon_certify import (
+from refdp.algorithms.kanon_plan import (
     DEFAULT_MAX_DELTA,
     DEFAULT_N_TREES,
     DEFAULT_K,
@@ -108,18 +115,16 @@ from refdp.algorithms.kanon_certify import (
     tree_guarantee,
     Settings,
     receipt_delta,
-    show,
     Advice,
     advise,
     certify,
 )
-from refdp.algorithms.noisy_depth import mean_branching
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
-from refdp.data import Dataset, Schema
-from refdp.errors import InvalidParameterError, PrivacyError
+from refdp.data import Dataset
+from refdp.errors import PrivacyError
 from refdp.params import MAX_DEPTH
-from refdp.mechanisms import bernoulli_positions, discrete_laplace_mechanism
-from refdp.privacy import Charge, Ledger, Relation, as_fraction
+from refdp.mechanisms import bernoulli_positions
+from refdp.privacy import Charge, Ledger, Relation
 from refdp.privacy.ledger import data_independent_charge, new_charge
 from refdp.rng import RandomSource
 from refdp.tree import Count, Node, TreeModel, leaves
@@ -152,7 +157,6 @@ SOUND_CLAIMS = (
     "lqs-sampling-suppression", "lqs-delta-certified", "kanon-rdt-privacy", "exact-bernoulli-positions",
     "sequential-composition",
 )
-SIZE_CLAIMS = ("noisy-size-plan", "discrete-laplace-mechanism", "sequential-composition")
 CLAIMS = SOUND_CLAIMS + SIZE_CLAIMS[:2]
 
 @dataclass(frozen=True)
@@ -181,90 +185,6 @@ class Suppression:
 
 PER_CELL = Suppression()
 """The paper's suppression, per (leaf, label) cell."""
-
-
-@dataclass(frozen=True)
-class Plan:
-    """One forest kanon-rdt may train: its settings, depth and certified per-tree guarantee."""
-
-    settings: Settings
-    depth: int
-    guarantee: TreeGuarantee
-
-    @property
-    def delta(self) -> Fraction:
-        return self.settings.n_trees * self.guarantee.delta
-
-
-def fills(noisy_size: int, plan: Plan, n_classes: int, branching: Fraction, min_fill: Fraction) -> bool:
-    """N~ beta >= m k |C| B: a tree's expected sample fills the (value, class) cells of an average split with m k rows.
-
-    B is the mean number of children of a split; a sample that cannot fill
-    the cells of one split with k rows each loses nearly all its counts to
-    suppression, and a forest of such trees says nothing.
-    """
-    settings = plan.settings
-    return noisy_size * settings.beta >= min_fill * max(settings.k, 1) * n_classes * branching
-
-
-@dataclass(frozen=True)
-class ChosenPlan:
-    """The plan a run follows (chosen by the noisy size when there are two) and the delta the receipt states."""
-
-    plan: Plan
-    total_delta: Fraction
-    noisy_size: Optional[int]
-
-
-def choose_plan(
-    schema: Schema, epsilon: Fraction, params: Mapping[str, Param], relation: Relation, size: int,
-    engine: Engine, rng: RandomSource, ledger: Ledger,
-) -> ChosenPlan:
-    """Certify the plans before anything is read, then let a noisy size of the ``size`` rows choose one.
-
-    A function of public values and the released noisy size only: a
-    verifier calls it with :func:`~refdp.algorithms.derivation.replay_size`.
-
-    >>> from refdp.algorithms import get_algorithm
-    >>> from refdp.algorithms.derivation import NO_RANDOMNESS
-    >>> from refdp.data import load
-    >>> from refdp.engine import REFERENCE
-    >>> params = get_algorithm("kanon-rdt").resolve({"size_share": 0})
-    >>> chosen = choose_plan(load("vote").schema, Fraction(1), params, Relation.ADD_REMOVE, 435, REFERENCE,
-    ...                      NO_RANDOMNESS, Ledger())
-    >>> chosen.plan.settings.n_trees, chosen.noisy_size
-    (12, None)
-    """
-    categorical = str(params["categorical"])
-    binned = params["continuous"] == "bins"
-    max_delta = as_fraction(params["max_delta"], "max_delta")
-    share, min_fill = as_fraction(params["size_share"], "size_share"), as_fraction(params["min_fill"], "min_fill")
-    forest = Settings(
-        epsilon, int(params["n_trees"]), int(params["k"]), as_fraction(params["beta"], "beta"), relation, share
-    )
-    plans = [Plan(forest, resolve_max_depth(schema, int(params["max_depth"])), certify(forest, max_delta))]
-    if share > 0:
-        single = Settings(
-            epsilon, 1, int(params["small_k"]), as_fraction(params["small_beta"], "small_beta"), relation, share
-        )
-        plans.insert(0, Plan(single, min(1, plans[0].depth), certify(single, max_delta, "small_")))
-    # The receipt's delta is the largest of the plans' (which one runs depends on the data).
-    total_delta = max(plan.delta for plan in plans)
-    if total_delta >= 1 or total_delta > max_delta:
-        raise InvalidParameterError(
-            f"kanon-rdt's plans together would state delta = {float(total_delta):.4g}, above "
-            f"--param max_delta={show(max_delta)} or 1; lower size_share or change the plans"
-        )
-    if share == 0:
-        return ChosenPlan(plans[-1], total_delta, None)
-    branching = mean_branching(schema, int(params["bins"]) if binned else 2, categorical == "binary")
-    noisy = discrete_laplace_mechanism(
-        size, epsilon=share * epsilon, rng=rng, ledger=ledger,
-        label="noisy size N~ of the data (chooses the plan)", claims=SIZE_CLAIMS,
-        sampler=engine.discrete_laplace,
-    )
-    plan = plans[-1] if fills(noisy, plans[-1], schema.n_classes, branching, min_fill) else plans[0]
-    return ChosenPlan(plan, total_delta, noisy)
 
 
 def _tree_charges(t: int, chosen: ChosenPlan, suppression: Suppression, max_delta: Param) -> Tuple[Charge, Charge]:

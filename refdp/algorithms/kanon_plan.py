@@ -1,10 +1,12 @@
-"""k-AnonToRdt's guarantee: the certified (epsilon, delta) of a plan, and advice when it is refused.
+"""k-AnonToRdt's plans: the certified (epsilon, delta) of each, advice when one is refused, and the choice.
 
 :func:`tree_guarantee` is the per-tree charge of the Li-Qardaji-Su theorem
 for a total epsilon (:mod:`refdp.algorithms.kanon_rdt`, claims
 ``lqs-sampling-suppression``, ``kanon-rdt-privacy``); :func:`certify`
 refuses a plan whose receipt delta is 1 or more, or above ``max_delta``,
-with :func:`advise`'s settings that pass.  Nothing here reads the data.
+with :func:`advise`'s settings that pass; :func:`choose_plan` certifies the
+plans before anything is read, then lets a noisy size choose one (claim
+``noisy-size-plan``).
 """
 
 from __future__ import annotations
@@ -12,10 +14,16 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal, localcontext
 from fractions import Fraction
-from typing import Optional
+from typing import Mapping, Optional
 
+from refdp.algorithms.noisy_depth import mean_branching
+from refdp.algorithms.rdt import resolve_max_depth
+from refdp.algorithms.registry import Param
+from refdp.data import Schema
+from refdp.engine import Engine
 from refdp.errors import InvalidParameterError
-from refdp.privacy import Relation, as_fraction
+from refdp.mechanisms import discrete_laplace_mechanism
+from refdp.privacy import Ledger, Relation, as_fraction
 from refdp.privacy.lqs import (
     MAX_EPSILON,
     LqsResult,
@@ -26,6 +34,7 @@ from refdp.privacy.lqs import (
     lqs_min_epsilon,
     smallest_k,
 )
+from refdp.rng import RandomSource
 
 __all__ = [
     "DEFAULT_MAX_DELTA",
@@ -45,6 +54,11 @@ __all__ = [
     "Advice",
     "advise",
     "certify",
+    "SIZE_CLAIMS",
+    "Plan",
+    "fills",
+    "ChosenPlan",
+    "choose_plan",
 ]
 
 DEFAULT_MAX_DELTA = 1e-5
@@ -325,3 +339,90 @@ def certify(settings: Settings, max_delta: Fraction, prefix: str = "") -> TreeGu
         f"kanon-rdt's {'one-tree plan' if prefix else 'receipt'} would state delta = {shape}, {reason}; "
         f"{advise(settings, max_delta, prefix).text()}"
     )
+
+
+SIZE_CLAIMS = ("noisy-size-plan", "discrete-laplace-mechanism", "sequential-composition")
+
+
+@dataclass(frozen=True)
+class Plan:
+    """One forest kanon-rdt may train: its settings, depth and certified per-tree guarantee."""
+
+    settings: Settings
+    depth: int
+    guarantee: TreeGuarantee
+
+    @property
+    def delta(self) -> Fraction:
+        return self.settings.n_trees * self.guarantee.delta
+
+
+def fills(noisy_size: int, plan: Plan, n_classes: int, branching: Fraction, min_fill: Fraction) -> bool:
+    """N~ beta >= m k |C| B: a tree's expected sample fills the (value, class) cells of an average split with m k rows.
+
+    B is the mean number of children of a split; a sample that cannot fill
+    the cells of one split with k rows each loses nearly all its counts to
+    suppression, and a forest of such trees says nothing.
+    """
+    settings = plan.settings
+    return noisy_size * settings.beta >= min_fill * max(settings.k, 1) * n_classes * branching
+
+
+@dataclass(frozen=True)
+class ChosenPlan:
+    """The plan a run follows (chosen by the noisy size when there are two) and the delta the receipt states."""
+
+    plan: Plan
+    total_delta: Fraction
+    noisy_size: Optional[int]
+
+
+def choose_plan(
+    schema: Schema, epsilon: Fraction, params: Mapping[str, Param], relation: Relation, size: int,
+    engine: Engine, rng: RandomSource, ledger: Ledger,
+) -> ChosenPlan:
+    """Certify the plans before anything is read, then let a noisy size of the ``size`` rows choose one.
+
+    A function of public values and the released noisy size only: a
+    verifier calls it with :func:`~refdp.algorithms.derivation.replay_size`.
+
+    >>> from refdp.algorithms import get_algorithm
+    >>> from refdp.algorithms.derivation import NO_RANDOMNESS
+    >>> from refdp.data import load
+    >>> from refdp.engine import REFERENCE
+    >>> params = get_algorithm("kanon-rdt").resolve({"size_share": 0})
+    >>> chosen = choose_plan(load("vote").schema, Fraction(1), params, Relation.ADD_REMOVE, 435, REFERENCE,
+    ...                      NO_RANDOMNESS, Ledger())
+    >>> chosen.plan.settings.n_trees, chosen.noisy_size
+    (12, None)
+    """
+    categorical = str(params["categorical"])
+    binned = params["continuous"] == "bins"
+    max_delta = as_fraction(params["max_delta"], "max_delta")
+    share, min_fill = as_fraction(params["size_share"], "size_share"), as_fraction(params["min_fill"], "min_fill")
+    forest = Settings(
+        epsilon, int(params["n_trees"]), int(params["k"]), as_fraction(params["beta"], "beta"), relation, share
+    )
+    plans = [Plan(forest, resolve_max_depth(schema, int(params["max_depth"])), certify(forest, max_delta))]
+    if share > 0:
+        single = Settings(
+            epsilon, 1, int(params["small_k"]), as_fraction(params["small_beta"], "small_beta"), relation, share
+        )
+        plans.insert(0, Plan(single, min(1, plans[0].depth), certify(single, max_delta, "small_")))
+    # The receipt's delta is the largest of the plans' (which one runs depends on the data).
+    total_delta = max(plan.delta for plan in plans)
+    if total_delta >= 1 or total_delta > max_delta:
+        raise InvalidParameterError(
+            f"kanon-rdt's plans together would state delta = {float(total_delta):.4g}, above "
+            f"--param max_delta={show(max_delta)} or 1; lower size_share or change the plans"
+        )
+    if share == 0:
+        return ChosenPlan(plans[-1], total_delta, None)
+    branching = mean_branching(schema, int(params["bins"]) if binned else 2, categorical == "binary")
+    noisy = discrete_laplace_mechanism(
+        size, epsilon=share * epsilon, rng=rng, ledger=ledger,
+        label="noisy size N~ of the data (chooses the plan)", claims=SIZE_CLAIMS,
+        sampler=engine.discrete_laplace,
+    )
+    plan = plans[-1] if fills(noisy, plans[-1], schema.n_classes, branching, min_fill) else plans[0]
+    return ChosenPlan(plan, total_delta, noisy)
