@@ -107,15 +107,8 @@ from refdp.algorithms.adaboost_rounds import (
     weight_cap,
     weighted_gini,
 )
-from refdp.algorithms.registry import (
-    AlgorithmSpec,
-    Param,
-    Parameter,
-    Variant,
-    finish_model,
-    register,
-    start_ledger,
-)
+from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, register
+from refdp.algorithms.models import finish_model, start_ledger
 from refdp.data import Dataset
 from refdp.engine import REFERENCE, Engine, NodeCounts, TrainingView
 from refdp.errors import InvalidParameterError

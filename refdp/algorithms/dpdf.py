@@ -91,7 +91,8 @@ from refdp.algorithms.noisy_depth import (
 )
 from refdp.engine import REFERENCE, Engine, Rows
 from refdp.scoring.kernels import exact_score_function, score_function
-from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
+from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, register
+from refdp.algorithms.models import finish_model, start_ledger
 from refdp.data import Dataset
 from refdp.errors import InvalidParameterError
 from refdp.params import MAX_DEPTH

@@ -90,7 +90,8 @@ from refdp.algorithms.dpea_plan import (
 from refdp.algorithms.dpea_subtrees import QUALITY_SENSITIVITY, FactorisedSampler, Shape, exhaustive_subtrees
 from refdp.algorithms.greedy import child_path, close_budget
 from refdp.algorithms.noisy_depth import DepthPlan, size_parameters
-from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
+from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, register
+from refdp.algorithms.models import finish_model, start_ledger
 from refdp.data import CategoricalAttribute, Dataset
 from refdp.engine import REFERENCE, Engine, TrainingView
 from refdp.errors import InvalidParameterError

@@ -119,7 +119,8 @@ from refdp.algorithms.kanon_plan import (
     advise,
     certify,
 )
-from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
+from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, register
+from refdp.algorithms.models import finish_model, start_ledger
 from refdp.data import Dataset
 from refdp.errors import PrivacyError
 from refdp.params import MAX_DEPTH

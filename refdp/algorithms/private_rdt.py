@@ -87,7 +87,8 @@ from refdp.algorithms.derivation import (
     refuse,
     replay_size,
 )
-from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
+from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, register
+from refdp.algorithms.models import finish_model, start_ledger
 from refdp.data import Dataset, Schema
 from refdp.errors import InvalidParameterError
 from refdp.params import MAX_DEPTH

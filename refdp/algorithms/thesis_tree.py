@@ -85,7 +85,8 @@ from refdp.algorithms.greedy import (
 )
 from refdp.algorithms.noisy_depth import size_parameters
 from refdp.engine import REFERENCE, Engine, NodeCounts, Rows
-from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
+from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, register
+from refdp.algorithms.models import finish_model, start_ledger
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset, Schema
 from refdp.data.grid import Threshold, ceil_float
 from refdp.params import MAX_DEPTH

@@ -77,9 +77,8 @@ from pathlib import Path
 from typing import Any, Callable, Dict, FrozenSet, Hashable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from refdp.algorithms.derivation import NOISY_SIZE
-from refdp.algorithms.registry import (
-    MISSING_VALUE_RULE, AlgorithmSpec, Param, get_algorithm, model_from_json, root_law, root_law_algorithms, train,
-)
+from refdp.algorithms.registry import AlgorithmSpec, Param, get_algorithm, root_law, root_law_algorithms, train
+from refdp.algorithms.models import MISSING_VALUE_RULE, model_from_json
 from refdp.algorithms.root_law import CountsLaw, PlanBranch, RootCountsLaw, RootSplitLaw, SplitLaw
 from refdp.audit.crosscheck import (
     DEFAULT_BETA,

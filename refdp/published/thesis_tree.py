@@ -24,7 +24,8 @@ from fractions import Fraction
 from typing import Dict, List, Mapping, Sequence, Tuple
 
 from refdp.algorithms.greedy import NodeCost, child_path, close_budget, plan_units, threshold_conditions
-from refdp.algorithms.registry import Param, Variant, finish_model, register_variant, start_ledger
+from refdp.algorithms.registry import Param, Variant, register_variant
+from refdp.algorithms.models import finish_model, start_ledger
 from refdp.algorithms.thesis_tree import BUDGET_CLAIMS, SOUND_INTERNAL, SPEC
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset
 from refdp.engine import REFERENCE, Engine, TrainingView, class_counts
