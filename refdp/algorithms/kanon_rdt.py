@@ -78,10 +78,6 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 from refdp.engine import REFERENCE, Engine
 from refdp.algorithms.binning import PublicBins
 from refdp.algorithms.rdt import (
-    CATEGORICAL_SPLITS,
-    CONTINUOUS_SPLITS,
-    RDT_VOTING,
-    STRUCTURES,
     RandomTreeBuilder,
     base_columns,
     check_structure,
@@ -119,6 +115,7 @@ from refdp.algorithms.kanon_plan import (
     advise,
     certify,
 )
+from refdp.algorithms.rdt_parameters import structure_parameters
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, register
 from refdp.algorithms.models import finish_model, start_ledger
 from refdp.data import Dataset
@@ -404,31 +401,7 @@ SPEC = register(
             ),
             Parameter("small_k", int, DEFAULT_SMALL_K, "suppression threshold of the one-tree plan", minimum=0,
                       maximum=10**9),
-            Parameter(
-                "structure", str, "per-level",
-                "where the attributes are drawn: at every node (Fan et al.), or once per level of a tree, "
-                "dealt so that every attribute appears about equally often in the forest",
-                STRUCTURES,
-            ),
-            Parameter(
-                "categorical", str, "multiway",
-                "categorical splits: one child per value (Fan et al.) or value-vs-rest",
-                CATEGORICAL_SPLITS,
-            ),
-            Parameter(
-                "continuous", str, "bins",
-                "continuous attributes: one child per public equal-width bin (used once per path), or a "
-                "threshold drawn uniformly from the remaining public range (Fan et al.)",
-                CONTINUOUS_SPLITS,
-            ),
-            Parameter("bins", int, DEFAULT_BINS, "bins of a continuous attribute when continuous=bins", minimum=2,
-                      maximum=1024),
-            Parameter(
-                "voting", str, "log-odds",
-                "how the trees vote: log-odds (each tree moves a class's odds by its leaf's share against the "
-                "tree's) or sum-counts (the leaves' counts added, the paper's Algorithm 2)",
-                RDT_VOTING,
-            ),
+            *structure_parameters(DEFAULT_BINS),
         ),
         claims=CLAIMS,
         fit=fit_kanon_rdt,

@@ -54,10 +54,6 @@ from typing import List, Mapping, Optional, Tuple
 
 from refdp.engine import REFERENCE, Engine
 from refdp.algorithms.rdt import (
-    CATEGORICAL_SPLITS,
-    CONTINUOUS_SPLITS,
-    RDT_VOTING,
-    STRUCTURES,
     RandomTreeBuilder,
     check_structure,
     forest_levels,
@@ -87,6 +83,7 @@ from refdp.algorithms.derivation import (
     refuse,
     replay_size,
 )
+from refdp.algorithms.rdt_parameters import structure_parameters
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, register
 from refdp.algorithms.models import finish_model, start_ledger
 from refdp.data import Dataset, Schema
@@ -302,31 +299,7 @@ SPEC = register(
                 "(Fan et al.)",
                 minimum=-1, maximum=MAX_DEPTH,
             ),
-            Parameter(
-                "structure", str, "per-level",
-                "where the attributes are drawn: at every node (Fan et al.), or once per level of a tree, "
-                "dealt so that every attribute appears about equally often in the forest",
-                STRUCTURES,
-            ),
-            Parameter(
-                "categorical", str, "multiway",
-                "categorical splits: one child per value (Fan et al.) or value-vs-rest",
-                CATEGORICAL_SPLITS,
-            ),
-            Parameter(
-                "continuous", str, "bins",
-                "continuous attributes: one child per public equal-width bin (used once per path), or a "
-                "threshold drawn uniformly from the remaining public range (Fan et al.)",
-                CONTINUOUS_SPLITS,
-            ),
-            Parameter("bins", int, 10, "bins of a continuous attribute when continuous=bins", minimum=2,
-                      maximum=1024),
-            Parameter(
-                "voting", str, "log-odds",
-                "how the trees vote: log-odds (each tree moves a class's odds by its leaf's share against the "
-                "tree's) or sum-counts (the leaves' counts added, Waseda et al.'s Algorithm 2)",
-                RDT_VOTING,
-            ),
+            *structure_parameters(10),
             *size_parameters(0.05, 2.5),
             Parameter(
                 "max_leaves", int, 16384,
