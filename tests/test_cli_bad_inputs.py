@@ -193,7 +193,8 @@ CASES: List[Tuple[str, List[str], str]] = [
     ("epsilon 5000 digits", _train(epsilon="1" * 5000), "epsilon"),
     ("dpea epsilon 1e308", ["train", "--algorithm", "dpea", "--data", "vote", "--epsilon", "1e308", *OUT],
      "between 1e-100 and 1e100"),
-    ("kanon-rdt epsilon too small", ["train", "--algorithm", "kanon-rdt", "--data", "vote", "--epsilon", "0.1", *OUT],
+    ("kanon-rdt epsilon too small", ["train", "--algorithm", "kanon-rdt", "--data", "vote", "--epsilon", "0.1",
+                                     "--param", "n_trees=12", "--param", "beta=0.03", "--param", "k=23", *OUT],
      "kanon-rdt"),
     # algorithm and parameters
     ("unknown algorithm", ["train", "--algorithm", "magic", "--data", "vote", "--epsilon", "1", *OUT], "unknown algorithm"),

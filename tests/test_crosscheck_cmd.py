@@ -242,7 +242,7 @@ def test_model_files_that_disagree_are_rejected(tmp_path: Path, capsys: pytest.C
     good = dumps_model(train("thesis-tree", VOTE, 1, fixed, rng=4))
     assert check(good)["verdict"] == "ACCEPT"
     shallow = check(dumps_model(train("thesis-tree", VOTE, 1, {**fixed, "max_depth": 2}, rng=4)))
-    assert shallow["verdict"] == "REJECT" and "parameters are grid=256, leaf_sigmas=4.0, level_ratio=1.0, " \
+    assert shallow["verdict"] == "REJECT" and "parameters are grid=256, leaf_sigmas=3.0, level_ratio=1.0, " \
         "max_depth=2," in shallow["detail"], shallow
     # refdp's own default (a noisy size chooses the depth, here 3 of 6): not the model of size_share=0
     noisy = check(dumps_model(train("thesis-tree", VOTE, 1, rng=4)))

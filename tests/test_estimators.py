@@ -203,7 +203,7 @@ def test_set_params_changes_the_next_fit_and_returns_self() -> None:
         ({"n_trees": "many"}, InvalidParameterError, "parameter n_trees must be of type int"),
         ({"n_trees": 2.5}, InvalidParameterError, "parameter n_trees must be of type int"),
         ({"n_trees": 0}, InvalidParameterError, "n_trees must be in"),
-        ({"categorical": "ternary"}, InvalidParameterError, "categorical must be one of multiway, binary"),
+        ({"categorical": "ternary"}, InvalidParameterError, "categorical must be one of auto, multiway, binary"),
         ({"epsilon": 0}, InvalidParameterError, "epsilon must be > 0"),
         ({"relation": "bounded-ish"}, InvalidParameterError, "unknown neighbouring relation"),
         ({"rng": random.Random(1)}, InvalidParameterError, "a seed or an rng, not both"),

@@ -418,15 +418,15 @@ def test_every_unbounded_attribute_in_one_message_with_a_bounds_line(capsys: pyt
 
 
 def test_a_single_leaf_gets_a_one_line_warning(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    # 80 rows at epsilon 0.5: the noisy size plans no split
+    # 80 rows at epsilon 0.1: the noisy size plans no split
     model = str(tmp_path / "m.json")
     status, out, err = run(capsys, "train", "--algorithm", "thesis-tree", "--data", str(ARFF), *BOUNDS_FLAGS,
-                           "--epsilon", "0.5", "--seed", "1", "--out", model)
+                           "--epsilon", "0.1", "--seed", "1", "--out", model)
     assert status == 0 and ": a single leaf; wrote" in out.splitlines()[0], err
     warnings = [line for line in err.splitlines() if "warning" in line]
     depth = next(p.default for p in get_algorithm("thesis-tree").parameters if p.name == "max_depth")
     assert warnings == [
-        "refdp: warning: the model is a single leaf: it predicts one class for every row; at epsilon 0.5 the noisy "
+        "refdp: warning: the model is a single leaf: it predicts one class for every row; at epsilon 0.1 the noisy "
         "size of the data gave a plan too small to split (depth 0); a larger --epsilon, or --param size_share=0 "
         f"(always --param max_depth={depth}), would grow a tree"
     ], err

@@ -16,7 +16,7 @@ from typing import Dict, List, Tuple
 import pytest
 
 from refdp.algorithms import Param, get_algorithm, train
-from refdp.algorithms.kanon_rdt import Settings, receipt_delta
+from refdp.algorithms.kanon_rdt import Given, candidate_plans
 from refdp.algorithms.noisy_depth import choose_depth, laplace_variance, mean_branching, passes, plan_depth
 from refdp.audit import LOG_SLACK, Distribution, all_neighbours, max_log_ratio, mixture, push_forward
 from refdp.audit.crosscheck import crosscheck_finite, tv_sample_size
@@ -112,29 +112,24 @@ def test_plan_depth_charges_the_share_and_leaves_the_rest() -> None:
     ).depth == 4
 
 
-def _small_plan_ran(model: TreeModel) -> bool:
-    return len(model.trees) == 1
-
-
 @pytest.mark.claim("noisy-size-plan", "kanon-rdt-privacy", "lqs-delta-certified")
-def test_kanon_rdt_states_the_larger_delta_of_its_two_plans() -> None:
+def test_kanon_rdt_states_the_largest_delta_of_its_plans() -> None:
     defaults = get_algorithm("kanon-rdt").resolve({})
     share = Fraction(repr(defaults["size_share"]))
-    forest = Settings(Fraction(1), 12, 23, Fraction(3, 100), Relation.ADD_REMOVE, share)
-    single = Settings(Fraction(1), 1, 19, Fraction(3, 10), Relation.ADD_REMOVE, share)
-    stated = max(receipt_delta(forest), receipt_delta(single))
+    plans = candidate_plans(Fraction(1), Relation.ADD_REMOVE, Fraction(1, 10**5), share, 3, Given.of(defaults))
+    stated = max(p.delta for p in plans)
     vote = load_builtin("vote")
-    small = train("kanon-rdt", vote, 1, {}, rng=1)
-    large = train("kanon-rdt", _repeated(vote, 80), 1, {}, rng=1)  # 34,800 rows
-    assert _small_plan_ran(small) and not _small_plan_ran(large)
+    small = train("kanon-rdt", vote.subset(range(40)), 1, {}, rng=1)  # no forest fills: a second histogram
+    large = train("kanon-rdt", _repeated(vote, 80), 1, {}, rng=1)  # 34,800 rows: a forest
+    assert len(small.trees) == 1 and len(large.trees) > 2
     for model in (small, large):
         assert model.receipt.epsilon == 1 and model.receipt.delta == stated and model.receipt.sound
-        assert _size_charges(model) == [share]
-    reserved = [c for c in small.receipt.charges if c.mechanism == "reserved"]
-    if receipt_delta(single) < stated:
-        assert [c.delta for c in reserved] == [stated - receipt_delta(single)] and reserved[0].epsilon == 0
-    with_forest = [c for c in large.receipt.charges if c.mechanism == "reserved"]
-    assert sum(c.delta for c in with_forest) == stated - receipt_delta(forest)
+        prior = [c.epsilon for c in model.receipt.charges if c.label.startswith("noisy class histogram")]
+        assert prior == [share] * vote.schema.n_classes  # one cell per class, in parallel: share epsilon
+        forest = sum(c.delta for c in model.receipt.charges if c.mechanism == "sample-and-suppress")
+        reserved = [c for c in model.receipt.charges if c.mechanism == "reserved"]
+        assert sum(c.delta for c in reserved) == stated - forest and all(c.epsilon == 0 for c in reserved)
+    assert not [c for c in small.receipt.charges if c.mechanism == "sample-and-suppress"]
 
 
 @pytest.mark.claim("noisy-size-plan")
@@ -146,10 +141,10 @@ def test_kanon_rdt_without_a_noisy_size_runs_the_forest_alone() -> None:
 
 SIZED_EPSILON = Fraction(1)
 SIZED_PARAMS: Dict[str, Param] = {
-    "n_trees": 1, "max_depth": 1, "size_share": 0.5, "leaf_sigmas": 1.0, "voting": "sum-counts", "structure": "per-level",
+    "n_trees": 1, "max_depth": 1, "size_share": 0.5, "leaf_sigmas": 1.5, "voting": "sum-counts", "structure": "per-level",
 }
 SPLITS_FROM = 12
-"""N~ at which the sized forest grows its level: N~^2 >= s^2 V (L |C|)^2 = 1 x 8 x (2 x 2)^2 = 128 (11^2 < 128 <= 12^2).
+"""N~ at which the sized forest grows its level: N~^2 >= s^2 V L^2 |C| = 2.25 x 8 x 2^2 x 2 = 144 (11^2 < 144 <= 12^2).
 
 V = 2 / (1/2)^2 = 8 for one leaf count at the half of epsilon 1 the tree gets, L = 2 leaves (a has 2 values)."""
 CLIP = (-2, 10)

@@ -38,7 +38,8 @@ IDEALISED = ("diffpid3", "sound")
 def _text(algorithm: str, variant: str) -> str:
     params = {"variant": variant, **({"quality": "info-gain"} if (algorithm, variant) == IDEALISED else {})}
     if (algorithm, variant) == ("dpdf", "sound"):
-        params["size_share"] = "0"  # the full planned tree, with a reserve charge that a tamper can drop
+        # the full planned tree, stopped early by min_size 100 on monk1: a reserve charge that a tamper can drop
+        params.update(size_share="0", min_size="100")
     model = train(algorithm, load_builtin("monk1"), 1, params=params, rng=3)
     return dumps_model(model)
 

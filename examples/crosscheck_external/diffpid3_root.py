@@ -1,6 +1,6 @@
 """DiffP-ID3's root split at refdp's defaults, written from the documentation as another implementation would be.
 
-max_depth 5, size_share 0.05, leaf_sigmas 6, the max operator, add-remove.  Standard library only, no refdp.
+max_depth 5, size_share 0.05, leaf_sigmas 3, the max operator, add-remove.  Standard library only, no refdp.
     crosscheck-cmd --python 'examples/crosscheck_external/diffpid3_root.py:root_split 1/5' ...   (one call per run)
     python3 diffpid3_root.py DATA SCHEMA SEEDS OUT EPSILON [budget-times-2]                      (a {seeds} batch)
 budget-times-2 plants a per-query budget twice refdp's (every noise scale of the tree off by 2).
@@ -28,7 +28,7 @@ def root_split(data, seed, schema, epsilon, fault=""):
     branching = max(2.0, sum(len(d) for d in domains) / len(domains))
     per_query = lambda d: 0.95 * eps / ((d + 1) if fault == "budget-times-2" else 2 * (d + 1))
     depth = next((d for d in range(5, 0, -1)
-                  if noisy > 0 and (noisy / (branching ** d * c)) ** 2 >= 36 * 2 / per_query(d) ** 2), 0)
+                  if noisy > 0 and (noisy / branching ** d) ** 2 >= 9 * 2 * c / per_query(d) ** 2), 0)
     if depth == 0:
         return {"attribute": None}
     q = per_query(depth)

@@ -76,36 +76,17 @@ from fractions import Fraction
 from typing import Callable, List, Mapping, Optional, Tuple
 
 from refdp.algorithms.derivation import (
-    NOISY_SIZE,
+    NOISY_SIZE
 )
 from refdp.algorithms.greedy import (
-    GRID_PARAMETER,
-    close_budget,
+    GRID_PARAMETER, close_budget
 )
 from refdp.algorithms.noisy_depth import size_parameters
 from refdp.algorithms.adaboost_derive import derive_adaboost
 from refdp.algorithms.adaboost_rounds import (
-    BUDGET_CLAIMS,
-    Candidate,
-    GridCodes,
-    INCLUDE_PROBABILITY,
-    MAJORITY_LABEL,
-    RoundBuilder,
-    TAU_FLOOR,
-    TAU_FLOOR_EXACT,
-    WEIGHT_UNITS,
-    bootstrap_charge,
-    majority_epsilon,
-    next_weight,
-    noisy_error,
-    query_epsilon,
-    random_subspace,
-    round_epsilon,
-    round_plan,
-    split_candidates,
-    tree_weight,
-    weight_cap,
-    weighted_gini,
+    BUDGET_CLAIMS, Candidate, GridCodes, INCLUDE_PROBABILITY, MAJORITY_LABEL, RoundBuilder, TAU_FLOOR,
+    TAU_FLOOR_EXACT, WEIGHT_UNITS, bootstrap_charge, majority_epsilon, next_weight, noisy_error, query_epsilon,
+    random_subspace, round_epsilon, round_plan, split_candidates, tree_weight, weight_cap, weighted_gini
 )
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, register
 from refdp.algorithms.models import finish_model, start_ledger
@@ -114,7 +95,7 @@ from refdp.engine import REFERENCE, Engine, NodeCounts, TrainingView
 from refdp.errors import InvalidParameterError
 from refdp.params import MAX_DEPTH
 from refdp.mechanisms import (
-    joins_sample,
+    joins_sample
 )
 from refdp.privacy import Ledger, Relation, as_fraction
 from refdp.rng import RandomSource

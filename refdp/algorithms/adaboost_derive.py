@@ -11,51 +11,22 @@ from fractions import Fraction
 from typing import Dict, Optional, Tuple
 
 from refdp.algorithms.derivation import (
-    model_budget,
-    check_plan_inputs,
-    NO_RANDOMNESS,
-    NOISY_SIZE,
-    check_trees,
-    check_voting,
-    check_weights,
-    fresh_ledger,
-    grid_index,
-    integer_counts,
-    receipt_children,
-    refuse,
-    replay_size,
+    model_budget, check_plan_inputs, NO_RANDOMNESS, NOISY_SIZE, check_trees, check_voting, check_weights,
+    fresh_ledger, grid_index, integer_counts, receipt_children, refuse, replay_size
 )
 from refdp.algorithms.adaboost_rounds import (
-    BUDGET_CLAIMS,
-    LEAF_CLAIMS,
-    LEAF_LABEL,
-    MAJORITY_LABEL,
-    SPLIT_LABEL,
-    TAU_FLOOR_EXACT,
-    WEIGHT_UNITS,
-    bootstrap_charge,
-    majority_epsilon,
-    noisy_error,
-    query_epsilon,
-    round_plan,
-    split_claims,
-    subspace_charge,
-    tree_weight,
-    weight_cap,
+    BUDGET_CLAIMS, LEAF_CLAIMS, LEAF_LABEL, MAJORITY_LABEL, SPLIT_LABEL, TAU_FLOOR_EXACT, WEIGHT_UNITS,
+    bootstrap_charge, majority_epsilon, noisy_error, query_epsilon, round_plan, split_claims, subspace_charge,
+    tree_weight, weight_cap
 )
 from refdp.algorithms.greedy import (
-    SPLIT_KEY,
-    child_path,
-    close_budget,
-    threshold_conditions,
+    SPLIT_KEY, child_path, close_budget, threshold_conditions
 )
 from refdp.algorithms.noisy_depth import DepthPlan
 from refdp.data import CategoricalAttribute, ContinuousAttribute
 from refdp.data.grid import ThresholdGrid
 from refdp.mechanisms import (
-    count_charge,
-    exponential_charge,
-    histogram_charges,
+    count_charge, exponential_charge, histogram_charges
 )
 from refdp.privacy import Ledger, Partition, Relation, as_fraction, cell
 from refdp.tree import Leaf, Node, ThresholdSplit, TreeModel, ValueSplit

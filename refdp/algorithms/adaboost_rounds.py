@@ -16,15 +16,11 @@ from fractions import Fraction
 from typing import List, Mapping, Optional, Sequence, Tuple
 
 from refdp.algorithms.greedy import (
-    NodeCost,
-    child_path,
-    grid_threshold_tables,
-    plan_units,
-    threshold_conditions,
+    NodeCost, child_path, grid_threshold_tables, plan_units, threshold_conditions
 )
 from refdp.algorithms.noisy_depth import DepthPlan, laplace_variance, plan_depth, size_share
 from refdp.algorithms.registry import (
-    Param,
+    Param
 )
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Schema
 from refdp.data.grid import ThresholdGrid
@@ -32,9 +28,7 @@ from refdp.engine import REFERENCE, Engine, NodeCounts, ReferenceCounts, Trainin
 from refdp.scoring.kernels import exact_score_function
 from refdp.errors import InvalidParameterError
 from refdp.mechanisms import (
-    joins_sample,
-    discrete_laplace_mechanism,
-    exponential_mechanism,
+    joins_sample, discrete_laplace_mechanism, exponential_mechanism
 )
 from refdp.privacy import Charge, Ledger, Partition, Relation, as_fraction, cell
 from refdp.privacy.ledger import data_independent_charge

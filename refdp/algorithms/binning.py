@@ -71,20 +71,22 @@ class PublicBins:
         """:meth:`binned` of ``data``, kept with the data set for later fits if ``engine`` keeps what it derives."""
         return engine.derived(data, f"refdp.algorithms.binning.PublicBins.binned {self.thresholds!r}", self.binned)
 
-    def binned(self, data: Dataset) -> Dataset:
-        """``data`` with each continuous column replaced by its bin codes (a categorical column whose
-        values are the bins' conditions); the same rows in the same order."""
+    def binned_schema(self) -> Schema:
+        """The schema of :meth:`binned` data: each continuous attribute a categorical one of its bins."""
         attributes = tuple(
             CategoricalAttribute(attribute.name, self.conditions[a]) if a in self.thresholds else attribute
             for a, attribute in enumerate(self.schema.attributes)
         )
+        return dataclasses.replace(self.schema, attributes=attributes)
+
+    def binned(self, data: Dataset) -> Dataset:
+        """``data`` with each continuous column replaced by its bin codes (a categorical column whose
+        values are the bins' conditions); the same rows in the same order."""
         columns = [
             _bin_codes(data.column(a), self.thresholds[a]) if a in self.thresholds else data.column(a)
             for a in range(self.schema.n_attributes)
         ]
-        return Dataset.from_codes(
-            dataclasses.replace(self.schema, attributes=attributes), columns, data.labels, missing=data.missing
-        )
+        return Dataset.from_codes(self.binned_schema(), columns, data.labels, missing=data.missing)
 
     def split(self, a: int, children: Tuple[Node, ...], counts: Optional[Tuple[Count, ...]] = None) -> Node:
         """The released node of a split on ``a`` with one child per value (or bin)."""

@@ -59,46 +59,25 @@ total is B under either relation.
 from __future__ import annotations
 
 from refdp.algorithms.diffpid3_plan import (
-    INTERNAL,
-    LEAF,
-    Score,
-    DEFAULT_MAX_SIZE,
-    per_query_epsilon,
-    split_share,
-    stops,
-    size_bound,
-    public_bound,
-    reads_public_size,
-    domain_size,
-    Quality,
-    SIZE_LABEL,
-    COUNTS_LABEL,
-    SPLIT_LABEL,
-    THRESHOLD_CLAIMS,
-    BUDGET_CLAIMS,
-    SIZE_BOUND,
-    threshold_label,
-    depth_plan,
+    INTERNAL, LEAF, Score, DEFAULT_MAX_SIZE, per_query_epsilon, split_share, stops, size_bound, public_bound,
+    reads_public_size, domain_size, Quality, SIZE_LABEL, COUNTS_LABEL, SPLIT_LABEL, THRESHOLD_CLAIMS, BUDGET_CLAIMS,
+    SIZE_BOUND, threshold_label, depth_plan
 )
 from refdp.algorithms.diffpid3_derive import (
-    derive_diffpid3,
+    derive_diffpid3
 )
 
 from fractions import Fraction
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from refdp.algorithms.derivation import (
-    NOISY_SIZE,
+    NOISY_SIZE
 )
 from refdp.algorithms.greedy import (
-    GRID_PARAMETER,
-    child_path,
-    close_budget,
-    grid_threshold_tables,
-    threshold_conditions,
+    GRID_PARAMETER, child_path, close_budget, grid_threshold_tables, threshold_conditions
 )
 from refdp.algorithms.noisy_depth import (
-    size_parameters,
+    size_parameters
 )
 from refdp.engine import REFERENCE, Engine, NodeCounts, Rows
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, register
@@ -307,7 +286,7 @@ SPEC = register(
                 minimum=0, maximum=10**15,
             ),
             GRID_PARAMETER,
-            *size_parameters(0.05, 6.0),
+            *size_parameters(0.05, 3.0),
         ),
         claims=CLAIMS,
         fit=fit_diffpid3,

@@ -5,23 +5,11 @@ from __future__ import annotations
 from typing import Optional, Tuple
 
 from refdp.algorithms.derivation import (
-    model_budget,
-    NO_RANDOMNESS,
-    NOISY_SIZE,
-    check_plan_inputs,
-    check_trees,
-    check_voting,
-    check_weights,
-    fresh_ledger,
-    grid_index,
-    integer_counts,
-    refuse,
-    replay_size,
+    model_budget, NO_RANDOMNESS, NOISY_SIZE, check_plan_inputs, check_trees, check_voting, check_weights,
+    fresh_ledger, grid_index, integer_counts, refuse, replay_size
 )
 from refdp.algorithms.greedy import (
-    child_path,
-    close_budget,
-    threshold_conditions,
+    child_path, close_budget, threshold_conditions
 )
 from refdp.data import CategoricalAttribute, ContinuousAttribute
 from refdp.data.grid import ThresholdGrid
@@ -29,18 +17,8 @@ from refdp.mechanisms import count_charge, histogram_charges
 from refdp.privacy import Ledger, Partition
 from refdp.tree import CategoricalSplit, Leaf, Node, ThresholdSplit, TreeModel
 from refdp.algorithms.diffpid3_plan import (
-    per_query_epsilon,
-    split_share,
-    public_bound,
-    Quality,
-    SIZE_LABEL,
-    COUNTS_LABEL,
-    SPLIT_LABEL,
-    THRESHOLD_CLAIMS,
-    BUDGET_CLAIMS,
-    SIZE_BOUND,
-    threshold_label,
-    depth_plan,
+    per_query_epsilon, split_share, public_bound, Quality, SIZE_LABEL, COUNTS_LABEL, SPLIT_LABEL, THRESHOLD_CLAIMS,
+    BUDGET_CLAIMS, SIZE_BOUND, threshold_label, depth_plan
 )
 
 __all__ = [

@@ -17,15 +17,8 @@ from refdp.algorithms.diffpid3_plan import (
 )
 from refdp.algorithms.registry import Param
 from refdp.algorithms.root_law import (
-    CountsLaw,
-    PlanBranch,
-    RootCountsLaw,
-    RootSplitLaw,
-    SplitCandidate,
-    SplitLaw,
-    mixed_counts,
-    noisy_size_plans,
-    split_probability,
+    CountsLaw, PlanBranch, RootCountsLaw, RootSplitLaw, SplitCandidate, SplitLaw, mixed_counts, noisy_size_plans,
+    split_probability
 )
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset
 from refdp.engine import REFERENCE, Engine
@@ -71,10 +64,10 @@ def root_split_law(
 
     >>> from refdp.algorithms import get_algorithm
     >>> from refdp.data import load
-    >>> params = get_algorithm("diffpid3").resolve({"size_share": 0.05, "leaf_sigmas": 6, "max_depth": 5})
+    >>> params = get_algorithm("diffpid3").resolve({"size_share": 0.05, "leaf_sigmas": 3, "max_depth": 5})
     >>> law = root_split_law(load("vote"), Fraction(1, 5), params, Relation.ADD_REMOVE)
     >>> [(b.plan, round(b.weight, 5)) for b in law.branches], round(law.probabilities()[-1], 5)
-    ([('depth 0', 0.99914), ('depth 1', 0.00086)], 0.99914)
+    ([('depth 0', 0.28418), ('depth 1', 0.71582), ('depth 2', 0.0)], 0.28418)
     """
     schema = data.schema
     continuous = [a.name for a in schema.attributes if isinstance(a, ContinuousAttribute)]

@@ -11,15 +11,10 @@ from fractions import Fraction
 from typing import Callable, Mapping, Optional, Sequence, Tuple, Union
 
 from refdp.algorithms.greedy import (
-    NodeCost,
-    plan_units,
+    NodeCost, plan_units
 )
 from refdp.algorithms.noisy_depth import (
-    DepthPlan,
-    laplace_variance,
-    mean_branching,
-    plan_depth,
-    size_share,
+    DepthPlan, laplace_variance, mean_branching, plan_depth, size_share
 )
 from refdp.engine import Engine, NodeCounts, Rows
 from refdp.scoring.kernels import exact_score_function, score_function

@@ -62,18 +62,10 @@ is fixed before any data is read, so the privacy argument is unchanged.
 from __future__ import annotations
 
 from refdp.algorithms.dpdf_plan import (
-    INTERNAL,
-    LEAF,
-    per_query_epsilon,
-    splits,
-    Q1_LABEL,
-    Q2_LABEL,
-    BUDGET_CLAIMS,
-    split_claims,
-    tree_plan,
+    INTERNAL, LEAF, per_query_epsilon, splits, Q1_LABEL, Q2_LABEL, BUDGET_CLAIMS, split_claims, tree_plan
 )
 from refdp.algorithms.dpdf_derive import (
-    derive_dpdf,
+    derive_dpdf
 )
 
 import dataclasses
@@ -82,12 +74,11 @@ from typing import List, Mapping, Sequence, Set, Tuple, Type, cast
 
 from refdp.algorithms.binning import PublicBins
 from refdp.algorithms.derivation import (
-    NOISY_SIZE,
+    NOISY_SIZE
 )
 from refdp.algorithms.greedy import child_path, close_budget
 from refdp.algorithms.noisy_depth import (
-    DepthPlan,
-    size_parameters,
+    DepthPlan, size_parameters
 )
 from refdp.engine import REFERENCE, Engine, Rows
 from refdp.scoring.kernels import exact_score_function, score_function
@@ -348,8 +339,12 @@ SPEC = register(
                       maximum=1000),
             Parameter("max_depth", int, 5, "maximal depth delta in node levels (delta - 1 splits)", minimum=1,
                       maximum=MAX_DEPTH),
-            Parameter("min_size", int, 100, "a node splits only if its noisy size |D| >= min_size", minimum=1,
-                      maximum=10**9),
+            Parameter(
+                "min_size", int, 30,
+                "a node splits only if its noisy size |D| >= min_size (30: CV on the tuning corpus, docs/results.md; "
+                "100 cut 150-row sets at the root)",
+                minimum=1, maximum=10**9,
+            ),
             Parameter(
                 "bins", int, 5,
                 "equal-width intervals of each continuous attribute's public bounds (>= 2)",
@@ -361,7 +356,7 @@ SPEC = register(
                 "unnormalised Gini with sensitivity 2 (no factor 2 under add-remove: its utilities are monotone)",
                 ("gini-weighted", "gini"),
             ),
-            *size_parameters(0.05, 2.5),
+            *size_parameters(0.05, 2.0),
         ),
         claims=CLAIMS,
         fit=fit_dpdf,

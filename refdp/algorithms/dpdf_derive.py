@@ -6,35 +6,19 @@ from typing import List, Optional, Sequence, Set, Tuple
 
 from refdp.algorithms.binning import PublicBins
 from refdp.algorithms.derivation import (
-    model_budget,
-    NO_RANDOMNESS,
-    NOISY_SIZE,
-    check_plan_inputs,
-    check_trees,
-    check_voting,
-    check_weights,
-    fresh_ledger,
-    integer_counts,
-    receipt_children,
-    refuse,
-    replay_size,
+    model_budget, NO_RANDOMNESS, NOISY_SIZE, check_plan_inputs, check_trees, check_voting, check_weights,
+    fresh_ledger, integer_counts, receipt_children, refuse, replay_size
 )
 from refdp.algorithms.greedy import SPLIT_KEY, child_path, close_budget
 from refdp.algorithms.noisy_depth import (
-    DepthPlan,
+    DepthPlan
 )
 from refdp.mechanisms import exponential_charge, histogram_charges
 from refdp.privacy import Ledger, Partition
 from refdp.scoring import get_quality, monotone_under
 from refdp.tree import CategoricalSplit, IntervalSplit, Leaf, Node, TreeModel
 from refdp.algorithms.dpdf_plan import (
-    split_claims,
-    per_query_epsilon,
-    splits,
-    Q1_LABEL,
-    Q2_LABEL,
-    BUDGET_CLAIMS,
-    tree_plan,
+    split_claims, per_query_epsilon, splits, Q1_LABEL, Q2_LABEL, BUDGET_CLAIMS, tree_plan
 )
 
 __all__ = [

@@ -12,11 +12,7 @@ from typing import Mapping, Sequence, Tuple
 
 from refdp.algorithms.greedy import NodeCost, plan_units
 from refdp.algorithms.noisy_depth import (
-    DepthPlan,
-    laplace_variance,
-    mean_branching,
-    plan_depth,
-    size_share,
+    DepthPlan, laplace_variance, mean_branching, plan_depth, size_share
 )
 from refdp.engine import Engine
 from refdp.algorithms.registry import Param

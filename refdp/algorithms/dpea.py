@@ -68,24 +68,9 @@ from refdp.algorithms.derivation import NOISY_SIZE
 from refdp.algorithms.dpea_derive import derive_dpea, derive_with
 from refdp.algorithms.dpea_mcmc import run_chain
 from refdp.algorithms.dpea_plan import (
-    BUDGET_CLAIMS,
-    DEFAULT_MAX_SUBTREES,
-    LEAF,
-    LEAF_LABEL,
-    MONOTONE_CLAIMS,
-    SEARCHES,
-    SELECTION,
-    SELECTION_CLAIMS,
-    SOUND,
-    Rules,
-    Selections,
-    embedding_depth,
-    per_query_epsilon,
-    search_of,
-    selection_charge,
-    selections,
-    selections_of,
-    tree_plan,
+    BUDGET_CLAIMS, DEFAULT_MAX_SUBTREES, LEAF, LEAF_LABEL, MONOTONE_CLAIMS, SEARCHES, SELECTION, SELECTION_CLAIMS,
+    SOUND, Rules, Selections, embedding_depth, per_query_epsilon, search_of, selection_charge, selections,
+    selections_of, tree_plan
 )
 from refdp.algorithms.dpea_subtrees import QUALITY_SENSITIVITY, FactorisedSampler, Shape, exhaustive_subtrees
 from refdp.algorithms.greedy import child_path, close_budget
@@ -337,7 +322,7 @@ SPEC = register(
                 "equal-width intervals of each continuous attribute's public bounds (as in dpdf)",
                 minimum=2, maximum=1024,
             ),
-            *size_parameters(0.05, 6.0),
+            *size_parameters(0.05, 3.0),
         ),
         claims=CLAIMS,
         fit=fit_dpea,

@@ -7,28 +7,11 @@ from typing import Mapping, Optional, Tuple
 
 from refdp.algorithms.binning import PublicBins
 from refdp.algorithms.derivation import (
-    NO_RANDOMNESS,
-    NOISY_SIZE,
-    check_plan_inputs,
-    check_trees,
-    check_voting,
-    check_weights,
-    fresh_ledger,
-    integer_counts,
-    model_budget,
-    refuse,
-    replay_size,
+    NO_RANDOMNESS, NOISY_SIZE, check_plan_inputs, check_trees, check_voting, check_weights, fresh_ledger,
+    integer_counts, model_budget, refuse, replay_size
 )
 from refdp.algorithms.dpea_plan import (
-    BUDGET_CLAIMS,
-    LEAF_LABEL,
-    SOUND,
-    Rules,
-    Selections,
-    search_of,
-    selection_charge,
-    selections_of,
-    tree_plan,
+    BUDGET_CLAIMS, LEAF_LABEL, SOUND, Rules, Selections, search_of, selection_charge, selections_of, tree_plan
 )
 from refdp.algorithms.greedy import child_path, close_budget
 from refdp.algorithms.noisy_depth import DepthPlan

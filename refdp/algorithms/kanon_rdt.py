@@ -11,12 +11,27 @@ Prediction adds the released counts of the reached leaves over all trees
 (``"log-odds"``, the default; see :mod:`refdp.algorithms.private_rdt`);
 the structure options are private-rdt's.
 
-Plans from a noisy size (claim ``noisy-size-plan``, ``size_share`` > 0, the
-default): a 12-tree forest needs samples that fill its cells with k rows,
-which only large data sets have; a noisy size of the data chooses between
-the forest and one tree of one level (``small_beta``, ``small_k``).  Both
-are certified before anything is read and the receipt states the larger
-delta.
+A noisy class histogram (``size_share`` of epsilon, discrete Laplace) is
+released with the trees as a member of weight 0: the prior that log-odds
+voting starts from and that breaks ties, so a leaf, a tree or a whole
+forest whose counts were all suppressed predicts the noisy majority class,
+never the class listed first; its noise is drawn in the order of the class
+names, so listing the classes in another order changes no prediction.
+
+Plans (claim ``noisy-size-plan``): the number of trees, beta and k, when
+not given (the defaults), and the depth (up to ``max_depth``) follow from
+epsilon and the histogram's total N~ by a public rule.  For each N_t of 1,
+2, 4, ..., 32, beta and k are the pair with the fewest rows k / beta a cell
+needs to be released among a fixed list of betas, k the smallest that
+certifies the forest within ``max_delta`` (:func:`candidate_plans`); the
+noisy size then picks the plan with the most attribute tests N_t d whose
+sample fills its cells (:func:`choose_plan`; one tree of one level when
+only that one comes close), or, when none does, a second noisy histogram
+with the rest of epsilon.  Every plan is certified before
+anything is read and the receipt states the largest delta, so the defaults
+train at every epsilon.  With ``n_trees``, ``beta`` and ``k`` all given the
+forest is Algorithm 3's at depth ``max_depth`` (with ``size_share=0``,
+nothing else).
 
 Guarantee (claims ``lqs-sampling-suppression``, ``kanon-rdt-privacy``).
 Given its structure, a tree releases the counts of the data-independent map
@@ -63,12 +78,13 @@ is the step it changes.
 
 from __future__ import annotations
 
-from refdp.algorithms.kanon_plan import (
-    SIZE_CLAIMS,
-    Plan,
-    fills,
-    ChosenPlan,
-    choose_plan,
+from refdp.algorithms.kanon_guarantee import (
+    DEFAULT_MAX_DELTA, AUTO_K, DEFAULT_MAX_DEPTH, DEFAULT_SIZE_SHARE, DEFAULT_MIN_FILL, DEFAULT_BINS, TreeGuarantee,
+    tree_guarantee, Settings, receipt_delta, Advice, advise, certify
+)
+from refdp.algorithms.kanon_plans import (
+    Plan, PLAN_TREES, PLAN_BETAS, Given, candidate_plans, fills, choose_plan, PRIOR_LABEL, SIZE_LABEL, SECOND_LABEL,
+    class_histogram, class_histogram_charges, ChosenPlan, plans_of, kanon_plan
 )
 
 from dataclasses import dataclass
@@ -78,54 +94,23 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 from refdp.engine import REFERENCE, Engine
 from refdp.algorithms.binning import PublicBins
 from refdp.algorithms.rdt import (
-    RandomTreeBuilder,
-    base_columns,
-    check_structure,
-    forest_levels,
-    forest_weights,
+    RandomTreeBuilder, base_columns, check_structure, forest_levels, forest_weights
 )
 from refdp.algorithms.derivation import (
-    model_budget,
-    check_plan_inputs,
-    NO_RANDOMNESS,
-    NOISY_SIZE,
-    check_trees,
-    check_voting,
-    check_weights,
-    fresh_ledger,
-    integer_counts,
-    refuse,
-    replay_size,
-)
-from refdp.algorithms.kanon_plan import (
-    DEFAULT_MAX_DELTA,
-    DEFAULT_N_TREES,
-    DEFAULT_K,
-    DEFAULT_BETA,
-    DEFAULT_MAX_DEPTH,
-    DEFAULT_SMALL_K,
-    DEFAULT_SMALL_BETA,
-    DEFAULT_SIZE_SHARE,
-    DEFAULT_BINS,
-    TreeGuarantee,
-    tree_guarantee,
-    Settings,
-    receipt_delta,
-    Advice,
-    advise,
-    certify,
+    model_budget, check_plan_inputs, NOISY_SIZE, check_trees, check_voting, check_weights, fresh_ledger,
+    integer_counts, refuse
 )
 from refdp.algorithms.rdt_parameters import structure_parameters
-from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, register
 from refdp.algorithms.models import finish_model, start_ledger
-from refdp.data import Dataset
+from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, register
+from refdp.data import Dataset, Schema
 from refdp.errors import PrivacyError
 from refdp.params import MAX_DEPTH
 from refdp.mechanisms import bernoulli_positions
-from refdp.privacy import Charge, Ledger, Relation
+from refdp.privacy import Charge, Ledger, Relation, as_fraction
 from refdp.privacy.ledger import data_independent_charge, new_charge
 from refdp.rng import RandomSource
-from refdp.tree import Count, Node, TreeModel, leaves
+from refdp.tree import Count, Leaf, Node, TreeModel, leaves
 
 __all__ = [
     "DEFAULT_MAX_DELTA",
@@ -137,16 +122,23 @@ __all__ = [
     "advise",
     "certify",
     "Plan",
+    "PLAN_TREES",
+    "PLAN_BETAS",
+    "AUTO_K",
+    "Given",
+    "candidate_plans",
     "fills",
-    "ChosenPlan",
     "choose_plan",
+    "ChosenPlan",
+    "kanon_plan",
+    "class_histogram",
+    "fit_kanon_rdt",
+    "derive_kanon_rdt",
     "Suppression",
     "PER_CELL",
     "SOUND_CLAIMS",
     "SIZE_CLAIMS",
-    "fit_kanon_rdt",
     "grow_forest",
-    "derive_kanon_rdt",
     "derive_forest",
     "SPEC",
 ]
@@ -155,7 +147,8 @@ SOUND_CLAIMS = (
     "lqs-sampling-suppression", "lqs-delta-certified", "kanon-rdt-privacy", "exact-bernoulli-positions",
     "sequential-composition",
 )
-CLAIMS = SOUND_CLAIMS + SIZE_CLAIMS[:2]
+SIZE_CLAIMS = ("noisy-size-plan", "discrete-laplace-mechanism", "sequential-composition")
+CLAIMS = SOUND_CLAIMS + SIZE_CLAIMS[:2] + ("parallel-composition",)
 
 @dataclass(frozen=True)
 class Suppression:
@@ -185,9 +178,9 @@ PER_CELL = Suppression()
 """The paper's suppression, per (leaf, label) cell."""
 
 
-def _tree_charges(t: int, chosen: ChosenPlan, suppression: Suppression, max_delta: Param) -> Tuple[Charge, Charge]:
+def _tree_charges(t: int, plan: Plan, suppression: Suppression, max_delta: Param) -> Tuple[Charge, Charge]:
     """Tree ``t``'s two charges: its data-independent structure, and its sample and suppression."""
-    settings, guarantee = chosen.plan.settings, chosen.plan.guarantee
+    settings, guarantee = plan.settings, plan.guarantee
     scope = f"tree{t}"
     structure = data_independent_charge(
         label=f"tree {t}: random structure",
@@ -213,14 +206,20 @@ def _tree_charges(t: int, chosen: ChosenPlan, suppression: Suppression, max_delt
 
 
 def _reserve(ledger: Ledger, chosen: ChosenPlan) -> None:
-    """The delta of the plan this run did not choose, reserved on the whole data set."""
-    if chosen.plan.delta < chosen.total_delta:
+    """The delta of the plans this run did not choose, reserved on the whole data set."""
+    if chosen.delta < chosen.total_delta:
         ledger.charge(
-            label="reserved: the delta of the plan this run did not choose",
-            mechanism="reserved", epsilon=0, delta=chosen.total_delta - chosen.plan.delta, sensitivity=None,
+            label="reserved: the delta of the plans this run did not choose",
+            mechanism="reserved", epsilon=0, delta=chosen.total_delta - chosen.delta, sensitivity=None,
             claims=SIZE_CLAIMS,
-            note="the guarantee is the larger delta of the two plans, whichever the noisy size chose",
+            note="the guarantee is the largest delta of the plans, whichever the noisy size chose",
         )
+
+
+def _mean_histogram(prior: Sequence[int], second: Sequence[int], share: Fraction) -> Tuple[float, ...]:
+    """The inverse-variance mean of the two histograms (their Laplace variances go as 1 / epsilon^2)."""
+    a, b = share**2, (1 - share) ** 2
+    return tuple(float((a * x + b * y) / (a + b)) for x, y in zip(prior, second))
 
 
 def fit_kanon_rdt(
@@ -231,15 +230,21 @@ def fit_kanon_rdt(
     relation: Relation,
     engine: Engine = REFERENCE,
 ) -> TreeModel:
-    """Train N_t random decision trees on Bernoulli(beta) samples with counts below k suppressed.
+    """Train N_t random decision trees on Bernoulli(beta) samples with counts below k set to 0.
 
-    With ``size_share`` > 0, a noisy size of the data first chooses between
-    the forest (``n_trees``, ``beta``, ``k``, ``max_depth``) and one tree of
-    one level (``small_beta``, ``small_k``): both plans are certified
-    before anything is read, and the receipt states the larger delta
-    (claim ``noisy-size-plan``, :func:`choose_plan`).
+    ``size_share`` of epsilon buys a noisy class histogram, released as a
+    last member of weight 0 (the prior that log-odds voting starts from and
+    that breaks ties, so a fully suppressed forest predicts the noisy
+    majority class, not the class listed first).  Unless ``n_trees``,
+    ``beta`` and ``k`` are all given, its total N~ chooses the forest among
+    :func:`candidate_plans` (:func:`kanon_plan`), or, when no forest's
+    sample fills its cells, a second noisy histogram with the rest of
+    epsilon (the model is then one leaf, the two histograms' inverse-variance
+    mean); with all three given the forest is theirs at ``max_depth``.  Every
+    plan is certified before anything is read, and the receipt states the
+    largest delta (claim ``noisy-size-plan``).
 
-    ``engine`` supplies the noisy size's sampler and may keep the binned
+    ``engine`` supplies the noisy counts' sampler and may keep the binned
     columns with the data set (:meth:`PublicBins.binned_by`); the sample is drawn
     (:func:`~refdp.mechanisms.exact.bernoulli_positions`) and its rows are
     routed one by one on both engines, the lazily drawn structure's nodes
@@ -254,15 +259,53 @@ def grow_forest(
 ) -> TreeModel:
     """:func:`fit_kanon_rdt` with the leaves' counts released by ``suppression``."""
     schema = data.schema
-    categorical = str(params["categorical"])
-    voting = str(params["voting"])
-    bins = PublicBins.of(schema, int(params["bins"])) if params["continuous"] == "bins" else None
-    multiway = frozenset(bins.thresholds) if bins is not None else frozenset()
+    plans_of(schema, epsilon, params, relation)  # certified, or refused, before anything is drawn
+    share = as_fraction(params["size_share"], "size_share")
+    auto = not Given.of(params).fixed
     ledger = start_ledger(data, relation)
-    chosen = choose_plan(schema, epsilon, params, relation, len(data), engine, rng, ledger)
-    plan = chosen.plan
+    prior: Optional[Tuple[int, ...]] = None
+    if share > 0:
+        prior = class_histogram(data, share * epsilon, relation, engine, rng, ledger, SIZE_LABEL if auto else PRIOR_LABEL)
+    chosen = kanon_plan(schema, epsilon, params, relation, sum(prior) if auto and prior is not None else None)
+    if chosen.plan is None:
+        # No forest's sample fills its cells: the rest of epsilon buys one more noisy histogram.
+        assert prior is not None
+        second = class_histogram(data, (1 - share) * epsilon, relation, engine, rng, ledger, SECOND_LABEL)
+        trees: List[Node] = [Leaf(_mean_histogram(prior, second, share))]
+        weights = [1.0]
+    else:
+        trees, weights = _forest(data, chosen.plan, params, engine, rng, ledger, suppression)
+        if prior is not None:
+            trees.append(Leaf(prior))
+            weights.append(0.0)
+    _reserve(ledger, chosen)
+    model = finish_model(
+        SPEC.name, data, params, trees, ledger, budget=epsilon, weights=weights, voting=str(params["voting"]),
+        plan_inputs={NOISY_SIZE: chosen.noisy_size},
+    )
+    if model.receipt.delta != chosen.total_delta:
+        raise PrivacyError(
+            f"kanon-rdt checked delta {chosen.total_delta} but its ledger composed {model.receipt.delta}"
+        )
+    return model
+
+
+def _forest_weights(schema: Schema, plan: Plan, params: Mapping[str, Param]) -> List[float]:
+    if params["voting"] == "log-odds":
+        return forest_weights(schema.n_attributes, plan.settings.n_trees, plan.depth)
+    return [1.0] * plan.settings.n_trees
+
+
+def _forest(
+    data: Dataset, plan: Plan, params: Mapping[str, Param], engine: Engine, rng: RandomSource, ledger: Ledger,
+    suppression: Suppression,
+) -> Tuple[List[Node], List[float]]:
+    """The plan's trees (Algorithm 3) and their voting weights."""
+    schema = data.schema
+    bins = PublicBins.of(schema, int(params["bins"])) if params["continuous"] == "bins" else None
     settings, depth = plan.settings, plan.depth
     n_trees, k, beta = settings.n_trees, settings.k, settings.beta
+    multiway = frozenset(bins.thresholds) if bins is not None else frozenset()
     train = bins.binned_by(engine, data) if bins is not None else data
     columns, labels, rows = base_columns(train)
     n_classes = schema.n_classes
@@ -270,8 +313,10 @@ def grow_forest(
     trees: List[Node] = []
     levels = forest_levels(schema.n_attributes, n_trees, depth, rng) if params["structure"] == "per-level" else None
     for t in range(n_trees):
-        builder = RandomTreeBuilder(train.schema, depth, categorical, rng, multiway, None if levels is None else levels[t])
-        structure, sample = _tree_charges(t, chosen, suppression, params["max_delta"])
+        builder = RandomTreeBuilder(
+            train.schema, depth, str(params["categorical"]), rng, multiway, None if levels is None else levels[t]
+        )
+        structure, sample = _tree_charges(t, plan, suppression, params["max_delta"])
         ledger.record(structure)
         counts: Dict[int, List[int]] = {}
         for position in bernoulli_positions(beta, len(rows), rng):
@@ -285,31 +330,26 @@ def grow_forest(
         ledger.record(sample)
         tree = builder.build(lambda leaf: released.get(leaf, zeros), collapse_zeros=True)
         trees.append(bins.unbin(tree) if bins is not None else tree)
-    _reserve(ledger, chosen)
-    weights = forest_weights(schema.n_attributes, n_trees, depth) if voting == "log-odds" else ()
-    model = finish_model(
-        SPEC.name, data, params, trees, ledger, budget=epsilon, weights=weights, voting=voting,
-        plan_inputs={NOISY_SIZE: chosen.noisy_size},
-    )
-    if model.receipt.delta != chosen.total_delta:
-        raise PrivacyError(
-            f"kanon-rdt checked delta {chosen.total_delta} but its ledger composed {model.receipt.delta}"
-        )
-    return model
+    return trees, _forest_weights(schema, plan, params)
 
 
 def derive_kanon_rdt(model: TreeModel) -> Optional[Ledger]:
-    """The charges of the plan :func:`choose_plan` certifies and the released noisy size chooses.
+    """The charges of the plan :func:`kanon_plan` certifies and the released histogram's total chooses.
 
-    Each tree must be a structure the plan can draw (subtrees whose counts
-    are all suppressed shown as one zero leaf), with counts that are
-    sampled tallies after suppression: whole numbers, each 0 or at least k;
-    the weights and voting rule as the parameters say.
+    The noisy histogram's charges come first (when ``size_share`` > 0); the
+    plan is :func:`kanon_plan` of the model's plan input N~.  A forest's
+    trees must be structures the plan can draw (subtrees whose counts are
+    all suppressed shown as one zero leaf), with counts that are sampled
+    tallies after suppression: whole numbers, each 0 or at least k; then
+    comes the prior, one leaf of weight 0 whose counts total N~.  The histogram plan's model is one leaf.
 
     >>> from refdp.algorithms import train
     >>> from refdp.data import load
     >>> model = train("kanon-rdt", load("vote"), 1, rng=1)
     >>> derive_kanon_rdt(model).charges == model.receipt.charges
+    True
+    >>> small = train("kanon-rdt", load("vote").subset(range(40)), 1, rng=1)
+    >>> derive_kanon_rdt(small).charges == small.receipt.charges
     True
     """
     return derive_forest(model, PER_CELL)
@@ -319,21 +359,42 @@ def derive_forest(model: TreeModel, suppression: Suppression) -> Ledger:
     """:func:`derive_kanon_rdt` with the leaves' counts released by ``suppression``."""
     schema, params = model.schema, model.params
     ledger = fresh_ledger(model)
-    chosen = choose_plan(
-        schema, model_budget(model), params, ledger.relation, 0, replay_size(model), NO_RANDOMNESS, ledger,
-    )
-    settings, depth = chosen.plan.settings, chosen.plan.depth
+    budget = model_budget(model)
+    share = as_fraction(params["size_share"], "size_share")
+    auto = not Given.of(params).fixed
+    if share > 0:
+        for charge in class_histogram_charges(schema.classes, share * budget, ledger.relation, SIZE_LABEL if auto else PRIOR_LABEL):
+            ledger.record(charge)
+    noisy = model.plan_inputs.get(NOISY_SIZE)
+    if auto and not isinstance(noisy, int):
+        refuse(f"kanon-rdt's plan reads the noisy histogram's total, but the model states no plan input {NOISY_SIZE!r}")
+    chosen = kanon_plan(schema, budget, params, ledger.relation, noisy if auto else None)
     check_plan_inputs(model, {NOISY_SIZE: chosen.noisy_size})
-    check_trees(model, settings.n_trees)
-    voting = str(params["voting"])
-    check_voting(model, voting)
-    weights = forest_weights(schema.n_attributes, settings.n_trees, depth) if voting == "log-odds" else ()
-    check_weights(model, weights or [1.0] * settings.n_trees)
-    integer_counts(model, "sampled counts")
+    check_voting(model, str(params["voting"]))
+    if chosen.plan is None:
+        check_trees(model, 1)
+        check_weights(model, [1.0])
+        if not isinstance(model.trees[0], Leaf):
+            refuse("kanon-rdt's histogram plan releases one leaf, but the model's tree splits")
+        for charge in class_histogram_charges(schema.classes, (1 - share) * budget, ledger.relation, SECOND_LABEL):
+            ledger.record(charge)
+        _reserve(ledger, chosen)
+        return ledger
+    plan = chosen.plan
+    settings = plan.settings
+    check_trees(model, settings.n_trees + (1 if share > 0 else 0))
+    check_weights(model, _forest_weights(schema, plan, params) + ([0.0] if share > 0 else []))
+    integer_counts(model, "sampled counts and the noisy histogram")
+    if share > 0:
+        last = model.trees[-1]
+        if not isinstance(last, Leaf):
+            refuse("kanon-rdt's last member is the noisy class histogram, one leaf, but the model's splits")
+        if auto and sum(int(c) for c in last.counts) != noisy:
+            refuse(f"the noisy class histogram totals {sum(int(c) for c in last.counts)}, not the plan input {noisy}")
     bins = PublicBins.of(schema, int(params["bins"])).thresholds if params["continuous"] == "bins" else None
-    for t, tree in enumerate(model.trees):
+    for t, tree in enumerate(model.trees[: settings.n_trees]):
         check_structure(
-            tree, schema, depth, str(params["categorical"]), bins, params["structure"] == "per-level",
+            tree, schema, plan.depth, str(params["categorical"]), bins, params["structure"] == "per-level",
             collapsed=True, where=f"tree {t}",
         )
         for leaf in leaves(tree):
@@ -344,7 +405,7 @@ def derive_forest(model: TreeModel, suppression: Suppression) -> Ledger:
                     f"tree {t} has a leaf with counts {counts}, which suppression below k={settings.k} cannot "
                     "release (each is 0 or at least k)"
                 )
-        for charge in _tree_charges(t, chosen, suppression, params["max_delta"]):
+        for charge in _tree_charges(t, plan, suppression, params["max_delta"]):
             ledger.record(charge)
     _reserve(ledger, chosen)
     return ledger
@@ -360,23 +421,35 @@ SPEC = register(
                 "sound", True, "suppression per (leaf, label) cell, as in the paper",
                 claims=(
                     "discrete-laplace-mechanism", "exact-bernoulli-positions", "kanon-rdt-privacy",
-                    "lqs-delta-certified", "lqs-sampling-suppression", "noisy-size-plan", "sequential-composition",
+                    "lqs-delta-certified", "lqs-sampling-suppression", "noisy-size-plan", "parallel-composition",
+                    "sequential-composition",
                 ),
             ),
         ),
         parameters=(
             Parameter("variant", str, "sound", "which variant to run", ("sound",)),
-            Parameter("n_trees", int, DEFAULT_N_TREES, "number of trees N_t, each on its own sample", minimum=1,
-                      maximum=1000),
             Parameter(
-                "max_depth", int, DEFAULT_MAX_DEPTH, "depth of every tree; -1 means half the number of attributes",
+                "n_trees", int, 0,
+                "number of trees N_t, each on its own sample; 0: chosen from epsilon and a noisy size (a power of "
+                "2 up to 32)",
+                minimum=0, maximum=1000,
+            ),
+            Parameter(
+                "max_depth", int, DEFAULT_MAX_DEPTH,
+                "depth of every tree (at most, unless n_trees, beta and k are all given); -1 means half the "
+                "number of attributes",
                 minimum=-1, maximum=MAX_DEPTH,
             ),
-            Parameter("k", int, DEFAULT_K, "suppression threshold: counts below k are set to 0 (0 = none)",
-                      minimum=0, maximum=10**9),
             Parameter(
-                "beta", float, DEFAULT_BETA, "sampling probability beta in (0, 1)",
-                minimum=0.0, maximum=1.0, minimum_open=True, maximum_open=True,
+                "k", int, AUTO_K,
+                "suppression threshold: counts below k are set to 0 (0 = none); -1: the smallest k that certifies "
+                "the forest within max_delta",
+                minimum=-1, maximum=10**9,
+            ),
+            Parameter(
+                "beta", float, 0.0,
+                "sampling probability beta in (0, 1); 0: chosen with k, the fewest rows k / beta a cell needs",
+                minimum=0.0, maximum=1.0, maximum_open=True,
             ),
             Parameter(
                 "max_delta", float, DEFAULT_MAX_DELTA,
@@ -385,22 +458,18 @@ SPEC = register(
             ),
             Parameter(
                 "size_share", float, DEFAULT_SIZE_SHARE,
-                "share of epsilon spent on a noisy size that chooses between the forest and one tree of one "
-                "level (small_beta, small_k); 0: always the forest, nothing spent",
+                "share of epsilon spent on a noisy class histogram: the prior every prediction starts from (a "
+                "suppressed forest predicts its largest class) and the noisy size that chooses the settings not "
+                "given; 0: none (then give n_trees, beta and k)",
                 minimum=0.0, maximum=1.0, maximum_open=True,
             ),
             Parameter(
-                "min_fill", float, 1.0,
-                "m: the forest is chosen when N~ beta >= m k |C| B (a tree's sample fills the cells of an "
-                "average split, B children, with m k rows each)",
-                minimum=0.0, maximum=1e6,
+                "min_fill", float, DEFAULT_MIN_FILL,
+                "m: a chosen forest needs N~ beta >= m k |C| B^d (a tree's sample fills its "
+                "(leaf, class) cells, B children per split, d levels, with m k rows each); else one tree of one "
+                "level if its sample fills m k / 2",
+                minimum=0.0, minimum_open=True, maximum=1e6,
             ),
-            Parameter(
-                "small_beta", float, DEFAULT_SMALL_BETA, "sampling probability of the one-tree plan",
-                minimum=0.0, maximum=1.0, minimum_open=True, maximum_open=True,
-            ),
-            Parameter("small_k", int, DEFAULT_SMALL_K, "suppression threshold of the one-tree plan", minimum=0,
-                      maximum=10**9),
             *structure_parameters(DEFAULT_BINS),
         ),
         claims=CLAIMS,

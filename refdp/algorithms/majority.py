@@ -24,19 +24,14 @@ from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, 
 from refdp.algorithms.models import finish_model, start_ledger
 from refdp.algorithms.root_law import CountsLaw, RootCountsLaw, mixed_counts
 from refdp.data import Dataset
-from refdp.mechanisms import NoiseKind, histogram_charges
+from refdp.mechanisms import NoiseKind, cell_epsilon, histogram_charges
 from refdp.privacy import Ledger, Relation
 from refdp.rng import RandomSource
 from refdp.tree import Leaf, TreeModel
 
-__all__ = ["fit_noisy_majority", "derive_noisy_majority", "cell_epsilon", "root_counts_law", "SPEC"]
+__all__ = ["fit_noisy_majority", "derive_noisy_majority", "root_counts_law", "SPEC"]
 
 CLAIMS = ("discrete-laplace-mechanism", "laplace-mechanism", "parallel-composition")
-
-
-def cell_epsilon(epsilon: Fraction, relation: Relation) -> Fraction:
-    """The budget of each class cell: epsilon under add-remove, epsilon/2 under substitute."""
-    return epsilon if relation is Relation.ADD_REMOVE else epsilon / 2
 
 
 def fit_noisy_majority(

@@ -20,11 +20,7 @@ from refdp.errors import InvalidParameterError, ModelError, PrivacyError
 from refdp.params import Param
 from refdp.algorithms.registry import AlgorithmSpec, get_algorithm
 from refdp.algorithms.derivation import (
-    MISSING_VALUE_RULE,
-    charge_difference,
-    leak_difference,
-    missing_value_charge,
-    missing_value_label,
+    MISSING_VALUE_RULE, charge_difference, leak_difference, missing_value_charge, missing_value_label
 )
 from refdp.privacy import Ledger, Relation, receipt_from_ledger
 from refdp.tree import Node, TreeModel, decode_model, read_model_json

@@ -1,7 +1,7 @@
 """The depth of a tree from a noisy size of the data: shallower trees on data too small for their depth.
 
 A DP tree of depth d releases about L(d) |C| noisy class counts (L(d)
-leaves, |C| classes).  When the average count N / (L(d) |C|) is small
+leaves, |C| classes).  When the rows a leaf holds, N / L(d), are few
 against the standard deviation of the noise on what a leaf says (which
 grows with d, because more levels share the budget), the leaves mostly
 say noise, and the tree predicts worse than the noisy majority class would
@@ -11,12 +11,18 @@ eps); :func:`plan_depth` applies one once, before the tree is grown, to the
 whole plan, with a public margin s (``leaf_sigmas``):
 
     N~ = |D| + DLap(1 / (share * epsilon))                     (one count, the whole data)
-    d* = max { d in 0..D : N~ > 0 and (N~ / (L(d) |C|))^2 >= s^2 V(d) }     (0 when no d passes)
+    d* = max { d in 0..D : N~ > 0 and N~^2 >= s^2 V(d) L(d)^2 |C| }     (0 when no d passes)
 
-where V(d) is the variance of the noise on one leaf's class count when the
-tree (or forest) is planned for depth d with the remaining budget
-(1 - share) epsilon: 2 / epsilon_c(d)^2 for one Laplace count of budget
-epsilon_c(d), divided by N_t for a forest whose N_t trees each say
+that is, the average leaf size divided by sqrt(|C|) stands s standard
+deviations out of the noise.  (The rule of issue 19 divided by |C|: a
+leaf's class counts, on average.  What a leaf predicts is its largest
+count, which stands out of the noise long before every class's count
+does; with |C| in full the rule sent 150-row sets of 3 classes to depth 0,
+and sqrt(|C|) is what cross-validation on the tuning corpus chose,
+docs/results.md.)  V(d) is the variance of the noise on one leaf's class
+count when the tree (or forest) is planned for depth d with the remaining
+budget (1 - share) epsilon: 2 / epsilon_c(d)^2 for one Laplace count of
+budget epsilon_c(d), divided by N_t for a forest whose N_t trees each say
 something about the row.  The tree is then grown to depth at most d* with
 the remaining budget.  d* is a function of the released N~ and public
 values, so the whole is (share epsilon) + ((1 - share) epsilon) = epsilon
@@ -45,6 +51,7 @@ from refdp.rng import RandomSource
 __all__ = [
     "DepthPlan",
     "plan_depth",
+    "noisy_size",
     "choose_depth",
     "tree_budget",
     "passes",
@@ -67,8 +74,8 @@ def size_parameters(share: float, sigmas: float) -> Tuple[Parameter, Parameter]:
         ),
         Parameter(
             "leaf_sigmas", float, sigmas,
-            "s: the depth is the deepest whose average (leaf, class) count is at least s standard deviations "
-            "of its noise (with size_share > 0)",
+            "s: the depth is the deepest whose average leaf size over sqrt(classes) is at least s standard "
+            "deviations of its noise (with size_share > 0)",
             minimum=0.0, maximum=1000.0,
         ),
     )
@@ -105,9 +112,14 @@ def mean_branching(schema: Schema, continuous: int, binary: bool = False) -> Fra
 
 
 def passes(noisy_size: int, leaves: Fraction, n_classes: int, variance: Fraction, sigmas: Fraction) -> bool:
-    """N~ > 0 and (N~ / (L |C|))^2 >= s^2 V, decided exactly in rationals."""
-    cells = leaves * n_classes
-    return noisy_size > 0 and noisy_size * noisy_size >= sigmas * sigmas * variance * cells * cells
+    """N~ > 0 and N~^2 >= s^2 V L^2 |C|, decided exactly in rationals.
+
+    >>> passes(150, Fraction(2), 3, Fraction(2), Fraction(3))  # 150^2 = 22500 >= 9 x 2 x 4 x 3
+    True
+    >>> passes(150, Fraction(64), 3, Fraction(2), Fraction(3))  # 22500 < 9 x 2 x 4096 x 3
+    False
+    """
+    return noisy_size > 0 and noisy_size * noisy_size >= sigmas * sigmas * variance * leaves * leaves * n_classes
 
 
 def laplace_variance(epsilon: Fraction) -> Fraction:
@@ -144,13 +156,22 @@ def plan_depth(
     charged on the whole data set.
     """
     left = tree_budget(epsilon, share)
-    if share == 0:
+    noisy = noisy_size(size, epsilon, share, engine, rng, ledger)
+    if noisy is None:
         return DepthPlan(max_depth, epsilon, None)
-    noisy = discrete_laplace_mechanism(
+    return DepthPlan(choose_depth(noisy, left, sigmas, max_depth, n_classes, leaves, variance), left, noisy)
+
+
+def noisy_size(
+    size: int, epsilon: Fraction, share: Fraction, engine: Engine, rng: RandomSource, ledger: Ledger
+) -> Optional[int]:
+    """N~ = ``size`` + DLap(1 / (share epsilon)), charged on the whole data set; None (nothing drawn) at share 0."""
+    if share == 0:
+        return None
+    return discrete_laplace_mechanism(
         size, epsilon=share * epsilon, rng=rng, ledger=ledger, label="noisy size N~ of the data (caps the depth)",
         claims=CLAIMS, sampler=engine.discrete_laplace,
     )
-    return DepthPlan(choose_depth(noisy, left, sigmas, max_depth, n_classes, leaves, variance), left, noisy)
 
 
 def choose_depth(

@@ -21,12 +21,18 @@ al.'s; ``continuous="bins"`` (the default) cuts a continuous attribute into
 ``bins`` public equal-width bins and splits it one child per bin, once per
 path, ``"threshold"`` draws Fan et al.'s thresholds.
 
-Depth from a noisy size (claim ``noisy-size-plan``): ``size_share`` of
-epsilon buys a noisy count of the rows, which caps the depth at the deepest
-d whose average (leaf, class) count stands ``leaf_sigmas`` standard
-deviations out of the forest's noise; a forest made shallower keeps its
+Plan from a noisy size (claim ``noisy-size-plan``, :func:`plan_forest`):
+``size_share`` of epsilon buys a noisy count of the rows, which caps the
+depth at the deepest d whose average leaf (over sqrt(|C|)) stands
+``leaf_sigmas`` standard deviations out of the forest's noise
+(:mod:`refdp.algorithms.noisy_depth`); a forest made shallower keeps its
 N_t max_depth attribute tests with ceil(N_t max_depth / d) trees, and
-d = 0 is one noisy histogram.  The trees then share the rest of epsilon.
+d = 0 is one noisy histogram.  With ``categorical`` and ``continuous`` at
+``auto`` (the defaults) the rule is applied to wide splits (one child per
+value or public bin) and to narrow ones (value-vs-rest, random thresholds),
+and the forest whose trees get the more leaves is grown: small data sets
+get binary trees that can go deeper.  The trees then share the rest of
+epsilon.
 
 Budget (claim ``private-rdt-budget``).  The trees are released one after
 another on the same rows: sequential composition, each tree is a scope
@@ -54,39 +60,21 @@ from typing import List, Mapping, Optional, Tuple
 
 from refdp.engine import REFERENCE, Engine
 from refdp.algorithms.rdt import (
-    RandomTreeBuilder,
-    check_structure,
-    forest_levels,
-    forest_weights,
-    resolve_max_depth,
-    worst_case_leaves,
+    RandomTreeBuilder, check_structure,
+    forest_levels, forest_weights, resolve_max_depth, worst_case_leaves
 )
 from refdp.algorithms.binning import PublicBins
 from refdp.algorithms.noisy_depth import (
-    laplace_variance,
-    mean_branching,
-    plan_depth,
-    size_parameters,
-    size_share,
+    choose_depth, laplace_variance, mean_branching, noisy_size, size_parameters, size_share, tree_budget
 )
 from refdp.algorithms.derivation import (
-    model_budget,
-    check_plan_inputs,
-    NO_RANDOMNESS,
-    NOISY_SIZE,
-    check_trees,
-    check_voting,
-    check_weights,
-    fresh_ledger,
-    integer_counts,
-    n_leaves,
-    refuse,
-    replay_size,
+    model_budget, check_plan_inputs, NO_RANDOMNESS, NOISY_SIZE, check_trees, check_voting, check_weights,
+    fresh_ledger, integer_counts, n_leaves, refuse, replay_size
 )
-from refdp.algorithms.rdt_parameters import structure_parameters
-from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, register
+from refdp.algorithms.rdt_parameters import AUTO, structure_parameters
 from refdp.algorithms.models import finish_model, start_ledger
-from refdp.data import Dataset, Schema
+from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, register
+from refdp.data import CategoricalAttribute, Dataset, Schema
 from refdp.errors import InvalidParameterError
 from refdp.params import MAX_DEPTH
 from refdp.mechanisms import NoiseKind, cells_charge
@@ -95,7 +83,7 @@ from refdp.privacy.ledger import data_independent_charge
 from refdp.rng import RandomSource
 from refdp.tree import Count, Node, TreeModel
 
-__all__ = ["fit_private_rdt", "derive_private_rdt", "forest_plan", "ForestPlan", "SPEC"]
+__all__ = ["fit_private_rdt", "derive_private_rdt", "forest_plan", "split_kinds", "ForestPlan", "SPEC"]
 
 CLAIMS = (
     "private-rdt-budget",
@@ -107,55 +95,139 @@ CLAIMS = (
 )
 
 
+WIDE = ("multiway", "bins")
+"""The split kinds ``auto`` means on data that can fill their leaves: one child per value or public bin."""
+
+NARROW = ("binary", "threshold")
+"""... and on data too small for them: value-vs-rest and random thresholds, two children per split."""
+
+
 @dataclass(frozen=True)
 class ForestPlan:
-    """What the noisy size leaves of the forest: its depth, number of trees and the epsilon of each cell."""
+    """What the noisy size leaves of the forest: split kinds, depth, number of trees and the epsilon of each cell."""
 
+    categorical: str
+    continuous: str
     depth: int
     n_trees: int
     per_cell: Fraction
     noisy_size: Optional[int]
 
 
+def split_kinds(params: Mapping[str, Param]) -> Tuple[Tuple[str, str], ...]:
+    """The (categorical, continuous) split kinds the plan may use, the wide ones first.
+
+    ``auto`` is multiway or binary for categorical attributes and bins or
+    threshold for continuous ones; a kind that is given stays in both.
+
+    >>> split_kinds({"categorical": "auto", "continuous": "auto"})
+    (('multiway', 'bins'), ('binary', 'threshold'))
+    >>> split_kinds({"categorical": "binary", "continuous": "auto"})
+    (('binary', 'bins'), ('binary', 'threshold'))
+    """
+    categorical, continuous = str(params["categorical"]), str(params["continuous"])
+    kinds = [
+        (categorical if categorical != AUTO else wide[0], continuous if continuous != AUTO else wide[1])
+        for wide in (WIDE, NARROW)
+    ]
+    return tuple(dict.fromkeys(kinds))
+
+
+def _leaves_bound(schema: Schema, kinds: Tuple[str, str], max_depth: int, bins: int) -> int:
+    """The most leaves a tree with these split kinds can have (:func:`~refdp.algorithms.rdt.worst_case_leaves`)."""
+    if kinds[1] != "bins":
+        return worst_case_leaves(schema, max_depth, kinds[0])
+    binned = PublicBins.of(schema, bins)
+    return worst_case_leaves(binned.binned_schema(), max_depth, kinds[0], frozenset(binned.thresholds))
+
+
+def _refuse_leaves(schema: Schema, kind: Tuple[str, str], max_depth: int, params: Mapping[str, Param]) -> None:
+    categorical, continuous = kind
+    binned_attributes = continuous == "bins" and any(not isinstance(a, CategoricalAttribute) for a in schema.attributes)
+    shape = f"{categorical} categorical splits"
+    shape += f" and {int(params['bins'])} bins per continuous attribute" if binned_attributes else ""
+    remedies = ["lower max_depth"]
+    remedies += ["use categorical=binary"] if categorical != "binary" else []
+    remedies += ["use fewer bins or continuous=threshold"] if binned_attributes else []
+    bound = _leaves_bound(schema, kind, max_depth, int(params["bins"]))
+    raise InvalidParameterError(
+        f"a private-rdt tree of depth {max_depth} with {shape} can have {bound} leaves, "
+        f"more than max_leaves={int(params['max_leaves'])}; every leaf gets noise, so {', '.join(remedies)}, "
+        "or raise max_leaves"
+    )
+
+
+def check_leaves(schema: Schema, params: Mapping[str, Param]) -> None:
+    """Refuse, before anything is drawn, split kinds the caller gave whose trees could exceed ``max_leaves``."""
+    if AUTO in (params["categorical"], params["continuous"]):
+        return  # forest_plan leaves out the kinds it chose that are too wide
+    max_depth = resolve_max_depth(schema, int(params["max_depth"]))
+    for kind in split_kinds(params):
+        if _leaves_bound(schema, kind, max_depth, int(params["bins"])) > int(params["max_leaves"]):
+            _refuse_leaves(schema, kind, max_depth, params)
+
+
 def forest_plan(
     schema: Schema, epsilon: Fraction, params: Mapping[str, Param], relation: Relation, size: int,
     engine: Engine, rng: RandomSource, ledger: Ledger,
 ) -> ForestPlan:
-    """The forest's plan: a noisy size of the ``size`` rows (charged to ``ledger``) caps the depth.
+    """The forest's plan: a noisy size of the ``size`` rows (charged to ``ledger``) chooses the kinds and depth.
 
-    A function of public values and the released noisy size only: a
-    verifier calls it with :func:`~refdp.algorithms.derivation.replay_size`.
+    For each allowed pair of split kinds (:func:`split_kinds`), the deepest
+    d <= ``max_depth`` whose average leaf stands out of the forest's noise
+    (:func:`~refdp.algorithms.noisy_depth.choose_depth`, with
+    ceil(N_t max_depth / d) trees at depth d); the plan is the pair whose
+    trees then have the most leaves (B^d for a mean branching B; a tie goes
+    to the wider kinds).  Kinds whose trees could have more than
+    ``max_leaves`` leaves are left out when ``auto`` chose them.  Without a
+    noisy size (``size_share=0``) the trees are the first kinds' at
+    ``max_depth``.  A function of public values and the released noisy size
+    only: a verifier calls it with :func:`~refdp.algorithms.derivation.replay_size`.
 
     >>> from refdp.algorithms.derivation import NO_RANDOMNESS
     >>> from refdp.data import load
     >>> from refdp.engine import REFERENCE
     >>> from refdp.privacy import Ledger
     >>> plan = forest_plan(load("vote").schema, Fraction(1), {"n_trees": 10, "max_depth": 3, "continuous": "bins",
-    ...                    "bins": 10, "categorical": "multiway", "size_share": 0.0, "leaf_sigmas": 2.5},
-    ...                    Relation.ADD_REMOVE, 435, REFERENCE, NO_RANDOMNESS, Ledger())
-    >>> plan.depth, plan.n_trees, plan.per_cell
-    (3, 10, Fraction(1, 10))
+    ...                    "bins": 10, "categorical": "multiway", "size_share": 0.0, "leaf_sigmas": 2.5,
+    ...                    "max_leaves": 16384}, Relation.ADD_REMOVE, 435, REFERENCE, NO_RANDOMNESS, Ledger())
+    >>> plan.categorical, plan.depth, plan.n_trees, plan.per_cell
+    ('multiway', 3, 10, Fraction(1, 10))
     """
     n_trees = int(params["n_trees"])
     max_depth = resolve_max_depth(schema, int(params["max_depth"]))
-    binned = params["continuous"] == "bins"
-    branching = mean_branching(schema, int(params["bins"]) if binned else 2, binary=params["categorical"] == "binary")
+    bins = int(params["bins"])
     share, sigmas = size_share(params)
+    left = tree_budget(epsilon, share)
     relation_factor = 1 if relation is Relation.ADD_REMOVE else 2
+    kinds = list(split_kinds(params))
+    allowed = [k for k in kinds if _leaves_bound(schema, k, max_depth, bins) <= int(params["max_leaves"])]
+    if not allowed:
+        _refuse_leaves(schema, kinds[-1], max_depth, params)
+    noisy = noisy_size(size, epsilon, share, engine, rng, ledger)
 
     def trees_at(d: int) -> int:
         # A shallower forest keeps its number of attribute tests (N_t D) with more trees; no test, one leaf.
         return -(-n_trees * max_depth // d) if d > 0 else 1
 
-    plan = plan_depth(
-        size, epsilon, share, sigmas, max_depth, schema.n_classes,
-        leaves=lambda d: branching**d,
-        variance=lambda d, budget: laplace_variance(budget / (relation_factor * trees_at(d))) / trees_at(d),
-        engine=engine, rng=rng, ledger=ledger,
-    )
-    depth = plan.depth
+    best: Optional[Tuple[Fraction, Tuple[str, str], int]] = None
+    for kind in allowed:
+        branching = mean_branching(schema, bins if kind[1] == "bins" else 2, binary=kind[0] == "binary")
+        if noisy is None:
+            depth = max_depth
+        else:
+            depth = choose_depth(
+                noisy, left, sigmas, max_depth, schema.n_classes, leaves=lambda d: branching**d,
+                variance=lambda d, budget: laplace_variance(budget / (relation_factor * trees_at(d))) / trees_at(d),
+            )
+        if best is None or branching**depth > best[0]:
+            best = (branching**depth, kind, depth)
+        if noisy is None:
+            break
+    assert best is not None
+    _, (categorical, continuous), depth = best
     n_trees = trees_at(depth) if depth < max_depth else n_trees
-    return ForestPlan(depth, n_trees, plan.epsilon / (relation_factor * n_trees), plan.noisy_size)
+    return ForestPlan(categorical, continuous, depth, n_trees, left / (relation_factor * n_trees), noisy)
 
 
 def _structure_charge(t: int, n_leaves: int) -> Charge:
@@ -180,31 +252,16 @@ def fit_private_rdt(
 ) -> TreeModel:
     """Train N_t random decision trees and release every leaf's class counts with noise."""
     schema = data.schema
-    max_leaves = int(params["max_leaves"])
-    max_depth = resolve_max_depth(schema, int(params["max_depth"]))
-    categorical = str(params["categorical"])
+    check_leaves(schema, params)
     noise = str(params["noise"])
     voting = str(params["voting"])
-    binned = params["continuous"] == "bins"
-    bins = PublicBins.of(schema, int(params["bins"])) if binned else None
-    train = bins.binned_by(engine, data) if bins is not None else data
-    multiway = frozenset(bins.thresholds) if bins is not None else frozenset()
-    leaves_bound = worst_case_leaves(train.schema, max_depth, categorical, multiway)
-    if leaves_bound > max_leaves:
-        binned_attributes = bins is not None and bool(bins.thresholds)
-        shape = f"{categorical} categorical splits"
-        shape += f" and {int(params['bins'])} bins per continuous attribute" if binned_attributes else ""
-        remedies = ["lower max_depth"]
-        remedies += ["use categorical=binary"] if categorical != "binary" else []
-        remedies += ["use fewer bins or continuous=threshold"] if binned_attributes else []
-        raise InvalidParameterError(
-            f"a private-rdt tree of depth {max_depth} with {shape} can have {leaves_bound} leaves, "
-            f"more than max_leaves={max_leaves}; every leaf gets noise, so {', '.join(remedies)}, "
-            "or raise max_leaves"
-        )
     ledger = start_ledger(data, relation)
     plan = forest_plan(schema, epsilon, params, relation, len(data), engine, rng, ledger)
     depth, n_trees, per_cell = plan.depth, plan.n_trees, plan.per_cell
+    categorical = plan.categorical
+    bins = PublicBins.of(schema, int(params["bins"])) if plan.continuous == "bins" else None
+    train = bins.binned_by(engine, data) if bins is not None else data
+    multiway = frozenset(bins.thresholds) if bins is not None else frozenset()
     counts = engine.counts(train)
     rows = counts.root()
     classes = schema.classes
@@ -261,10 +318,10 @@ def derive_private_rdt(model: TreeModel) -> Optional[Ledger]:
     noise: NoiseKind = "laplace" if params["noise"] == "laplace" else "discrete-laplace"
     if noise == "discrete-laplace":
         integer_counts(model, "discrete Laplace counts")
-    bins = PublicBins.of(schema, int(params["bins"])).thresholds if params["continuous"] == "bins" else None
+    bins = PublicBins.of(schema, int(params["bins"])).thresholds if plan.continuous == "bins" else None
     for t, tree in enumerate(model.trees):
         check_structure(
-            tree, schema, plan.depth, str(params["categorical"]), bins, params["structure"] == "per-level",
+            tree, schema, plan.depth, plan.categorical, bins, params["structure"] == "per-level",
             collapsed=False, where=f"tree {t}",
         )
         leaves = n_leaves(tree)
@@ -299,8 +356,8 @@ SPEC = register(
                 "(Fan et al.)",
                 minimum=-1, maximum=MAX_DEPTH,
             ),
-            *structure_parameters(10),
-            *size_parameters(0.05, 2.5),
+            *structure_parameters(10, auto=True),
+            *size_parameters(0.05, 1.5),
             Parameter(
                 "max_leaves", int, 16384,
                 "refuse settings whose trees could have more leaves than this (each leaf gets noise)",

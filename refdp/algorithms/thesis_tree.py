@@ -58,30 +58,15 @@ from fractions import Fraction
 from typing import List, Mapping, Optional, Sequence, Tuple, Type
 
 from refdp.algorithms.derivation import (
-    NOISY_SIZE,
+    NOISY_SIZE
 )
 from refdp.algorithms.thesis_tree_derive import Rederivation, derive_thesis_tree, walk_charges
 from refdp.algorithms.thesis_tree_plan import (
-    SOUND_INTERNAL,
-    SOUND_LEAF,
-    NODE_COUNTS,
-    SPLIT_LABEL,
-    COUNTS_LABEL,
-    BUDGET_CLAIMS,
-    per_query_epsilon,
-    level_epsilons,
-    stops,
-    TreePlan,
-    tree_plan,
-    value_vs_rest,
-    Candidates,
-    depth_plan,
+    SOUND_INTERNAL, SOUND_LEAF, NODE_COUNTS, SPLIT_LABEL, COUNTS_LABEL, BUDGET_CLAIMS, per_query_epsilon,
+    level_epsilons, stops, TreePlan, tree_plan, value_vs_rest, Candidates, depth_plan
 )
 from refdp.algorithms.greedy import (
-    grid_parameter,
-    child_path,
-    close_budget,
-    threshold_conditions,
+    grid_parameter, child_path, close_budget, threshold_conditions
 )
 from refdp.algorithms.noisy_depth import size_parameters
 from refdp.engine import REFERENCE, Engine, NodeCounts, Rows
@@ -91,7 +76,7 @@ from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset, Schem
 from refdp.data.grid import Threshold, ceil_float
 from refdp.params import MAX_DEPTH
 from refdp.mechanisms import (
-    exponential_mechanism,
+    exponential_mechanism
 )
 from refdp.privacy import Ledger, Partition, Relation
 from refdp.rng import RandomSource
@@ -331,7 +316,7 @@ SPEC = register(
                 "level alike, as in the thesis",
                 minimum=0.001, maximum=1000.0,
             ),
-            *size_parameters(0.05, 4.0),
+            *size_parameters(0.05, 3.0),
         ),
         claims=CLAIMS,
         fit=fit_thesis_tree,

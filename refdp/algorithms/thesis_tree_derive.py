@@ -6,40 +6,20 @@ from fractions import Fraction
 from typing import Mapping, Optional, Tuple, Type
 
 from refdp.algorithms.derivation import (
-    model_budget,
-    check_plan_inputs,
-    NO_RANDOMNESS,
-    NOISY_SIZE,
-    check_trees,
-    check_voting,
-    check_weights,
-    fresh_ledger,
-    grid_index,
-    integer_counts,
-    refuse,
-    replay_size,
+    model_budget, check_plan_inputs, NO_RANDOMNESS, NOISY_SIZE, check_trees, check_voting, check_weights,
+    fresh_ledger, grid_index, integer_counts, refuse, replay_size
 )
 from refdp.algorithms.thesis_tree_plan import (
-    SPLIT_LABEL,
-    COUNTS_LABEL,
-    BUDGET_CLAIMS,
-    stops,
-    TreePlan,
-    tree_plan,
-    Candidates,
-    depth_plan,
+    SPLIT_LABEL, COUNTS_LABEL, BUDGET_CLAIMS, stops, TreePlan, tree_plan, Candidates, depth_plan
 )
 from refdp.algorithms.greedy import (
-    child_path,
-    close_budget,
-    threshold_conditions,
+    child_path, close_budget, threshold_conditions
 )
 from refdp.algorithms.registry import Param
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Schema
 from refdp.data.grid import Threshold
 from refdp.mechanisms import (
-    exponential_charge,
-    histogram_charges,
+    exponential_charge, histogram_charges
 )
 from refdp.privacy import Ledger, Partition
 from refdp.tree import Leaf, Node, ThresholdSplit, TreeModel, ValueSplit

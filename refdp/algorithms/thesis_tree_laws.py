@@ -15,15 +15,8 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 from refdp.algorithms.derivation import NO_RANDOMNESS
 from refdp.algorithms.registry import Param
 from refdp.algorithms.root_law import (
-    TAIL,
-    CountsLaw,
-    PlanBranch,
-    RootCountsLaw,
-    RootSplitLaw,
-    SplitCandidate,
-    SplitLaw,
-    mixed_counts,
-    noisy_size_plans,
+    TAIL, CountsLaw, PlanBranch, RootCountsLaw, RootSplitLaw, SplitCandidate, SplitLaw, mixed_counts,
+    noisy_size_plans
 )
 from refdp.algorithms.thesis_tree_plan import Candidates, TreePlan, depth_plan, stops, tree_plan
 from refdp.data import CategoricalAttribute, Dataset, Schema
@@ -116,10 +109,10 @@ def root_split_law(
 
     >>> from refdp.algorithms import get_algorithm
     >>> from refdp.data import load
-    >>> params = get_algorithm("thesis-tree").resolve({"size_share": 0.05, "leaf_sigmas": 4, "max_depth": 6})
+    >>> params = get_algorithm("thesis-tree").resolve({"size_share": 0.05, "leaf_sigmas": 3, "max_depth": 6})
     >>> law = root_split_law(load("vote"), Fraction(1, 5), params, Relation.ADD_REMOVE)
     >>> [(b.plan, round(b.weight, 3)) for b in law.branches if b.weight > 1e-6]
-    [('depth 0, quality max', 0.07), ('depth 1, quality max', 0.899), ('depth 2, quality max', 0.031)]
+    [('depth 0, quality max', 0.023), ('depth 1, quality max', 0.261), ('depth 2, quality max', 0.714), ('depth 3, quality max', 0.002)]
     """
     if int(params["max_depth"]) == 0 or data.schema.n_attributes == 0:
         raise InvalidParameterError(

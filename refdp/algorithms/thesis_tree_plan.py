@@ -16,9 +16,7 @@ from itertools import repeat
 from typing import Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 from refdp.algorithms.greedy import (
-    NodeCost,
-    plan_levels,
-    plan_units,
+    NodeCost, plan_levels, plan_units
 )
 from refdp.algorithms.noisy_depth import DepthPlan, laplace_variance, plan_depth, size_share
 from refdp.engine import Engine, NodeCounts, Rows

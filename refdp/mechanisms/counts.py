@@ -20,7 +20,7 @@ from refdp.errors import InvalidParameterError
 from refdp.mechanisms._params import SensitivityLike, sensitivity_value
 from refdp.mechanisms.exact import discrete_laplace
 from refdp.mechanisms.laplace import laplace_noise
-from refdp.privacy import Charge, Ledger, Number, as_epsilon, cell, check_partition
+from refdp.privacy import Charge, Ledger, Number, Relation, as_epsilon, cell, check_partition
 from refdp.privacy.ledger import check_cells, new_charge
 from refdp.rng import RandomSource
 
@@ -297,6 +297,16 @@ def noisy_cells(
         return [c + sampler(scale, rng) for c in values]
     b = float(scale)
     return [float(c) + laplace_noise(b, rng) for c in values]
+
+
+def cell_epsilon(epsilon: Fraction, relation: Relation) -> Fraction:
+    """The budget of each cell of a class histogram: epsilon under add-remove, epsilon/2 under substitute
+    (a substitution moves one record between two cells).
+
+    >>> cell_epsilon(Fraction(1), Relation.SUBSTITUTE)
+    Fraction(1, 2)
+    """
+    return epsilon if relation is Relation.ADD_REMOVE else epsilon / 2
 
 
 def histogram_charges(

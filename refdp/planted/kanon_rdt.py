@@ -32,7 +32,7 @@ class LeafTotal(Suppression):
     """A leaf's counts released whole when the leaf's total is k or more, else all set to 0."""
 
     what: str = "on the leaf total (UNSOUND)"
-    claims: Tuple[str, ...] = SOUND_CLAIMS + SIZE_CLAIMS[:2] + (FAULT_CLAIM,)
+    claims: Tuple[str, ...] = SOUND_CLAIMS + SIZE_CLAIMS[:2] + ("parallel-composition", FAULT_CLAIM)
     sound: bool = False
 
     def compared(self, counts: Sequence[int]) -> List[int]:
@@ -73,7 +73,7 @@ VARIANT = Variant(
     claims=(
         "discrete-laplace-mechanism", "exact-bernoulli-positions", "kanon-rdt-privacy",
         "leaf-total-suppression-not-private", "lqs-delta-certified", "lqs-sampling-suppression",
-        "noisy-size-plan", "sequential-composition",
+        "noisy-size-plan", "parallel-composition", "sequential-composition",
     ),
 )
 

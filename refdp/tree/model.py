@@ -24,8 +24,10 @@ One class covers a single tree, a forest and a weighted ensemble: a model has
 A leaf that released no positive count (empty, or all suppressed) speaks
 with the released counts of its deepest ancestor that has some
 (:func:`refdp.tree.nodes.route_informed`), so that predictions never depend
-on the order in which the schema lists the classes; remaining ties (equal
-released counts) go to the class listed first.  The JSON form carries the
+on the order in which the schema lists the classes; remaining ties of the
+scores go to the class with the larger released total over all trees (the
+pooled counts of every leaf), then to the class whose label sorts first, never
+to the class listed first.  The JSON form carries the
 schema, the receipt, the algorithm, its variant and parameters, so a model
 file can be read, audited and used on its own.  Reading it back
 (:func:`decode_model`) verifies the receipt (see :mod:`refdp.privacy.receipt`);
@@ -105,6 +107,7 @@ class TreeModel:
     _released: Dict[int, Tuple[Count, ...]] = field(default_factory=dict, init=False, repr=False, compare=False)
     _priors: List[List[Tuple[float, float]]] = field(default_factory=list, init=False, repr=False, compare=False)
     _compiled: List[Tuple[CompiledTree, ...]] = field(default_factory=list, init=False, repr=False, compare=False)
+    _ties: List[int] = field(default_factory=list, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not self.trees:
@@ -208,9 +211,19 @@ class TreeModel:
                 scores[c] += amount
         return scores
 
+    def _tie_order(self) -> List[int]:
+        """The classes, the one that wins a tie of scores first: the larger released total over all trees
+        (pooled counts of every leaf), then the label that sorts first; never the order of the schema."""
+        if not self._ties:
+            pooled = [share for share, _ in self._log_priors()[-1]]
+            classes = self.schema.classes
+            self._ties.extend(sorted(range(len(classes)), key=lambda c: (-pooled[c], classes[c])))
+        return self._ties
+
     def _best(self, scores: Sequence[float]) -> int:
-        """The class with the highest score, the first listed among equal scores."""
-        return max(range(len(scores)), key=lambda c: (scores[c], -c))
+        """The class with the highest score; among equal scores, the first of :meth:`_tie_order`."""
+        order = self._tie_order()
+        return order[max(range(len(order)), key=lambda i: (scores[order[i]], -i))]
 
     def _probabilities(self, scores: Sequence[float], leaves: Sequence[Leaf]) -> List[float]:
         """The class probabilities of a row with these scores, reaching these leaves (of which only a
@@ -261,7 +274,7 @@ class TreeModel:
         return columns
 
     def predict(self, X: object, engine: str = "array") -> List[str]:
-        """The predicted class label of every row of ``X``.
+        """The predicted class label of every row of ``X`` (ties: see the module notes).
 
         ``X`` is a :class:`~refdp.data.Dataset` read with the model's schema,
         or rows: a list of tuples (attribute order) or dicts (by attribute
@@ -291,7 +304,7 @@ class TreeModel:
             # One tree: a row's scores are its leaf's, so each leaf's class is computed once.
             chosen = [classes[self._best(self._scores([leaf]))] for leaf in self._compiled_trees()[0].leaves]
             return list(map(chosen.__getitem__, numbers[0]))
-        return list(map(classes.__getitem__, _best_columns(self._score_columns(numbers))))
+        return list(map(classes.__getitem__, _best_columns(self._score_columns(numbers), self._tie_order())))
 
     def predict_proba(self, X: object, engine: str = "array") -> List[List[float]]:
         """Class probabilities of every row of ``X`` (as for :meth:`predict`), in the order of ``classes_``.
@@ -366,18 +379,21 @@ def _plain(column: Sequence[Union[int, float]]) -> Sequence[Union[int, float]]:
     return column
 
 
-def _best_columns(scores: List[List[float]]) -> List[int]:
+def _best_columns(scores: List[List[float]], order: Sequence[int]) -> List[int]:
     """:meth:`TreeModel._best` of every row's scores, given as one column per class.
 
-    ``max`` with the key (score, -class) moves to a later class exactly when
-    its score is greater (an equal score keeps the earlier class, and a NaN
-    is never greater), so each class is compared with the best so far.
+    Walking the classes in tie order (``order``, :meth:`TreeModel._tie_order`)
+    and moving to a class only when its score is greater keeps the first of
+    equal scores, as ``max`` with the key (score, -position) does (a NaN is
+    never greater), so each class is compared with the best so far.
     """
-    if len(scores) == 2:
-        return list(map(int, map(gt, scores[1], scores[0])))
-    best = [0] * len(scores[0])
-    top = scores[0]
-    for c in range(1, len(scores)):
+    first = order[0]
+    if len(order) == 2:
+        second = order[1]
+        return [second if h else first for h in map(gt, scores[second], scores[first])]
+    best = [first] * len(scores[0])
+    top = scores[first]
+    for c in order[1:]:
         higher = list(map(gt, scores[c], top))
         best = [c if h else b for h, b in zip(higher, best)]
         top = [x if h else t for h, x, t in zip(higher, scores[c], top)]

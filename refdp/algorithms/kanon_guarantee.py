@@ -1,12 +1,10 @@
-"""k-AnonToRdt's plans: the certified (epsilon, delta) of each, advice when one is refused, and the choice.
+"""k-AnonToRdt's guarantee: the certified (epsilon, delta) of a forest's settings, and advice when it is refused.
 
 :func:`tree_guarantee` is the per-tree charge of the Li-Qardaji-Su theorem
 for a total epsilon (:mod:`refdp.algorithms.kanon_rdt`, claims
 ``lqs-sampling-suppression``, ``kanon-rdt-privacy``); :func:`certify`
-refuses a plan whose receipt delta is 1 or more, or above ``max_delta``,
-with :func:`advise`'s settings that pass; :func:`choose_plan` certifies the
-plans before anything is read, then lets a noisy size choose one (claim
-``noisy-size-plan``).
+refuses settings whose receipt delta is 1 or more, or above ``max_delta``,
+with :func:`advise`'s settings that pass.  Nothing here reads the data.
 """
 
 from __future__ import annotations
@@ -14,37 +12,20 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal, localcontext
 from fractions import Fraction
-from typing import Mapping, Optional
+from typing import Optional
 
-from refdp.algorithms.noisy_depth import mean_branching
-from refdp.algorithms.rdt import resolve_max_depth
-from refdp.algorithms.registry import Param
-from refdp.data import Schema
-from refdp.engine import Engine
 from refdp.errors import InvalidParameterError
-from refdp.mechanisms import discrete_laplace_mechanism
-from refdp.privacy import Ledger, Relation, as_fraction
+from refdp.privacy import Relation
 from refdp.privacy.lqs import (
-    MAX_EPSILON,
-    LqsResult,
-    exp_bounds,
-    float_up,
-    largest_beta,
-    lqs_delta,
-    lqs_min_epsilon,
-    smallest_k,
+    MAX_EPSILON, LqsResult, exp_bounds, float_up, largest_beta, lqs_delta, lqs_min_epsilon, smallest_k
 )
-from refdp.rng import RandomSource
 
 __all__ = [
     "DEFAULT_MAX_DELTA",
-    "DEFAULT_N_TREES",
-    "DEFAULT_K",
-    "DEFAULT_BETA",
+    "AUTO_K",
     "DEFAULT_MAX_DEPTH",
-    "DEFAULT_SMALL_K",
-    "DEFAULT_SMALL_BETA",
     "DEFAULT_SIZE_SHARE",
+    "DEFAULT_MIN_FILL",
     "DEFAULT_BINS",
     "TreeGuarantee",
     "tree_guarantee",
@@ -54,27 +35,28 @@ __all__ = [
     "Advice",
     "advise",
     "certify",
-    "SIZE_CLAIMS",
-    "Plan",
-    "fills",
-    "ChosenPlan",
-    "choose_plan",
 ]
+
 
 DEFAULT_MAX_DELTA = 1e-5
 """The largest receipt delta kanon-rdt certifies unless told otherwise (below 1/n for every built-in data set)."""
 
-# The forest: 12 per-level trees of depth 3 on 3% samples; k = 23 (the smallest passing at epsilon 1
-# with size_share 0.05 is 22) lets the defaults pass a little below epsilon 1.  The one-tree plan for
-# small data is the previous default (1 tree of depth 1, beta 0.3, k 19).  Evidence: docs/results.md,
-# "kanon-rdt and private-rdt defaults (issue 19)".
-DEFAULT_N_TREES = 12
-DEFAULT_K = 23
-DEFAULT_BETA = 0.03
+
+AUTO_K = -1
+"""``k`` when it is chosen with the plan (``n_trees`` 0 and ``beta`` 0 mean the same)."""
+
+# Evidence for the defaults: docs/results.md, "Defaults on data nobody tuned them on (issue 28)".
+
+
 DEFAULT_MAX_DEPTH = 3
-DEFAULT_SMALL_K = 19
-DEFAULT_SMALL_BETA = 0.3
+
+
 DEFAULT_SIZE_SHARE = 0.05
+
+
+DEFAULT_MIN_FILL = 1.0
+
+
 DEFAULT_BINS = 5
 
 
@@ -241,8 +223,8 @@ def _advise_epsilon(settings: Settings, max_delta: Fraction) -> Optional[Fractio
 class Advice:
     """Settings that pass the delta check, each changing one of the caller's values (None: none found).
 
-    ``defaults`` says whether the registered defaults of k, beta and n_trees
-    pass at the caller's epsilon and relation; ``command`` is the ``delta``
+    ``defaults`` says that leaving k, beta and n_trees unset passes (it
+    always does: the plans are certified); ``command`` is the ``delta``
     subcommand that answers the per-tree question behind ``k`` (or ``beta``).
     """
 
@@ -252,41 +234,27 @@ class Advice:
     epsilon: Optional[Fraction]
     defaults: bool
     command: str
-    prefix: str = ""
-    """``small_`` when the advice is about the one-tree plan's ``small_k`` and ``small_beta``."""
 
     def text(self) -> str:
         options = []
-        p = self.prefix
         if self.k is not None:
-            options.append(f"--param {p}k={self.k}")
+            options.append(f"--param k={self.k}")
         if self.beta is not None:
-            options.append(f"--param {p}beta={show(self.beta)}")
+            options.append(f"--param beta={show(self.beta)}")
         if self.n_trees is not None:
             options.append(f"--param n_trees={self.n_trees}")
         if self.epsilon is not None:
             options.append(f"--epsilon {show(self.epsilon)}")
-        if self.defaults and p:
-            options.append(f"the defaults (--param {p}k={DEFAULT_SMALL_K} --param {p}beta={DEFAULT_SMALL_BETA})")
-        elif self.defaults:
-            options.append(
-                f"the defaults (--param k={DEFAULT_K} --param beta={DEFAULT_BETA} --param n_trees={DEFAULT_N_TREES})"
-            )
-        found = "; ".join(options) if options else f"none found by changing one of {p}k, {p}beta, n_trees, epsilon"
+        if self.defaults:
+            options.append("the defaults (n_trees, beta, k and size_share not given: chosen from epsilon, certified)")
+        found = "; ".join(options)
         return f"settings that pass, each changing one value: {found}. {self.command}"
 
 
-def advise(settings: Settings, max_delta: Fraction, prefix: str = "") -> Advice:
-    """Settings near ``settings`` whose receipt delta is below 1 and at most ``max_delta``.
-
-    ``prefix`` is ``small_`` for the one-tree plan (its parameters are ``small_k`` and ``small_beta``).
-    """
+def advise(settings: Settings, max_delta: Fraction) -> Advice:
+    """Settings near ``settings`` whose receipt delta is below 1 and at most ``max_delta``."""
     k = _advise_k(settings, max_delta)
     beta = _advise_beta(settings, max_delta)
-    if prefix:
-        defaults = replace(settings, k=DEFAULT_SMALL_K, beta=as_fraction(DEFAULT_SMALL_BETA, "small_beta"))
-    else:
-        defaults = replace(settings, k=DEFAULT_K, beta=as_fraction(DEFAULT_BETA, "beta"), n_trees=DEFAULT_N_TREES)
     target = show(_decimal(_lqs_target(settings, max_delta), 3, ROUND_FLOOR))
     per_tree = "max_delta/n_trees" + (" / (1 + e^epsilon_t)" if settings.relation is Relation.SUBSTITUTE else "")
     question = f"--beta {show(settings.beta)}" if k is not None else f"--k {max(settings.k, 1)}"
@@ -300,13 +268,12 @@ def advise(settings: Settings, max_delta: Fraction, prefix: str = "") -> Advice:
         beta=beta,
         n_trees=_advise_n_trees(settings, max_delta),
         epsilon=_advise_epsilon(settings, max_delta),
-        defaults=defaults != settings and _passes(defaults, max_delta),
+        defaults=True,
         command=command,
-        prefix=prefix,
     )
 
 
-def certify(settings: Settings, max_delta: Fraction, prefix: str = "") -> TreeGuarantee:
+def certify(settings: Settings, max_delta: Fraction) -> TreeGuarantee:
     """The per-tree guarantee, or InvalidParameterError with :func:`advise`'s settings.
 
     Refused: settings the theorem does not cover, a receipt delta of 1 or
@@ -318,14 +285,14 @@ def certify(settings: Settings, max_delta: Fraction, prefix: str = "") -> TreeGu
     except InvalidParameterError as exc:
         raise InvalidParameterError(
             f"{exc}; under --param max_delta={show(max_delta)} as well, "
-            f"{advise(settings, max_delta, prefix).text()}"
+            f"{advise(settings, max_delta).text()}"
         ) from None
     total = settings.n_trees * guarantee.delta
     if total <= max_delta and total < 1:
         return guarantee
     shape = (
         f"{settings.n_trees} tree(s) x {float(guarantee.delta):.4g} = {float(total):.4g} "
-        f"({prefix}k={settings.k}, {prefix}beta={show(settings.beta)}, epsilon={settings.epsilon} under "
+        f"(k={settings.k}, beta={show(settings.beta)}, epsilon={settings.epsilon} under "
         f"{settings.relation.value})"
     )
     if total >= 1:
@@ -336,93 +303,6 @@ def certify(settings: Settings, max_delta: Fraction, prefix: str = "") -> TreeGu
             "is acceptable (delta bounds the chance that the epsilon guarantee fails outright)"
         )
     raise InvalidParameterError(
-        f"kanon-rdt's {'one-tree plan' if prefix else 'receipt'} would state delta = {shape}, {reason}; "
-        f"{advise(settings, max_delta, prefix).text()}"
+        f"kanon-rdt's receipt would state delta = {shape}, {reason}; "
+        f"{advise(settings, max_delta).text()}"
     )
-
-
-SIZE_CLAIMS = ("noisy-size-plan", "discrete-laplace-mechanism", "sequential-composition")
-
-
-@dataclass(frozen=True)
-class Plan:
-    """One forest kanon-rdt may train: its settings, depth and certified per-tree guarantee."""
-
-    settings: Settings
-    depth: int
-    guarantee: TreeGuarantee
-
-    @property
-    def delta(self) -> Fraction:
-        return self.settings.n_trees * self.guarantee.delta
-
-
-def fills(noisy_size: int, plan: Plan, n_classes: int, branching: Fraction, min_fill: Fraction) -> bool:
-    """N~ beta >= m k |C| B: a tree's expected sample fills the (value, class) cells of an average split with m k rows.
-
-    B is the mean number of children of a split; a sample that cannot fill
-    the cells of one split with k rows each loses nearly all its counts to
-    suppression, and a forest of such trees says nothing.
-    """
-    settings = plan.settings
-    return noisy_size * settings.beta >= min_fill * max(settings.k, 1) * n_classes * branching
-
-
-@dataclass(frozen=True)
-class ChosenPlan:
-    """The plan a run follows (chosen by the noisy size when there are two) and the delta the receipt states."""
-
-    plan: Plan
-    total_delta: Fraction
-    noisy_size: Optional[int]
-
-
-def choose_plan(
-    schema: Schema, epsilon: Fraction, params: Mapping[str, Param], relation: Relation, size: int,
-    engine: Engine, rng: RandomSource, ledger: Ledger,
-) -> ChosenPlan:
-    """Certify the plans before anything is read, then let a noisy size of the ``size`` rows choose one.
-
-    A function of public values and the released noisy size only: a
-    verifier calls it with :func:`~refdp.algorithms.derivation.replay_size`.
-
-    >>> from refdp.algorithms import get_algorithm
-    >>> from refdp.algorithms.derivation import NO_RANDOMNESS
-    >>> from refdp.data import load
-    >>> from refdp.engine import REFERENCE
-    >>> params = get_algorithm("kanon-rdt").resolve({"size_share": 0})
-    >>> chosen = choose_plan(load("vote").schema, Fraction(1), params, Relation.ADD_REMOVE, 435, REFERENCE,
-    ...                      NO_RANDOMNESS, Ledger())
-    >>> chosen.plan.settings.n_trees, chosen.noisy_size
-    (12, None)
-    """
-    categorical = str(params["categorical"])
-    binned = params["continuous"] == "bins"
-    max_delta = as_fraction(params["max_delta"], "max_delta")
-    share, min_fill = as_fraction(params["size_share"], "size_share"), as_fraction(params["min_fill"], "min_fill")
-    forest = Settings(
-        epsilon, int(params["n_trees"]), int(params["k"]), as_fraction(params["beta"], "beta"), relation, share
-    )
-    plans = [Plan(forest, resolve_max_depth(schema, int(params["max_depth"])), certify(forest, max_delta))]
-    if share > 0:
-        single = Settings(
-            epsilon, 1, int(params["small_k"]), as_fraction(params["small_beta"], "small_beta"), relation, share
-        )
-        plans.insert(0, Plan(single, min(1, plans[0].depth), certify(single, max_delta, "small_")))
-    # The receipt's delta is the largest of the plans' (which one runs depends on the data).
-    total_delta = max(plan.delta for plan in plans)
-    if total_delta >= 1 or total_delta > max_delta:
-        raise InvalidParameterError(
-            f"kanon-rdt's plans together would state delta = {float(total_delta):.4g}, above "
-            f"--param max_delta={show(max_delta)} or 1; lower size_share or change the plans"
-        )
-    if share == 0:
-        return ChosenPlan(plans[-1], total_delta, None)
-    branching = mean_branching(schema, int(params["bins"]) if binned else 2, categorical == "binary")
-    noisy = discrete_laplace_mechanism(
-        size, epsilon=share * epsilon, rng=rng, ledger=ledger,
-        label="noisy size N~ of the data (chooses the plan)", claims=SIZE_CLAIMS,
-        sampler=engine.discrete_laplace,
-    )
-    plan = plans[-1] if fills(noisy, plans[-1], schema.n_classes, branching, min_fill) else plans[0]
-    return ChosenPlan(plan, total_delta, noisy)
