@@ -51,7 +51,7 @@ from refdp.audit import (
     max_log_ratio,
     mixture,
 )
-from refdp.claims import proofs_dir, read_claims
+from refdp.proofs_reader import proofs_dir, read_claims
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset, Schema, load
 from refdp.data.grid import ThresholdGrid
 import refdp.algorithms.adaboost as adaboost_module

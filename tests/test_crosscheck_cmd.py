@@ -30,7 +30,7 @@ from refdp.algorithms import diffpid3, diffpid3_laws, majority, thesis_tree, the
 from refdp.algorithms.derivation import NO_RANDOMNESS
 from refdp.algorithms.registry import get_algorithm
 from refdp.algorithms.root_law import TAIL, noisy_size_plans
-from refdp.audit.crosscheck import (
+from refdp.audit.goodness_of_fit import (
     NoiseMixture,
     crosscheck_discrete_laplace,
     crosscheck_noise_mixture,
@@ -42,7 +42,7 @@ from refdp.audit.crosscheck import (
     tv_detectable,
     tv_sample_size,
 )
-from refdp.audit.crosscheck_command import CountsReader, Reading, SplitReader
+from refdp.audit.program_crosscheck import CountsReader, Reading, SplitReader
 from refdp.cli import main
 from refdp.data import CategoricalAttribute, Dataset, Schema, load
 from refdp.errors import InvalidParameterError

@@ -30,7 +30,7 @@ from refdp.audit.exact import (
     max_log_ratio_report,
     product,
 )
-from refdp.claims import proofs_dir, read_claims
+from refdp.proofs_reader import proofs_dir, read_claims
 from refdp.cli import main
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset, Schema, load_builtin
 from refdp.errors import InvalidParameterError, SchemaError

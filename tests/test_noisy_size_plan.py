@@ -19,7 +19,7 @@ from refdp.algorithms import Param, get_algorithm, train
 from refdp.algorithms.kanon_rdt import Given, candidate_plans
 from refdp.algorithms.noisy_depth import choose_depth, laplace_variance, mean_branching, passes, plan_depth
 from refdp.audit import LOG_SLACK, Distribution, all_neighbours, max_log_ratio, mixture, push_forward
-from refdp.audit.crosscheck import crosscheck_finite, tv_sample_size
+from refdp.audit.goodness_of_fit import crosscheck_finite, tv_sample_size
 from refdp.data import CategoricalAttribute, Dataset, Schema, load_builtin
 from refdp.engine import REFERENCE
 from refdp.mechanisms import discrete_laplace_cdf, discrete_laplace_pmf

@@ -25,7 +25,7 @@ from typing import Any, Dict, List, Tuple
 import pytest
 
 from refdp.algorithms import diffpid3_laws, get_algorithm
-from refdp.audit.crosscheck import tv_sample_size
+from refdp.audit.goodness_of_fit import tv_sample_size
 from refdp.cli import main
 from refdp.data import load
 from refdp.privacy import Relation

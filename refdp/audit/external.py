@@ -4,7 +4,7 @@
 is (epsilon, delta)-DP on a pair of neighbours ``(D, D')``.  The program is a
 black box: it gets an integer seed, not refdp's random source, so it may be a
 wrapper around another library, another process (see
-:mod:`refdp.audit.external_command`) or a remote service.
+:mod:`refdp.audit.program_audit`) or a remote service.
 
 How it reuses :func:`refdp.audit.monte_carlo_audit` (whose statistics, event
 choice and certified bound are used unchanged, claim

@@ -6,8 +6,8 @@ refdp's learner does?  Seeds cannot be shared between implementations, so
 the answer is distributional:
 
 1. The data and its public schema are written as for ``audit-cmd``
-   (:func:`refdp.audit.external_command.write_inputs`), and the command's
-   words are run with no shell (:class:`~refdp.audit.external_command.CommandProgram`:
+   (:func:`refdp.audit.program_audit.write_inputs`), and the command's
+   words are run with no shell (:class:`~refdp.audit.program_audit.CommandProgram`:
    ``{data}``, ``{seed}``, ``{out}``, ``{schema}``), once per seed of
    :func:`crosscheck_seeds`, ``jobs`` at a time with ``timeout`` seconds
    each.  A run that exits non-zero, times out or writes an unreadable
@@ -80,7 +80,7 @@ from refdp.algorithms.derivation import NOISY_SIZE
 from refdp.algorithms.registry import AlgorithmSpec, Param, get_algorithm, root_law, root_law_algorithms, train
 from refdp.algorithms.models import MISSING_VALUE_RULE, model_from_json
 from refdp.algorithms.root_law import CountsLaw, PlanBranch, RootCountsLaw, RootSplitLaw, SplitLaw
-from refdp.audit.crosscheck import (
+from refdp.audit.goodness_of_fit import (
     DEFAULT_BETA,
     GoodnessOfFit,
     NoiseMixture,
@@ -99,7 +99,7 @@ from refdp.audit.crosscheck import (
 )
 from refdp.audit.external import SEED_BITS, Failure, ProgramRuns, RunDriver
 from refdp.audit.montecarlo import MAX_TRIALS
-from refdp.audit.external_command import write_inputs
+from refdp.audit.program_audit import write_inputs
 from refdp.audit.programs import chunk_size, make_program
 from refdp.data import Dataset
 from refdp.errors import DataError, InvalidParameterError, RefdpError
