@@ -53,7 +53,13 @@ def shuffle(items: Sequence[int], rng: RandomSource) -> List[int]:
 
 
 def stratified_folds(labels: Sequence[int], k: int, rng: RandomSource) -> List[List[int]]:
-    """Split row indices into ``k`` folds that keep the class proportions."""
+    """Split row indices into ``k`` folds that keep the class proportions.
+
+    >>> import random
+    >>> folds = stratified_folds([0, 0, 0, 0, 1, 1], 2, random.Random(1))
+    >>> sorted(len(fold) for fold in folds), sorted(sum(1 for i in fold if i >= 4) for fold in folds)
+    ([3, 3], [1, 1])
+    """
     _check_folds(k)
     if isinstance(labels, (str, bytes)) or not isinstance(labels, Sequence):
         raise InvalidParameterError(f"labels must be a sequence of class codes, got {type(labels).__name__}")

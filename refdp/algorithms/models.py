@@ -201,12 +201,32 @@ def _check_missing(model: TreeModel) -> None:
 def model_from_json(obj: Mapping[str, Any], key: Optional[bytes] = None) -> TreeModel:
     """Rebuild and verify a model: :func:`refdp.tree.decode_model` (digest, signature with ``key``,
     structure and receipt), then :func:`check_model` (the algorithm, variant and parameters registered
-    and agreeing with the charges, and the charges re-derived from the public parts)."""
+    and agreeing with the charges, and the charges re-derived from the public parts).
+
+    >>> from refdp.algorithms import train
+    >>> from refdp.data import load
+    >>> model = train("noisy-majority", load("vote"), 1, rng=3)
+    >>> model_from_json(model.to_json()).receipt == model.receipt
+    True
+    """
     model = decode_model(obj, key)
     check_model(model)
     return model
 
 
 def read_model(path: Union[str, Path], key: Optional[bytes] = None) -> TreeModel:
-    """Read and verify the model file at ``path`` (one ModelError when it is not a valid model)."""
+    """Read and verify the model file at ``path`` (one ModelError when it is not a valid model).
+
+    >>> import os, tempfile
+    >>> from refdp.algorithms import train
+    >>> from refdp.data import load
+    >>> from refdp.tree import dumps_model
+    >>> model = train("noisy-majority", load("vote"), 1, rng=3)
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = os.path.join(folder, "model.json")
+    ...     with open(path, "w", encoding="utf-8") as out:
+    ...         _ = out.write(dumps_model(model))
+    ...     read_model(path).predict(load("vote").subset([0])) == model.predict(load("vote").subset([0]))
+    True
+    """
     return model_from_json(read_model_json(path), key)

@@ -308,10 +308,21 @@ def register_variant(
 
 
 def algorithm_names() -> Tuple[str, ...]:
+    """The names of the algorithms ``train`` knows, sorted.
+
+    >>> algorithm_names()[:3]
+    ('diffpid3', 'dp-adaboost', 'dpdf')
+    """
     return tuple(sorted(set(MODULES) | set(_REGISTRY)))
 
 
 def get_algorithm(name: str) -> AlgorithmSpec:
+    """The algorithm called ``name`` (its module and its unsound variants' modules imported on first use).
+
+    >>> spec = get_algorithm("thesis-tree")
+    >>> [v.name for v in spec.variants], spec.resolve({"max_depth": "3"})["max_depth"]
+    (['sound', 'published', 'float-threshold'], 3)
+    """
     if isinstance(name, str) and name in MODULES:
         import_module(MODULES[name])
         for module in VARIANT_MODULES.get(name, ()):
