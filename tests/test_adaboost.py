@@ -32,6 +32,7 @@ from refdp.algorithms.adaboost import (
     WEIGHT_UNITS,
     GridCodes,
     RoundBuilder,
+    RoundPlan,
     joins_sample,
     next_weight,
     noisy_error,
@@ -286,7 +287,7 @@ def test_round_builder_samples_the_oracle_split_distribution(relation: Relation)
     rng = random.Random(seed)
     samples: List[float] = []
     for _ in range(n):
-        builder = RoundBuilder(view, grids, _weights(data, _record_weight), 2, eps, cap, rng, Ledger(relation))
+        builder = RoundBuilder(view, grids, _weights(data, _record_weight), RoundPlan(2, eps, cap), rng, Ledger(relation))
         root = builder.build(list(range(len(data))), 1, ())
         if isinstance(root, ValueSplit):
             key: Hashable = (root.attribute, root.value)

@@ -84,7 +84,7 @@ from refdp.algorithms.greedy import (
 from refdp.algorithms.noisy_depth import size_parameters
 from refdp.algorithms.adaboost_derive import derive_adaboost
 from refdp.algorithms.adaboost_rounds import (
-    BUDGET_CLAIMS, Candidate, GridCodes, INCLUDE_PROBABILITY, MAJORITY_LABEL, RoundBuilder, TAU_FLOOR,
+    BUDGET_CLAIMS, Candidate, GridCodes, INCLUDE_PROBABILITY, MAJORITY_LABEL, RoundBuilder, RoundPlan, TAU_FLOOR,
     TAU_FLOOR_EXACT, WEIGHT_UNITS, bootstrap_charge, majority_epsilon, next_weight, noisy_error, query_epsilon,
     random_subspace, round_epsilon, round_plan, split_candidates, tree_weight, weight_cap, weighted_gini
 )
@@ -111,6 +111,7 @@ __all__ = [
     "Candidate",
     "GridCodes",
     "RoundBuilder",
+    "RoundPlan",
     "weighted_gini",
     "weight_cap",
     "split_candidates",
@@ -174,7 +175,7 @@ def _fit_sound(
     for t in range(T):
         sample = list(compress(rows, engine.bootstrap(len(rows), rng)))
         ledger.record(bootstrap_charge(t))
-        builder = RoundBuilder(view, grids, weights, k, eps, cap, rng, ledger, engine, counts)
+        builder = RoundBuilder(view, grids, weights, RoundPlan(k, eps, cap), rng, ledger, engine, counts)
         tree = builder.build(sample, depth, (f"round {t}",))
         tau = noisy_error(tree)
         if tau > 1 - Fraction(1, n_classes):

@@ -18,7 +18,7 @@ from typing import List, Mapping, Optional, Sequence, Tuple
 from refdp.algorithms.greedy import (
     NodeCost, child_path, grid_threshold_tables, plan_units, threshold_conditions
 )
-from refdp.algorithms.noisy_depth import DepthPlan, laplace_variance, plan_depth, size_share
+from refdp.algorithms.noisy_depth import DepthRule, DepthPlan, laplace_variance, plan_depth, size_share
 from refdp.algorithms.registry import (
     Param
 )
@@ -53,6 +53,7 @@ __all__ = [
     "noisy_error",
     "next_weight",
     "random_subspace",
+    "RoundPlan",
     "RoundBuilder",
     "LEAF_LABEL",
     "LEAF_CLAIMS",
@@ -239,6 +240,15 @@ def random_subspace(n_attributes: int, k: int, rng: RandomSource) -> Tuple[int, 
     return tuple(sorted(pool[:k]))
 
 
+@dataclass(frozen=True)
+class RoundPlan:
+    """What every round of a fit shares: ``k`` attributes per node, the query epsilon, the weight cap (units)."""
+
+    k: int
+    eps: Fraction
+    cap: int
+
+
 class RoundBuilder:
     """One sound round's tree: every node's data, weights, budget, randomness and ledger.
 
@@ -256,9 +266,7 @@ class RoundBuilder:
         view: TrainingView,
         grids: GridCodes,
         weights: Sequence[int],
-        k: int,
-        eps: Fraction,
-        cap: int,
+        plan: RoundPlan,
         rng: RandomSource,
         ledger: Ledger,
         engine: Engine = REFERENCE,
@@ -268,9 +276,9 @@ class RoundBuilder:
         self.counts = ReferenceCounts(view) if counts is None else counts
         self.grids = grids
         self.weights = weights
-        self.k = k
-        self.eps = eps
-        self.cap = cap
+        self.k = plan.k
+        self.eps = plan.eps
+        self.cap = plan.cap
         self.rng = rng
         self.ledger = ledger
         self.engine = engine
@@ -379,9 +387,12 @@ def round_plan(
     theta = as_fraction(float(params["theta"]), "theta")
     share, sigmas = size_share(params)
     return plan_depth(
-        size, epsilon, share, sigmas, int(params["n_estimators"]), schema.n_classes,
-        # a round's sample holds about (1 - 1/e) N ~ 0.632 N rows: its leaves count as 1/0.632 as many
-        leaves=lambda rounds: Fraction(2) ** depth * Fraction(1000, 632),
-        variance=lambda rounds, left: laplace_variance(query_epsilon(left, rounds, depth, relation) / theta),
-        engine=engine, rng=rng, ledger=ledger,
+        size, epsilon, share,
+        DepthRule(
+            sigmas, int(params["n_estimators"]), schema.n_classes,
+            # a round's sample holds about (1 - 1/e) N ~ 0.632 N rows: its leaves count as 1/0.632 as many
+            leaves=lambda rounds: Fraction(2) ** depth * Fraction(1000, 632),
+            variance=lambda rounds, left: laplace_variance(query_epsilon(left, rounds, depth, relation) / theta),
+        ),
+        engine, rng, ledger,
     )

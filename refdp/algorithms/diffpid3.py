@@ -133,8 +133,7 @@ class _Builder:
         counts: NodeCounts,
         engine: Engine,
         schema: Schema,
-        quality: str,
-        bound: Optional[int],
+        quality: Quality,
         cells: int,
         epsilon: Fraction,
         rng: RandomSource,
@@ -148,7 +147,7 @@ class _Builder:
         self.eps = epsilon
         self.rng = rng
         self.ledger = ledger
-        self.quality = Quality(quality, ledger.relation, bound)
+        self.quality = quality
         self.sensitivity = self.quality.sensitivity
         self.monotone = self.quality.monotone
         self.claims = self.quality.claims
@@ -241,9 +240,8 @@ def fit_diffpid3(
     depth = plan.depth
     counts = engine.counts(data)
     eps = per_query_epsilon(plan.epsilon, depth, relation)
-    builder = _Builder(
-        counts, engine, data.schema, str(params["quality"]), bound, int(params["grid"]), eps, rng, ledger
-    )
+    quality = Quality(str(params["quality"]), relation, bound)
+    builder = _Builder(counts, engine, data.schema, quality, int(params["grid"]), eps, rng, ledger)
     root = builder.build(counts.root(), tuple(range(data.schema.n_attributes)), depth, ())
     close_budget(ledger, epsilon, BUDGET_CLAIMS)
     return finish_model(

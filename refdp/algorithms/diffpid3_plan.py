@@ -14,6 +14,7 @@ from refdp.algorithms.greedy import (
     NodeCost, plan_units
 )
 from refdp.algorithms.noisy_depth import (
+    DepthRule,
     DepthPlan, laplace_variance, mean_branching, plan_depth, size_share
 )
 from refdp.engine import Engine, NodeCounts, Rows
@@ -226,7 +227,10 @@ def depth_plan(
     share, sigmas = size_share(params)
     branching = mean_branching(schema, 2)
     return plan_depth(
-        size, epsilon, share, sigmas, int(params["max_depth"]), schema.n_classes,
-        leaves=lambda d: branching**d, variance=lambda d, left: laplace_variance(per_query_epsilon(left, d, relation)),
-        engine=engine, rng=rng, ledger=ledger,
+        size, epsilon, share,
+        DepthRule(
+            sigmas, int(params["max_depth"]), schema.n_classes,
+            leaves=lambda d: branching**d, variance=lambda d, left: laplace_variance(per_query_epsilon(left, d, relation)),
+        ),
+        engine, rng, ledger,
     )

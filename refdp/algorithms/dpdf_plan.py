@@ -12,6 +12,7 @@ from typing import Mapping, Sequence, Tuple
 
 from refdp.algorithms.greedy import NodeCost, plan_units
 from refdp.algorithms.noisy_depth import (
+    DepthRule,
     DepthPlan, laplace_variance, mean_branching, plan_depth, size_share
 )
 from refdp.engine import Engine
@@ -94,9 +95,12 @@ def tree_plan(
     share, sigmas = size_share(params)
     branching = mean_branching(schema, int(params["bins"]))
     plan = plan_depth(
-        size, epsilon, share, sigmas, max_depth - 1, schema.n_classes,
-        leaves=lambda d: branching**d,
-        variance=lambda d, left: laplace_variance(per_query_epsilon(left, n_trees, d + 1, relation)),
-        engine=engine, rng=rng, ledger=ledger,
+        size, epsilon, share,
+        DepthRule(
+            sigmas, max_depth - 1, schema.n_classes,
+            leaves=lambda d: branching**d,
+            variance=lambda d, left: laplace_variance(per_query_epsilon(left, n_trees, d + 1, relation)),
+        ),
+        engine, rng, ledger,
     )
     return DepthPlan(plan.depth + 1, plan.epsilon, plan.noisy_size)

@@ -66,7 +66,7 @@ from typing import List, Mapping, Tuple
 from refdp.algorithms.binning import PublicBins
 from refdp.algorithms.derivation import NOISY_SIZE
 from refdp.algorithms.dpea_derive import derive_dpea, derive_with
-from refdp.algorithms.dpea_mcmc import run_chain
+from refdp.algorithms.dpea_mcmc import Chain, run_chain
 from refdp.algorithms.dpea_plan import (
     BUDGET_CLAIMS, DEFAULT_MAX_SUBTREES, LEAF, LEAF_LABEL, MONOTONE_CLAIMS, SEARCHES, SELECTION, SELECTION_CLAIMS,
     SOUND, Rules, Selections, embedding_depth, per_query_epsilon, search_of, selection_charge, selections,
@@ -219,10 +219,8 @@ class TreeBuilder:
             self.ledger.record(charge)
             return sampler.sample(self.rng)
         self.ledger.record(charge)
-        return run_chain(
-            self.view, rows, attributes, levels, self.c, self.rng, steps=self.steps,
-            hastings=self.rules.hastings, buffer=self.buffer, threshold=self.threshold, counts=self.counts,
-        ).shape
+        chain = Chain(self.steps, self.rules.hastings, self.buffer, self.threshold)
+        return run_chain(self.view, rows, attributes, levels, self.c, self.rng, chain, self.counts).shape
 
 
 def fit_dpea(

@@ -39,6 +39,7 @@ from refdp.mechanisms import sample_index
 from refdp.rng import RandomSource
 
 __all__ = [
+    "Chain",
     "ChainResult",
     "random_shape",
     "random_shape_log_probability",
@@ -50,6 +51,17 @@ __all__ = [
 
 Position = Tuple[int, ...]
 """The value indices leading from a subtree's root to one of its nodes."""
+
+
+@dataclass(frozen=True)
+class Chain:
+    """How a chain accepts and stops: ``steps`` at most; Hastings-corrected or the printed acceptance; with a
+    ``threshold``, stopped once the last ``buffer`` scores' variance is below it (the printed rule)."""
+
+    steps: int
+    hastings: bool
+    buffer: int = 0
+    threshold: Optional[float] = None
 
 
 @dataclass(frozen=True)
@@ -169,14 +181,10 @@ def run_chain(
     levels: int,
     c: float,
     rng: RandomSource,
-    *,
-    steps: int,
-    hastings: bool,
-    buffer: int = 0,
-    threshold: Optional[float] = None,
+    chain: Chain,
     counts: Optional[NodeCounts] = None,
 ) -> ChainResult:
-    """Run the Metropolis chain of Algorithm 3 on the subtrees of ``levels`` levels.
+    """Run the Metropolis chain of Algorithm 3 on the subtrees of ``levels`` levels, as ``chain`` says.
 
     ``hastings=False`` is the printed acceptance min(1, exp(c (q'(st') -
     q'(st)))); ``hastings=True`` multiplies it by the proposal ratio
@@ -187,6 +195,7 @@ def run_chain(
     exactly ``steps`` steps.  ``counts``: the engine that counts (``rows``
     are then its rows; default the reference loops over ``view``).
     """
+    steps, hastings, buffer, threshold = chain.steps, chain.hastings, chain.buffer, chain.threshold
     if steps < 0:
         raise InvalidParameterError(f"steps must be >= 0, got {steps}")
     if threshold is not None and buffer < 2:

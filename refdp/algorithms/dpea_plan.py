@@ -16,7 +16,7 @@ from typing import Mapping, Optional, Sequence, Tuple
 
 from refdp.algorithms.dpea_subtrees import QUALITY_SENSITIVITY
 from refdp.algorithms.greedy import NodeCost, plan_units
-from refdp.algorithms.noisy_depth import DepthPlan, laplace_variance, mean_branching, plan_depth, size_share
+from refdp.algorithms.noisy_depth import DepthRule, DepthPlan, laplace_variance, mean_branching, plan_depth, size_share
 from refdp.algorithms.registry import Param
 from refdp.data import Schema
 from refdp.engine import Engine
@@ -222,11 +222,14 @@ def tree_plan(
     share, sigmas = size_share(params)
     branching = mean_branching(schema, int(params["bins"]))
     plan = plan_depth(
-        size, epsilon, share, sigmas, max_depth, schema.n_classes,
-        leaves=lambda d: branching**d,
-        variance=lambda d, left: laplace_variance(
-            per_query_epsilon(left, d, embedding_depth(params["embed_depth"], d), relation)
+        size, epsilon, share,
+        DepthRule(
+            sigmas, max_depth, schema.n_classes,
+            leaves=lambda d: branching**d,
+            variance=lambda d, left: laplace_variance(
+                per_query_epsilon(left, d, embedding_depth(params["embed_depth"], d), relation)
+            ),
         ),
-        engine=engine, rng=rng, ledger=ledger,
+        engine, rng, ledger,
     )
     return DepthPlan(min(plan.depth, max_depth), plan.epsilon, plan.noisy_size)

@@ -65,6 +65,7 @@ from refdp.algorithms.rdt import (
 )
 from refdp.algorithms.binning import PublicBins
 from refdp.algorithms.noisy_depth import (
+    DepthRule,
     choose_depth, laplace_variance, mean_branching, noisy_size, size_parameters, size_share, tree_budget
 )
 from refdp.algorithms.derivation import (
@@ -216,10 +217,10 @@ def forest_plan(
         if noisy is None:
             depth = max_depth
         else:
-            depth = choose_depth(
-                noisy, left, sigmas, max_depth, schema.n_classes, leaves=lambda d: branching**d,
+            depth = choose_depth(noisy, left, DepthRule(
+                sigmas, max_depth, schema.n_classes, leaves=lambda d: branching**d,
                 variance=lambda d, budget: laplace_variance(budget / (relation_factor * trees_at(d))) / trees_at(d),
-            )
+            ))
         if best is None or branching**depth > best[0]:
             best = (branching**depth, kind, depth)
         if noisy is None:

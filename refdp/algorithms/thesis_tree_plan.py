@@ -18,7 +18,7 @@ from typing import Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 from refdp.algorithms.greedy import (
     NodeCost, plan_levels, plan_units
 )
-from refdp.algorithms.noisy_depth import DepthPlan, laplace_variance, plan_depth, size_share
+from refdp.algorithms.noisy_depth import DepthRule, DepthPlan, laplace_variance, plan_depth, size_share
 from refdp.engine import Engine, NodeCounts, Rows
 from refdp.scoring.kernels import exact_ratio_function, exact_threshold_ratios
 from refdp.algorithms.registry import Param
@@ -265,8 +265,11 @@ def depth_plan(
     ratio = as_fraction(params["level_ratio"], "level_ratio")
     share, sigmas = size_share(params)
     return plan_depth(
-        size, epsilon, share, sigmas, int(params["max_depth"]), schema.n_classes,
-        leaves=lambda d: Fraction(2) ** d,
-        variance=lambda d, left: laplace_variance(level_epsilons(left, d, relation, node_counts, ratio)[-1]),
-        engine=engine, rng=rng, ledger=ledger,
+        size, epsilon, share,
+        DepthRule(
+            sigmas, int(params["max_depth"]), schema.n_classes,
+            leaves=lambda d: Fraction(2) ** d,
+            variance=lambda d, left: laplace_variance(level_epsilons(left, d, relation, node_counts, ratio)[-1]),
+        ),
+        engine, rng, ledger,
     )
