@@ -207,6 +207,9 @@ def cross_validate(
     >>> result = cross_validate("noisy-majority", load("vote"), 1, folds=5, seed=3)
     >>> result.folds, round(result.mean, 4), result.level
     (5, 0.6138, 'proved')
+
+    Why 11 parameters: :func:`refdp.algorithms.train`'s arguments (algorithm, data,
+    epsilon, params, seed or rng, relation, engine), the protocol's (folds, repeats) and a progress callback.
     """
     spec = get_algorithm(algorithm)
     expect_dataset(data, "the data to cross-validate on")
@@ -253,6 +256,9 @@ def train_test_evaluate(
     is used (a secure source when it is None too).  ``engine`` picks the
     implementation (same results on both).  ``progress(done, total)``, if
     given, is called after each model is scored.
+
+    Why 11 parameters: :func:`refdp.algorithms.train`'s arguments (algorithm, data,
+    epsilon, params, seed or rng, relation, engine), the test set, the repeats and a progress callback.
     """
     spec = get_algorithm(algorithm)
     expect_dataset(train, "the training data")

@@ -73,6 +73,10 @@ def finish_model(
     model is checked against the algorithm's ``derive`` before it is
     returned: a model whose receipt differs from its plan's charges is a bug
     of the algorithm (PrivacyError), and would not verify when read back.
+
+    Why 9 parameters: the model's parts a learner supplies (its name, the data, the
+    parameters, the trees, the ledger), then the fields of the model beyond them
+    (budget, weights, voting, plan inputs), keyword-only.
     """
     model = TreeModel(
         algorithm=name,
