@@ -3,7 +3,7 @@
 :func:`root_split_law` is the exact law of the sound learner's root outcome
 (a split, or a leaf), :func:`root_counts_law` that of the class counts it
 releases at the root (:mod:`refdp.algorithms.root_law`); ``crosscheck-cmd``
-reaches them through :func:`refdp.algorithms.registry.root_laws`.
+reaches them through :func:`refdp.algorithms.registry.root_law`.
 """
 
 from __future__ import annotations
