@@ -93,6 +93,10 @@ class Row:
     paper: Optional[float] = None
     paper_source: str = ""
     extra: Mapping[str, float] = field(default_factory=dict)
+    f1: Optional[float] = None
+    """The mean macro F1 over the runs."""
+    auc: Optional[float] = None
+    """The mean macro AUC over the runs where it is defined (None where it is nowhere)."""
 
     @property
     def mean(self) -> float:
@@ -124,6 +128,8 @@ class Row:
             "accuracy_std": self.std,
             "accuracy_ci95": list(interval) if interval else None,
             "accuracies": list(self.accuracies),
+            "f1_macro_mean": self.f1,
+            "auc_macro_mean": self.auc,
             "runs": len(self.accuracies),
             "receipt_epsilon": self.receipt_epsilon,
             "receipt_delta": self.receipt_delta,
@@ -180,6 +186,8 @@ def _result_row(dataset: str, setting: Setting, result: CVResult, paper: Optiona
         seconds=sum(result.train_seconds),
         paper=paper,
         paper_source=source,
+        f1=result.f1_mean,
+        auc=result.auc_mean,
     )
 
 
@@ -249,8 +257,8 @@ def _fmt_paper(row: Row) -> str:
 
 
 def markdown_table(rows: Sequence[Row], extra_columns: Sequence[str] = ()) -> str:
-    """The rows as a Markdown table (accuracy mean +- sd, 95% t interval, receipt)."""
-    head = ["data set", "setting", "epsilon", "accuracy", "95% CI", "runs"]
+    """The rows as a Markdown table (accuracy mean +- sd, 95% t interval, macro AUC and F1, receipt)."""
+    head = ["data set", "setting", "epsilon", "accuracy", "95% CI", "macro AUC", "macro F1", "runs"]
     head += list(extra_columns)
     head += ["receipt epsilon", "receipt delta", "level", "paper"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
@@ -262,6 +270,8 @@ def markdown_table(rows: Sequence[Row], extra_columns: Sequence[str] = ()) -> st
             row.epsilon,
             f"{row.mean:.3f} +- {row.std:.3f}",
             f"[{interval[0]:.3f}, {interval[1]:.3f}]" if interval else "",
+            "" if row.auc is None else f"{row.auc:.3f}",
+            "" if row.f1 is None else f"{row.f1:.3f}",
             str(len(row.accuracies)),
         ]
         cells += [f"{row.extra[c]:.3f}" if c in row.extra else "" for c in extra_columns]

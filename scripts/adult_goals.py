@@ -1,6 +1,7 @@
 """Issue 19's goals on adult: every algorithm's defaults, adult -> adult-test, 5 runs, with the command of each number.
 
-Each row is the mean (and the 5 accuracies) of what this command prints:
+Each row is the mean accuracy (and the 5 accuracies), the mean macro AUC
+and the mean macro F1 of what this command prints:
 
     python3 -m refdp evaluate --algorithm A --data adult --test-data adult-test --epsilon E \\
         --seed 1 --repeats 5 --engine array --json
@@ -31,8 +32,8 @@ def main(argv: Sequence[str]) -> int:
     args = parser.parse_args(argv)
     names = args.algorithms.split(",") if args.algorithms else list(algorithm_names())
     train, test = load("adult"), load("adult-test")
-    print("| algorithm | epsilon | mean | runs | command |")
-    print("|---|---|---:|---|---|")
+    print("| algorithm | epsilon | mean | runs | macro AUC | macro F1 | command |")
+    print("|---|---|---:|---|---:|---:|---|")
     for epsilon in args.epsilon.split(","):
         for name in names:
             engine = "array" if "array" in get_algorithm(name).engines else "reference"
@@ -43,10 +44,12 @@ def main(argv: Sequence[str]) -> int:
             try:
                 result = train_test_evaluate(name, train, test, epsilon, repeats=args.repeats, seed=1, engine=engine)
             except InvalidParameterError:
-                print(f"| {name} | {epsilon} | refused | | {command} |", flush=True)
+                print(f"| {name} | {epsilon} | refused | | | | {command} |", flush=True)
                 continue
             runs = " ".join(f"{a:.4f}" for a in result.accuracies)
-            print(f"| {name} | {epsilon} | {result.mean:.4f} | {runs} | {command} |", flush=True)
+            auc = "-" if result.auc_mean is None else f"{result.auc_mean:.4f}"
+            f1 = "-" if result.f1_mean is None else f"{result.f1_mean:.4f}"
+            print(f"| {name} | {epsilon} | {result.mean:.4f} | {runs} | {auc} | {f1} | {command} |", flush=True)
     return 0
 
 

@@ -14,7 +14,9 @@ Two modes:
 * ``--table``: every learner with its defaults on every set at each
   ``--epsilon`` (default 0.1, 1, 10), one Markdown table per epsilon (a row
   per set with its size, classes, majority rate and non-private tree; a
-  column per learner), then the checks of issue 28: at epsilon 1, the share
+  column per learner; each cell the accuracy / macro AUC / macro F1, the
+  accuracy alone for scores kept by an older version of this script), then
+  the checks of issue 28 (on accuracy): at epsilon 1, the share
   of the gap between the majority rate and the non-private tree that the
   best sound default closes (sets of 150 rows or more); cells more than
   0.02 below the majority rate (``!``); and, given the previous release's
@@ -27,7 +29,8 @@ Two modes:
       PYTHONPATH=. python3 scripts/defaults_evidence.py --table --out /tmp/now.json --compare /tmp/previous.json
 
 * ``--algorithm A --grid NAME=V1,V2``: for each setting of a small grid,
-  one line with the mean accuracy per set and the mean over sets.
+  one line with the mean accuracy (/ macro AUC / macro F1) per set and the
+  mean accuracy over sets.
 
       PYTHONPATH=. python3 scripts/defaults_evidence.py --algorithm diffpid3 \\
           --grid quality=max,gini --grid max_depth=3,4,5 --data builtin,tuning
@@ -131,7 +134,7 @@ def score(
         )
     except Exception as exc:  # noqa: BLE001 - any refusal is recorded, whatever its class
         return {"refused": f"{type(exc).__name__}: {str(exc)[:200]}"}
-    return {"mean": result.mean}
+    return {"mean": result.mean, "auc": result.auc_mean, "f1": result.f1_mean}
 
 
 def _key(algorithm: str, name: str, epsilon: str) -> str:
@@ -141,6 +144,14 @@ def _key(algorithm: str, name: str, epsilon: str) -> str:
 def _mean(cell: Optional[Mapping[str, object]]) -> Optional[float]:
     value = None if cell is None else cell.get("mean")
     return float(value) if isinstance(value, (int, float)) else None
+
+
+def _others(cell: Optional[Mapping[str, object]]) -> str:
+    """`` / AUC / F1`` of a cell that has them (the macro AUC and F1 next to its accuracy), else nothing."""
+    if cell is None or "f1" not in cell:
+        return ""
+    auc, f1 = cell.get("auc"), cell.get("f1")
+    return "".join(f" / {v:.3f}" if isinstance(v, (int, float)) else " / -" for v in (auc, f1))
 
 
 def _load_scores(path: Optional[Path]) -> Scores:
@@ -195,6 +206,7 @@ def _cell(now: Optional[Mapping[str, object]], before: Optional[Mapping[str, obj
         text = f"{mean:.3f}"
         text += "!" if mean < majority - BELOW_MAJORITY else ""
         text += "v" if old is not None and mean < old - WORSE_THAN_PREVIOUS else ""
+        text += _others(now)
     if before is not None:
         text += f" ({old:.3f})" if old is not None else " (refused)"
     return text
@@ -325,7 +337,7 @@ def run_grid(args: argparse.Namespace) -> int:
             started = time.perf_counter()
             results = [score(args.algorithm, data[n], epsilon, {**fixed, **cell}, args) for n in names]
             means = [_mean(r) for r in results]
-            shown = [f"{m:.3f}" if m is not None else "refused" for m in means]
+            shown = [f"{m:.3f}{_others(r)}" if m is not None else "refused" for m, r in zip(means, results)]
             numbers = [m for m in means if m is not None]
             mean = f"{statistics.mean(numbers):.3f}" if len(numbers) == len(names) else "-"
             label = ", ".join(f"{k}={v}" for k, v in cell.items()) or "defaults"

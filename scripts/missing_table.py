@@ -15,8 +15,9 @@ as a user's file would be:
   every nominal domain of an ARFF header. (The built-in ``credit-g``, whose
   schema has no ``?``, gives identical models under both.)
 
-For every algorithm (default parameters) at one epsilon, four accuracies
-by stratified k-fold cross-validation:
+For every algorithm (default parameters) at one epsilon, four scores by
+stratified k-fold cross-validation, each cell accuracy / macro AUC / macro
+F1 (means over the folds and repeats; the difference is in accuracy):
 
 * ``default``: trained and tested on every row, missing values read by the
   default rule (what ``evaluate`` reports);
@@ -49,8 +50,9 @@ from refdp.data.builtin import ADULT_SCHEMA, CREDIT_G_SCHEMA, _open_file
 from refdp.data.missing import MARKER
 from refdp.errors import InvalidParameterError
 from refdp.evaluation import accuracy, cross_validate, stratified_folds
-from refdp.metrics import mean_confidence_interval
+from refdp.metrics import macro_auc, macro_f1, mean_confidence_interval
 from refdp.rng import as_rng
+from refdp.tree import TreeModel
 
 START = "<!-- missing-table:start -->"
 END = "<!-- missing-table:end -->"
@@ -100,9 +102,27 @@ def _engine(algorithm: str) -> str:
     return "array" if "array" in get_algorithm(algorithm).engines else "reference"
 
 
+Scores = Tuple[float, float, float]
+"""Accuracy, macro AUC (0.5 where a test part has one class) and macro F1."""
+
+
+def _scores(model: TreeModel, data: Dataset, truth: List[str]) -> Scores:
+    classes = data.schema.classes
+    predicted = model.predict(data)
+    auc = macro_auc(model.predict_proba(data), truth, classes)
+    return accuracy(predicted, truth), 0.5 if auc is None else auc, macro_f1(predicted, truth, classes)
+
+
+def _mean_scores(scores: Sequence[Scores]) -> Scores:
+    return (
+        sum(s[0] for s in scores) / len(scores), sum(s[1] for s in scores) / len(scores),
+        sum(s[2] for s in scores) / len(scores),
+    )
+
+
 def _same_folds(
     algorithm: str, full: Dataset, dropped: Dataset, epsilon: str, folds: int, seed: int
-) -> Tuple[float, float, float]:
+) -> Tuple[Scores, Scores, Scores]:
     """(default on all test rows, default on complete test rows, drop on complete test rows), fold means.
 
     Fold k trains with seed ``seed + k``; the folds are drawn with ``seed``.
@@ -114,7 +134,7 @@ def _same_folds(
         if whole_row:
             position[i] = len(position)
     assert len(position) == len(dropped)
-    scores: List[Tuple[float, float, float]] = []
+    scores: List[Tuple[Scores, Scores, Scores]] = []
     engine = _engine(algorithm)
     for k, test in enumerate(stratified_folds(full.labels, folds, as_rng(seed))):
         held = set(test)
@@ -130,11 +150,13 @@ def _same_folds(
         on_kept = dropped.subset([position[i] for i in kept])
         kept_truth = [on_kept.label(i) for i in range(len(on_kept))]
         scores.append((
-            accuracy(default.predict(whole), truth),
-            accuracy(default.predict(full.subset(kept)), kept_truth),
-            accuracy(drop.predict(on_kept), kept_truth),
+            _scores(default, whole, truth),
+            _scores(default, full.subset(kept), kept_truth),
+            _scores(drop, on_kept, kept_truth),
         ))
-    return tuple(sum(s[j] for s in scores) / len(scores) for j in range(3))  # type: ignore[return-value]
+    return _mean_scores([s[0] for s in scores]), _mean_scores([s[1] for s in scores]), _mean_scores(
+        [s[2] for s in scores]
+    )
 
 
 def table(
@@ -145,33 +167,33 @@ def table(
     lines = [
         "",
         f"**{name}** ({len(full)} rows, {len(dropped)} without a missing value; epsilon {epsilon}, {folds}-fold CV "
-        f"x {repeats}, seeds {seed} + 1000 r)",
+        f"x {repeats}, seeds {seed} + 1000 r; each cell accuracy / macro AUC / macro F1, the difference in "
+        "accuracy)",
         "",
         "| algorithm | default | drop (own CV) | default, complete rows | drop, complete rows | difference (95% CI) |",
         "|---|---:|---:|---:|---:|---:|",
     ]
     for algorithm in algorithms:
         started = time.perf_counter()
-        runs: List[Tuple[float, float, float, float]] = []
+        runs: List[Tuple[Scores, Scores, Scores, Scores]] = []
         try:
             for r in range(repeats):
                 run_seed = seed + 1000 * r
-                own = cross_validate(
+                result = cross_validate(
                     algorithm, dropped, epsilon, folds=folds, seed=run_seed, engine=_engine(algorithm)
-                ).mean
+                )
+                own = (result.mean, 0.5 if result.auc_mean is None else result.auc_mean, result.f1_mean or 0.0)
                 default, default_kept, drop_kept = _same_folds(algorithm, full, dropped, epsilon, folds, run_seed)
                 runs.append((default, own, default_kept, drop_kept))
         except InvalidParameterError as exc:
             log(f"{name} {algorithm}: refused: {exc}")
             lines.append(f"| {algorithm} | refused | refused | refused | refused | |")
             continue
-        means = [sum(run[j] for run in runs) / len(runs) for j in range(4)]
-        differences = [run[2] - run[3] for run in runs]
+        means = [_mean_scores([run[j] for run in runs]) for j in range(4)]
+        differences = [run[2][0] - run[3][0] for run in runs]
         low, high = mean_confidence_interval(differences) if len(runs) > 1 else (differences[0], differences[0])
-        lines.append(
-            f"| {algorithm} | {means[0]:.3f} | {means[1]:.3f} | {means[2]:.3f} | {means[3]:.3f} | "
-            f"{means[2] - means[3]:+.3f} ({low:+.3f}, {high:+.3f}) |"
-        )
+        cells = " | ".join(" / ".join(f"{x:.3f}" for x in m) for m in means)
+        lines.append(f"| {algorithm} | {cells} | {means[2][0] - means[3][0]:+.3f} ({low:+.3f}, {high:+.3f}) |")
         log(f"{name} {algorithm}: {time.perf_counter() - started:.0f} s {lines[-1]}")
     return lines
 

@@ -1,7 +1,8 @@
 """Every algorithm with its defaults on every built-in data set: the accuracy tables of docs/results.md.
 
 For each epsilon, one Markdown table: a row per algorithm (default
-parameters, sound variants), a column per data set, and two reference
+parameters, sound variants), a column per data set (each cell: accuracy /
+macro AUC / macro F1, means over the runs), and two reference
 rows, the majority rate (the share of the largest class, what a constant
 model gets) and refdp's non-private tree (tree-baseline).
 Small data sets are scored by stratified k-fold cross-validation; adult
@@ -75,7 +76,8 @@ def tables(
         lines += [
             "",
             f"**epsilon {epsilon}**: {folds}-fold CV x {repeats} (adult: adult -> adult-test, mean of "
-            f"{adult_repeats} seeds); seed {seed}; `!` more than 2 points below the majority rate",
+            f"{adult_repeats} seeds); seed {seed}; each cell accuracy / macro AUC / macro F1; `!` accuracy "
+            "more than 2 points below the majority rate",
             "",
             "| algorithm | " + " | ".join(names) + " |",
             "|---|" + "---:|" * len(names),
@@ -85,9 +87,11 @@ def tables(
             cells = []
             for name in names:
                 try:
-                    mean = _score(algorithm, name, epsilon, folds, repeats, adult_repeats, seed, engine).mean
-                    flag = "!" if mean < majority[name] - _MARGIN else ""
-                    cells.append(f"{mean:.3f}{flag}")
+                    result = _score(algorithm, name, epsilon, folds, repeats, adult_repeats, seed, engine)
+                    flag = "!" if result.mean < majority[name] - _MARGIN else ""
+                    auc = "-" if result.auc_mean is None else f"{result.auc_mean:.3f}"
+                    f1 = "-" if result.f1_mean is None else f"{result.f1_mean:.3f}"
+                    cells.append(f"{result.mean:.3f}{flag} / {auc} / {f1}")
                 except InvalidParameterError:  # a refused default is part of the table
                     cells.append("refused")
             label = f"{algorithm} (not private)" if algorithm == BASELINE else algorithm

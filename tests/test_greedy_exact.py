@@ -150,7 +150,7 @@ def _thesis_oracle(
         rest = tuple(b for b in attributes if b != a)
         joint = product(
             _thesis_oracle(data, left, rest, depth - 1, eps, quality, relation, min_samples),
-            _thesis_oracle(data, right, rest, depth - 1, eps, quality, relation, min_samples),
+            _thesis_oracle(data, right, attributes, depth - 1, eps, quality, relation, min_samples),
         )
         split = push_forward(joint, lambda o, a=a, v=v: (("value", a, v),) + tuple(o))  # type: ignore[misc]
         components.append((_log(go) + log_p, split))

@@ -194,7 +194,7 @@ EDITS: List[Tuple[str, str, Edit, str]] = [
     ("max_depth -3", "thesis-tree", _param("max_depth", -3), "max_depth must be in"),
     ("grid 64", "thesis-tree", _param("grid", 64), "not a point of its public grid"),
     ("size_share", "thesis-tree", _param("size_share", 0.1), "states epsilon"),
-    ("level_ratio", "thesis-tree", _param("level_ratio", 2.0), "planned depth"),
+    ("level_ratio", "thesis-tree", _param("level_ratio", 2.0), "where the plan gives"),
     ("a bound", "thesis-tree", _change_bound, "not a point of its public grid"),
     ("a class name", "thesis-tree", _rename_class, "partition"),
     ("a threshold off the grid", "thesis-tree", _move_threshold, "not a point of its public grid"),

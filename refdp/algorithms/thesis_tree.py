@@ -28,9 +28,12 @@ This module is the sound learner: the text, soundly.  The noisy counts cover eve
   continuous range, so the range's intervals between the node's values
   weigh ``length / (upper - lower)`` and the threshold is then uniform in
   the chosen interval (claim ``continuous-split-exponential-mechanism``).
-  Categorical attributes are removed once used (value vs rest leaves
-  nothing more to learn from them on the ``equal`` side); continuous ones
-  stay, as in the thesis code, so that a range can be cut again.
+  A categorical attribute is removed on the ``equal`` side of its split,
+  where it is constant, and stays on the ``rest`` side, whose other values
+  it may still tell apart (Algorithm 2 removes it on both sides; keeping it
+  lets the tree approach the non-private CART tree of tree-baseline's
+  ``split=binary`` as epsilon grows, docs/results.md, issue 31); continuous
+  ones stay, as in the thesis code, so that a range can be cut again.
 The thesis's code as it is, and a fault the audits must catch (float
 thresholds between data values), are other variants, which the registry
 adds from their own packages (:data:`~refdp.algorithms.registry.VARIANT_MODULES`).
@@ -63,7 +66,7 @@ from refdp.algorithms.derivation import (
 from refdp.algorithms.thesis_tree_derive import Rederivation, derive_thesis_tree, walk_charges
 from refdp.algorithms.thesis_tree_plan import (
     SOUND_INTERNAL, SOUND_LEAF, NODE_COUNTS, SPLIT_LABEL, COUNTS_LABEL, BUDGET_CLAIMS, per_query_epsilon,
-    level_epsilons, stops, TreePlan, tree_plan, value_vs_rest, Candidates, depth_plan
+    level_epsilons, stops, TreePlan, tree_plan, value_vs_rest, Candidates, depth_plan, signal_depth,
 )
 from refdp.algorithms.greedy import (
     grid_parameter, child_path, close_budget, threshold_conditions
@@ -86,6 +89,7 @@ __all__ = [
     "fit_thesis_tree",
     "derive_thesis_tree",
     "depth_plan",
+    "signal_depth",
     "stops",
     "per_query_epsilon",
     "level_epsilons",
@@ -205,12 +209,13 @@ class SoundBuilder:
         attribute = self.schema.attributes[a]
         assert isinstance(attribute, CategoricalAttribute)
         equal, rest = self.counts.split_value(rows, a, v)
+        # Only the equal side has learnt all of a; the rest side may still tell its other values apart.
         remaining = tuple(b for b in attributes if b != a)
         name, value = attribute.name, attribute.values[v]
         return ValueSplit(
             a, v,
             self.build(equal, remaining, depth - 1, child_path(path, f"{name}={value}")),
-            self.build(rest, remaining, depth - 1, child_path(path, f"{name}!={value}")),
+            self.build(rest, attributes, depth - 1, child_path(path, f"{name}!={value}")),
             counts=None if noisy is None else tuple(noisy),
         )
 
@@ -317,6 +322,13 @@ SPEC = register(
                 minimum=0.001, maximum=1000.0,
             ),
             *size_parameters(0.05, 3.0),
+            Parameter(
+                "split_scale", float, 20.0,
+                "K: the noisy size also caps the depth at the deepest d whose deepest splits' epsilon times their "
+                "nodes' average size N~ / 2^(d-1) is at least K (with size_share > 0; 0: no such cap; 20: 5-fold "
+                "CV on the built-in and tuning sets at epsilon 0.1, 1 and 10, docs/results.md)",
+                minimum=0.0, maximum=1e9,
+            ),
         ),
         claims=CLAIMS,
         fit=fit_thesis_tree,

@@ -35,8 +35,8 @@ def derive_thesis_tree(model: TreeModel) -> Optional[Ledger]:
     where it stopped on them), the counts of an inner node under
     ``node_counts=every-node``, the split's exponential mechanism; then the
     reserve of the levels not built.  The tree must be one the builder can
-    release: value-vs-rest splits on categorical attributes not yet used on
-    the path, thresholds on the public grid, a leaf only where the plan
+    release: value-vs-rest splits on categorical attributes that no equal
+    side of the path has used, thresholds on the public grid, a leaf only where the plan
     stops, discrete Laplace counts (whole numbers), one tree of weight 1.
 
     >>> from refdp.algorithms import train
@@ -120,12 +120,13 @@ class Rederivation:
             name, value = attribute.name, attribute.values[node.value]
             remaining = tuple(b for b in attributes if b != node.attribute)
             self.walk(node.equal, remaining, depth - 1, child_path(path, f"{name}={value}"))
-            self.walk(node.rest, remaining, depth - 1, child_path(path, f"{name}!={value}"))
+            self.walk(node.rest, attributes, depth - 1, child_path(path, f"{name}!={value}"))
             return
         if not isinstance(node, ThresholdSplit):
             refuse(
                 f"the node at {where} is a {type(node).__name__} on an attribute its path has used; the thesis tree "
-                "splits value vs rest on a categorical attribute not yet used, or at a threshold"
+                "splits value vs rest on a categorical attribute no equal side of its path has used, or at a "
+                "threshold"
             )
         attribute = self.schema.attributes[node.attribute]
         assert isinstance(attribute, ContinuousAttribute)

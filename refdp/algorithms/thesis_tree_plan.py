@@ -47,6 +47,7 @@ __all__ = [
     "value_vs_rest",
     "Candidates",
     "depth_plan",
+    "signal_depth",
 ]
 
 SOUND_INTERNAL = NodeCost(Fraction(2), Fraction(3))
@@ -264,7 +265,7 @@ def depth_plan(
     node_counts = str(params["node_counts"])
     ratio = as_fraction(params["level_ratio"], "level_ratio")
     share, sigmas = size_share(params)
-    return plan_depth(
+    plan = plan_depth(
         size, epsilon, share,
         DepthRule(
             sigmas, int(params["max_depth"]), schema.n_classes,
@@ -273,3 +274,43 @@ def depth_plan(
         ),
         engine, rng, ledger,
     )
+    if plan.noisy_size is None:
+        return plan
+    scale = as_fraction(params["split_scale"], "split_scale")
+    depth = signal_depth(
+        plan.noisy_size, plan.epsilon, scale, plan.depth, schema.n_classes, relation, node_counts, ratio
+    )
+    return DepthPlan(depth, plan.epsilon, plan.noisy_size)
+
+
+def signal_depth(
+    noisy_size: int, budget: Fraction, scale: Fraction, depth: int, n_classes: int, relation: Relation,
+    node_counts: str, ratio: Fraction,
+) -> int:
+    """The deepest d <= ``depth`` whose deepest splits still see their data: eps_{d-1} N~ / 2^(d-1) >= K.
+
+    A split's Gini or max-operator utilities differ by about the rows of its
+    node times a share; the exponential mechanism tells them apart only when
+    its epsilon times that many rows is large.  Nodes of level l (root 0)
+    hold N~ / 2^l rows on average, so below the depth where the level's
+    epsilon times N~ / 2^l falls under K (``split_scale``) the splits are
+    close to uniform draws that only spend budget and cut the leaves.  The
+    cap never goes below the depth that can give each of the |C| classes a
+    leaf, ceil(log2 |C|) (at least 1), nor above ``depth``.  A function of
+    the released N~ and public values (claim ``noisy-size-plan``); K = 0
+    caps nothing.
+
+    >>> signal_depth(26000, Fraction(95, 1000), Fraction(100), 6, 2, Relation.ADD_REMOVE, "leaves", Fraction(1))
+    3
+    >>> signal_depth(26000, Fraction(95, 100), Fraction(100), 6, 2, Relation.ADD_REMOVE, "leaves", Fraction(1))
+    6
+    >>> signal_depth(300, Fraction(1), Fraction(100), 6, 3, Relation.ADD_REMOVE, "leaves", Fraction(1))
+    2
+    """
+    floor = min(depth, max(1, (n_classes - 1).bit_length()))
+    if scale == 0:
+        return depth
+    for d in range(depth, floor, -1):
+        if level_epsilons(budget, d, relation, node_counts, ratio)[d - 1] * noisy_size >= scale * 2 ** (d - 1):
+            return d
+    return floor
