@@ -20,7 +20,7 @@ import statistics
 import time
 from typing import Any, Dict, List, Tuple
 
-import refdp.algorithms.adaboost as adaboost_module
+import refdp.algorithms.adaboost_rounds as adaboost_module
 import refdp.algorithms.diffpid3 as diffpid3_module
 import refdp.algorithms.dpdf as dpdf_module
 import refdp.algorithms.thesis_tree as thesis_module

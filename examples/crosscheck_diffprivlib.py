@@ -47,7 +47,7 @@ if str(ROOT) not in sys.path:  # run as `python3 examples/crosscheck_diffprivlib
     sys.path.insert(0, str(ROOT))
 
 from refdp.audit.external import INLINE, ProgramAuditResult, audit_program  # noqa: E402
-from refdp.audit.crosscheck import (  # noqa: E402
+from refdp.audit.goodness_of_fit import (  # noqa: E402
     GoodnessOfFit,
     crosscheck_discrete_laplace,
     crosscheck_exponential_mechanism,

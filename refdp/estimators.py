@@ -129,20 +129,9 @@ class _Checked:
     declared: Declared
 
 
-def _check(
-    spec: AlgorithmSpec,
-    epsilon: Number,
-    relation: Union[Relation, str],
-    seed: Optional[int],
-    rng: Optional[RandomSource],
-    engine: str,
-    schema: Optional[Schema],
-    bounds: object,
-    categories: object,
-    categorical_features: object,
-    classes: object,
-    **params: Param,
-) -> _Checked:
+def _check(spec: AlgorithmSpec, settings: Mapping[str, Any]) -> _Checked:
+    """An estimator's keywords (:data:`COMMON` and ``spec``'s parameters), validated and converted."""
+    seed, rng, schema, engine = settings["seed"], settings["rng"], settings["schema"], settings["engine"]
     if seed is not None and rng is not None:
         raise InvalidParameterError("give a seed or an rng, not both")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
@@ -151,14 +140,16 @@ def _check(
         raise InvalidParameterError(f"schema must be a refdp Schema or None, got {type(schema).__name__}")
     spec.fitter(engine)  # an unknown engine, or one the algorithm lacks, fails here
     return _Checked(
-        epsilon=as_epsilon(epsilon),
-        relation=parse_relation(relation),
+        epsilon=as_epsilon(settings["epsilon"]),
+        relation=parse_relation(settings["relation"]),
         engine=engine,
-        params=spec.resolve(params),
+        params=spec.resolve({name: value for name, value in settings.items() if name not in COMMON}),
         rng=None if rng is None else as_rng(rng),
         seed=seed,
         schema=schema,
-        declared=declare(bounds, categories, categorical_features, classes),
+        declared=declare(
+            settings["bounds"], settings["categories"], settings["categorical_features"], settings["classes"]
+        ),
     )
 
 
@@ -215,7 +206,7 @@ class TreeClassifier:
         spec = get_algorithm(self.algorithm)
         settings = {name: given[name] for name in COMMON}
         settings.update({p.name: given[p.name] for p in spec.parameters})
-        self._checked = _check(spec, **settings)
+        self._checked = _check(spec, settings)
         self._settings = settings
         self._fitted: Optional[_Fitted] = None
 
@@ -241,7 +232,7 @@ class TreeClassifier:
         changes when one is refused.  A fitted model stays until the next :meth:`fit`."""
         self._refuse_unknown(params)
         settings = {**self._settings, **params}
-        self._checked = _check(get_algorithm(self.algorithm), **settings)
+        self._checked = _check(get_algorithm(self.algorithm), settings)
         self._settings = settings
         return self
 
@@ -481,6 +472,8 @@ class DiffPID3Classifier(TreeClassifier):
         categorical_features: Optional[Features] = None,
         classes: Optional[Classes] = None,
     ) -> None:
+        """Why so many parameters: scikit-learn's get_params and clone read an estimator's parameters from
+        this signature, one keyword each: the algorithm's parameters, then the fit's settings."""
         self._configure(locals())
 
 
@@ -520,6 +513,8 @@ class ThesisTreeClassifier(TreeClassifier):
         categorical_features: Optional[Features] = None,
         classes: Optional[Classes] = None,
     ) -> None:
+        """Why so many parameters: scikit-learn's get_params and clone read an estimator's parameters from
+        this signature, one keyword each: the algorithm's parameters, then the fit's settings."""
         self._configure(locals())
 
 
@@ -556,6 +551,8 @@ class BaselineTreeClassifier(TreeClassifier):
         categorical_features: Optional[Features] = None,
         classes: Optional[Classes] = None,
     ) -> None:
+        """Why so many parameters: scikit-learn's get_params and clone read an estimator's parameters from
+        this signature, one keyword each: the algorithm's parameters, then the fit's settings."""
         self._configure(locals())
 
 
@@ -593,6 +590,8 @@ class DPDFClassifier(TreeClassifier):
         categorical_features: Optional[Features] = None,
         classes: Optional[Classes] = None,
     ) -> None:
+        """Why so many parameters: scikit-learn's get_params and clone read an estimator's parameters from
+        this signature, one keyword each: the algorithm's parameters, then the fit's settings."""
         self._configure(locals())
 
 
@@ -630,6 +629,8 @@ class DPAdaBoostClassifier(TreeClassifier):
         categorical_features: Optional[Features] = None,
         classes: Optional[Classes] = None,
     ) -> None:
+        """Why so many parameters: scikit-learn's get_params and clone read an estimator's parameters from
+        this signature, one keyword each: the algorithm's parameters, then the fit's settings."""
         self._configure(locals())
 
 
@@ -671,6 +672,8 @@ class DPEAClassifier(TreeClassifier):
         categorical_features: Optional[Features] = None,
         classes: Optional[Classes] = None,
     ) -> None:
+        """Why so many parameters: scikit-learn's get_params and clone read an estimator's parameters from
+        this signature, one keyword each: the algorithm's parameters, then the fit's settings."""
         self._configure(locals())
 
 
@@ -713,6 +716,8 @@ class PrivateRDTClassifier(TreeClassifier):
         categorical_features: Optional[Features] = None,
         classes: Optional[Classes] = None,
     ) -> None:
+        """Why so many parameters: scikit-learn's get_params and clone read an estimator's parameters from
+        this signature, one keyword each: the algorithm's parameters, then the fit's settings."""
         self._configure(locals())
 
 
@@ -756,6 +761,8 @@ class KAnonRDTClassifier(TreeClassifier):
         categorical_features: Optional[Features] = None,
         classes: Optional[Classes] = None,
     ) -> None:
+        """Why so many parameters: scikit-learn's get_params and clone read an estimator's parameters from
+        this signature, one keyword each: the algorithm's parameters, then the fit's settings."""
         self._configure(locals())
 
 
@@ -787,6 +794,8 @@ class NoisyMajorityClassifier(TreeClassifier):
         categorical_features: Optional[Features] = None,
         classes: Optional[Classes] = None,
     ) -> None:
+        """Why so many parameters: scikit-learn's get_params and clone read an estimator's parameters from
+        this signature, one keyword each: the algorithm's parameters, then the fit's settings."""
         self._configure(locals())
 
 

@@ -53,7 +53,13 @@ def shuffle(items: Sequence[int], rng: RandomSource) -> List[int]:
 
 
 def stratified_folds(labels: Sequence[int], k: int, rng: RandomSource) -> List[List[int]]:
-    """Split row indices into ``k`` folds that keep the class proportions."""
+    """Split row indices into ``k`` folds that keep the class proportions.
+
+    >>> import random
+    >>> folds = stratified_folds([0, 0, 0, 0, 1, 1], 2, random.Random(1))
+    >>> sorted(len(fold) for fold in folds), sorted(sum(1 for i in fold if i >= 4) for fold in folds)
+    ([3, 3], [1, 1])
+    """
     _check_folds(k)
     if isinstance(labels, (str, bytes)) or not isinstance(labels, Sequence):
         raise InvalidParameterError(f"labels must be a sequence of class codes, got {type(labels).__name__}")
@@ -201,6 +207,9 @@ def cross_validate(
     >>> result = cross_validate("noisy-majority", load("vote"), 1, folds=5, seed=3)
     >>> result.folds, round(result.mean, 4), result.level
     (5, 0.6138, 'proved')
+
+    Why 11 parameters: :func:`refdp.algorithms.train`'s arguments (algorithm, data,
+    epsilon, params, seed or rng, relation, engine), the protocol's (folds, repeats) and a progress callback.
     """
     spec = get_algorithm(algorithm)
     expect_dataset(data, "the data to cross-validate on")
@@ -247,6 +256,9 @@ def train_test_evaluate(
     is used (a secure source when it is None too).  ``engine`` picks the
     implementation (same results on both).  ``progress(done, total)``, if
     given, is called after each model is scored.
+
+    Why 11 parameters: :func:`refdp.algorithms.train`'s arguments (algorithm, data,
+    epsilon, params, seed or rng, relation, engine), the test set, the repeats and a progress callback.
     """
     spec = get_algorithm(algorithm)
     expect_dataset(train, "the training data")

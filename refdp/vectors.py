@@ -42,6 +42,8 @@ from refdp.errors import DataError, InvalidParameterError, RefdpError
 from refdp.files import read_json, write_text
 from refdp.mechanisms.exponential import exponential_log_probabilities
 from refdp.privacy import Relation, lqs_delta
+from refdp.published.dpdf import published_sensitivity
+from refdp.published.thesis_tree import published_per_query_epsilon
 
 __all__ = [
     "FORMAT",
@@ -114,7 +116,7 @@ def _sensitivity(inputs: Mapping[str, Any]) -> Dict[str, Any]:
     from refdp.scoring import get_quality
 
     if inputs["quality"] == "dpdf-published-local":
-        return {"value": _frac(dpdf.published_sensitivity(int(inputs["n"]))), "sound": False}
+        return {"value": _frac(published_sensitivity(int(inputs["n"]))), "sound": False}
     quality = get_quality(str(inputs["quality"]))
     try:
         value = quality.sensitivity(str(inputs["relation"]), inputs.get("max_size"))
@@ -202,7 +204,11 @@ def _budget(inputs: Mapping[str, Any]) -> Dict[str, Any]:
     if algorithm == "diffpid3":
         return {"per_query_epsilon": _frac(diffpid3.per_query_epsilon(eps, int(inputs["max_depth"]), relation))}
     if algorithm == "thesis-tree":
-        value = thesis_tree.per_query_epsilon(eps, int(inputs["max_depth"]), relation, str(inputs["variant"]))
+        depth = int(inputs["max_depth"])
+        if inputs["variant"] == "published":
+            value = published_per_query_epsilon(eps, depth)
+        else:
+            value = thesis_tree.per_query_epsilon(eps, depth, relation)
         return {"per_query_epsilon": _frac(value)}
     if algorithm == "dpdf":
         value = dpdf.per_query_epsilon(eps, int(inputs["n_trees"]), int(inputs["max_depth"]), relation)

@@ -294,7 +294,7 @@ WRONG: List[Any] = [None, [], [1, 2], "x", 3, 2.5, {"a": 1}, b"x", object(), Tru
 def api_cases(d: Path) -> Iterator[Case]:
     """Public functions called with every value of :data:`WRONG` where one argument goes."""
     from refdp.audit import audit_program
-    from refdp.audit.crosscheck import crosscheck_laplace
+    from refdp.audit.goodness_of_fit import crosscheck_laplace
     from refdp.data import Dataset, read_schema
     from refdp.estimators import ThesisTreeClassifier
     from refdp.evaluation import stratified_folds

@@ -95,6 +95,13 @@ def _example(name: str, cls: str) -> List[str]:
     ]
 
 
+INIT_DOC = (
+    "Why so many parameters: scikit-learn's get_params and clone read an estimator's parameters from\n"
+    "        this signature, one keyword each: the algorithm's parameters, then the fit's settings."
+)
+"""The docstring of every generated ``__init__`` (it says why the signature is long)."""
+
+
 def render_class(name: str, cls: str, doc: str) -> str:
     """The source of one estimator class."""
     spec = get_algorithm(name)
@@ -103,7 +110,7 @@ def render_class(name: str, cls: str, doc: str) -> str:
              "        *,"]
     lines += [f"        {p.name}: {annotation(p)} = {_literal(p.default)}," for p in spec.parameters]
     lines += [f"        {key}: {kind} = {default}," for key, kind, default in COMMON]
-    lines += ["    ) -> None:", "        self._configure(locals())", ""]
+    lines += ["    ) -> None:", f'        """{INIT_DOC}"""', "        self._configure(locals())", ""]
     return "\n".join(lines) + "\n"
 
 

@@ -3,7 +3,7 @@
 * the claim table in ``proofs/README.md`` lists every claim file with its
   statement, status, relation and the test files that name it with
   ``@pytest.mark.claim``;
-* ``refdp/claim_status.py`` maps every claim ID to its ``Status:`` line, so an
+* ``refdp/proofs_index.py`` maps every claim ID to its ``Status:`` line, so an
   installed refdp (without ``proofs/``) computes a receipt's soundness level.
 
 ``--write`` (the default) regenerates both; ``--check`` changes nothing and
@@ -22,10 +22,10 @@ from typing import Dict, List, Optional, Sequence, Set
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from refdp.claims import read_claims  # noqa: E402
+from refdp.proofs_reader import read_claims  # noqa: E402
 
 README = ROOT / "proofs" / "README.md"
-STATUS_MODULE = ROOT / "refdp" / "claim_status.py"
+STATUS_MODULE = ROOT / "refdp" / "proofs_index.py"
 BEGIN = "<!-- claims:begin -->"
 END = "<!-- claims:end -->"
 
@@ -70,7 +70,7 @@ def render(readme: str) -> str:
 
 
 def status_module() -> str:
-    """The text of ``refdp/claim_status.py`` for the claim files in ``proofs/``."""
+    """The text of ``refdp/proofs_index.py`` for the claim files in ``proofs/``."""
     claims = read_claims(ROOT / "proofs")
     rows = "".join(f'    "{cid}": "{claim.status}",\n' for cid, claim in claims.items())
     return (

@@ -8,7 +8,7 @@ from typing import List
 import pytest
 from hypothesis import HealthCheck, settings
 
-from refdp.claims import proofs_dir, read_claims
+from refdp.proofs_reader import proofs_dir, read_claims
 
 settings.register_profile("default", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile(

@@ -26,15 +26,16 @@ from hypothesis import given, settings, target
 from hypothesis import strategies as st
 
 from refdp.algorithms import Param, adaboost, get_algorithm, train
+from refdp.published.adaboost import published_partition
 from refdp.algorithms.adaboost import (
     INCLUDE_PROBABILITY,
     WEIGHT_UNITS,
     GridCodes,
     RoundBuilder,
+    RoundPlan,
     joins_sample,
     next_weight,
     noisy_error,
-    published_partition,
     query_epsilon,
     split_candidates,
     tree_weight,
@@ -51,7 +52,7 @@ from refdp.audit import (
     max_log_ratio,
     mixture,
 )
-from refdp.claims import proofs_dir, read_claims
+from refdp.proofs_reader import proofs_dir, read_claims
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset, Schema, load
 from refdp.data.grid import ThresholdGrid
 import refdp.algorithms.adaboost as adaboost_module
@@ -286,7 +287,7 @@ def test_round_builder_samples_the_oracle_split_distribution(relation: Relation)
     rng = random.Random(seed)
     samples: List[float] = []
     for _ in range(n):
-        builder = RoundBuilder(view, grids, _weights(data, _record_weight), 2, eps, cap, rng, Ledger(relation))
+        builder = RoundBuilder(view, grids, _weights(data, _record_weight), RoundPlan(2, eps, cap), rng, Ledger(relation))
         root = builder.build(list(range(len(data))), 1, ())
         if isinstance(root, ValueSplit):
             key: Hashable = (root.attribute, root.value)

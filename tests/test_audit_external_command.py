@@ -19,7 +19,7 @@ from typing import Any, Dict, List, Tuple
 
 import pytest
 
-from refdp.audit.external_command import LEAF_PAYLOAD_KEYS, OutputReader, write_csv
+from refdp.audit.program_audit import LEAF_PAYLOAD_KEYS, OutputReader, write_csv
 from refdp.algorithms import train
 from refdp.cli import main
 from refdp.data import load

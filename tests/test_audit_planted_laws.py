@@ -17,7 +17,7 @@ from refdp.audit.planted.laws import (
     log_discrete_laplace_at_most,
     log_laplace_interval,
 )
-from refdp.audit.planted.outcomes import Bins, Clamp, ClampHistogram, ProbeLeafCount, structure_of
+from refdp.audit.reductions import Bins, Clamp, ClampHistogram, ProbeLeafCount, structure_of
 from refdp.errors import InvalidParameterError
 from refdp.mechanisms import discrete_laplace_cdf, discrete_laplace_pmf, laplace_cdf
 from refdp.tree import CategoricalSplit, Leaf, ThresholdSplit, ValueSplit

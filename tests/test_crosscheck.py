@@ -16,7 +16,7 @@ from typing import List, Sequence
 
 import pytest
 
-from refdp.audit.crosscheck import (
+from refdp.audit.goodness_of_fit import (
     NoiseMixture,
     crosscheck_noise_mixture,
     noise_mixture_detectable_scale_error,

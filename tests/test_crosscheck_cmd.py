@@ -26,11 +26,11 @@ from typing import Any, Dict, List, Tuple
 
 import pytest
 
-from refdp.algorithms import diffpid3, majority, thesis_tree, train
+from refdp.algorithms import diffpid3, diffpid3_laws, majority, thesis_tree, thesis_tree_laws, train
 from refdp.algorithms.derivation import NO_RANDOMNESS
 from refdp.algorithms.registry import get_algorithm
 from refdp.algorithms.root_law import TAIL, noisy_size_plans
-from refdp.audit.crosscheck import (
+from refdp.audit.goodness_of_fit import (
     NoiseMixture,
     crosscheck_discrete_laplace,
     crosscheck_noise_mixture,
@@ -42,7 +42,7 @@ from refdp.audit.crosscheck import (
     tv_detectable,
     tv_sample_size,
 )
-from refdp.audit.crosscheck_command import CountsReader, Reading, SplitReader
+from refdp.audit.program_crosscheck import CountsReader, Reading, SplitReader
 from refdp.cli import main
 from refdp.data import CategoricalAttribute, Dataset, Schema, load
 from refdp.errors import InvalidParameterError
@@ -96,7 +96,7 @@ PLANTED = {Relation.ADD_REMOVE: "keep-half", Relation.SUBSTITUTE: "no-half"}
 
 def _diffpid3_law_and_planted(relation: Relation = Relation.ADD_REMOVE) -> Tuple[List[float], List[float]]:
     params = get_algorithm("diffpid3").resolve({"size_share": "0"})
-    root = diffpid3.root_split_law(VOTE, Fraction(1), params, relation)
+    root = diffpid3_laws.root_split_law(VOTE, Fraction(1), params, relation)
     law = root.single
     assert law is not None and root.leaf_is_outcome
     # Under add-remove refdp's max operator is monotone (no factor 2); under substitute it is not.
@@ -362,9 +362,9 @@ def _samples(name: str, data: Dataset, epsilon: Fraction, params: Dict[str, str]
              relation: Relation = Relation.ADD_REMOVE) -> Tuple[List[Reading], List[Reading], Any, Any]:
     spec = get_algorithm(name)
     resolved = spec.resolve(params)
-    split = {"thesis-tree": thesis_tree.root_split_law, "diffpid3": diffpid3.root_split_law}.get(name)
+    split = {"thesis-tree": thesis_tree_laws.root_split_law, "diffpid3": diffpid3_laws.root_split_law}.get(name)
     split_law = split(data, epsilon, resolved, relation) if split else None
-    counts = {"thesis-tree": thesis_tree.root_counts_law, "noisy-majority": majority.root_counts_law}.get(name)
+    counts = {"thesis-tree": thesis_tree_laws.root_counts_law, "noisy-majority": majority.root_counts_law}.get(name)
     # thesis-tree's root releases counts at every depth only when every node does
     releases = counts is not None and resolved.get("node_counts") != "leaves"
     counts_law = counts(data, epsilon, resolved, relation) if counts and releases else None
@@ -440,7 +440,7 @@ def test_laws_have_the_budget_and_sensitivity_of_refdps_receipt(
     charges = model.receipt.charges
     depth = int(resolved.get("max_depth", 0))
     if name != "noisy-majority" and depth > 0:
-        root = {"thesis-tree": thesis_tree.root_split_law, "diffpid3": diffpid3.root_split_law}[name](
+        root = {"thesis-tree": thesis_tree_laws.root_split_law, "diffpid3": diffpid3_laws.root_split_law}[name](
             VOTE, epsilon, resolved, relation)
         (split,) = [c for c in charges if c.partition == () and c.mechanism == "exponential"]
         # the plan training made (chosen by its noisy size, if any) is one of the law's, with the same budget
@@ -457,7 +457,7 @@ def test_laws_have_the_budget_and_sensitivity_of_refdps_receipt(
         return  # its root releases counts only when it stops, which it does not here
     if resolved.get("node_counts") == "leaves" and depth > 0 and "size_share" in params:
         return  # the root releases no counts: it is a leaf only under a plan of depth 0
-    counts = {"thesis-tree": thesis_tree.root_counts_law, "diffpid3": diffpid3.root_counts_law,
+    counts = {"thesis-tree": thesis_tree_laws.root_counts_law, "diffpid3": diffpid3_laws.root_counts_law,
               "noisy-majority": majority.root_counts_law}[name](VOTE, epsilon, resolved, relation)
     cells = [c for c in charges if len(c.partition) == 1 and c.partition[0].startswith("class=")]
     if not cells:
@@ -471,7 +471,7 @@ def test_laws_have_the_budget_and_sensitivity_of_refdps_receipt(
 
 @pytest.mark.claim("crosscheck-command")
 def test_readers() -> None:
-    grid_law = thesis_tree.root_split_law(
+    grid_law = thesis_tree_laws.root_split_law(
         load("credit-g"), Fraction(1), get_algorithm("thesis-tree").resolve({"size_share": "0"}), Relation.ADD_REMOVE
     )
     points = [c for c in grid_law.candidates if c.threshold is not None]
@@ -553,11 +553,11 @@ def test_three_classes_with_counts_at_every_node() -> None:
     rows = [("x", "u"), ("y", "v"), ("x", "v"), ("y", "u")] * 30
     data = Dataset.from_rows(schema, rows, ["p", "q", "r", "p"] * 30)
     every = {"node_counts": "every-node", "max_depth": "2"}
-    fixed = thesis_tree.root_split_law(data, Fraction(1), get_algorithm("thesis-tree").resolve(
+    fixed = thesis_tree_laws.root_split_law(data, Fraction(1), get_algorithm("thesis-tree").resolve(
         {**every, "size_share": "0"}), Relation.ADD_REMOVE)
     assert not fixed.leaf_is_outcome and len(fixed.probabilities()) == len(fixed.candidates) == 4
     assert SplitReader(fixed)('{"attribute": null}') == Reading("no-split")
     with pytest.raises(InvalidParameterError, match="more than two classes"):
-        thesis_tree.root_split_law(data, Fraction(1), get_algorithm("thesis-tree").resolve(every), Relation.ADD_REMOVE)
-    leaves = thesis_tree.root_split_law(data, Fraction(1), get_algorithm("thesis-tree").resolve({}), Relation.ADD_REMOVE)
+        thesis_tree_laws.root_split_law(data, Fraction(1), get_algorithm("thesis-tree").resolve(every), Relation.ADD_REMOVE)
+    leaves = thesis_tree_laws.root_split_law(data, Fraction(1), get_algorithm("thesis-tree").resolve({}), Relation.ADD_REMOVE)
     assert leaves.leaf_is_outcome

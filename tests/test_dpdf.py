@@ -14,10 +14,10 @@ from hypothesis import strategies as st
 
 from refdp.algorithms import Param, dpdf, get_algorithm, train
 from refdp.algorithms.binning import equal_width_thresholds
+from refdp.published.dpdf import published_sensitivity
 from refdp.algorithms.dpdf import (
     per_query_epsilon,
     prune,
-    published_sensitivity,
     splits,
     weighted_gini,
     weighted_gini_exact,
@@ -30,7 +30,7 @@ from refdp.audit.exact import (
     max_log_ratio_report,
     product,
 )
-from refdp.claims import proofs_dir, read_claims
+from refdp.proofs_reader import proofs_dir, read_claims
 from refdp.cli import main
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset, Schema, load_builtin
 from refdp.errors import InvalidParameterError, SchemaError

@@ -12,7 +12,7 @@ import pytest
 from refdp.algorithms import Param, get_algorithm, train
 from refdp.algorithms.dpea import embedding_depth, per_query_epsilon, selections
 from refdp.audit import monte_carlo_audit
-from refdp.claims import proofs_dir, read_claims
+from refdp.proofs_reader import proofs_dir, read_claims
 from refdp.cli import main
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset, Schema, load_builtin
 from refdp.errors import InvalidParameterError

@@ -20,6 +20,7 @@ from typing import Dict, Tuple
 import pytest
 
 from refdp.algorithms.dpea_mcmc import (
+    Chain,
     inner_nodes,
     propose,
     proposal_log_ratio,
@@ -177,26 +178,25 @@ def test_corrected_chain_has_the_mechanism_as_stationary_law_and_the_published_d
 def test_run_chain_is_replayable_and_validates() -> None:
     data = dataset(SCHEMA, ROWS)
     view = TrainingView.of(data)
-    runs = [run_chain(view, list(view.rows), ATTRIBUTES, LEVELS, 1.0, random.Random(3), steps=50, hastings=True) for _ in range(2)]
+    runs = [run_chain(view, list(view.rows), ATTRIBUTES, LEVELS, 1.0, random.Random(3), Chain(50, True)) for _ in range(2)]
     assert runs[0] == runs[1] and runs[0].steps == 50
     stopped = run_chain(
-        view, list(view.rows), ATTRIBUTES, LEVELS, 50.0, random.Random(3), steps=1000, hastings=False,
-        buffer=10, threshold=1.0,
+        view, list(view.rows), ATTRIBUTES, LEVELS, 50.0, random.Random(3), Chain(1000, False, buffer=10, threshold=1.0),
     )
     assert stopped.steps < 1000  # at c = 50 the chain freezes and the variance test stops it
     with pytest.raises(InvalidParameterError, match="buffer must be >= 2"):
-        run_chain(view, [], ATTRIBUTES, LEVELS, 1.0, random.Random(3), steps=5, hastings=False, buffer=1, threshold=1.0)
+        run_chain(view, [], ATTRIBUTES, LEVELS, 1.0, random.Random(3), Chain(5, False, buffer=1, threshold=1.0))
     assert random_shape(SIZES, (), 3, random.Random(1)) is None
 
 
-def _empirical_tv(runs: int, seed: int, **chain: object) -> Tuple[float, float]:
+def _empirical_tv(runs: int, seed: int, chain: Chain) -> Tuple[float, float]:
     law, _, _ = _setup()
     data = dataset(SCHEMA, ROWS)
     view = TrainingView.of(data)
     rng = random.Random(seed)
     counts: Dict[Shape, int] = {}
     for _ in range(runs):
-        shape = run_chain(view, list(view.rows), ATTRIBUTES, LEVELS, float(EPS / 4), rng, **chain).shape  # type: ignore[arg-type]
+        shape = run_chain(view, list(view.rows), ATTRIBUTES, LEVELS, float(EPS / 4), rng, chain).shape
         counts[shape] = counts.get(shape, 0) + 1
     distance = tv({s: k / runs for s, k in counts.items()}, law)
     bound = 0.5 * math.sqrt(2 * (len(law) * math.log(2) + math.log(1 / FALSE_ALARM)) / runs)
@@ -212,8 +212,8 @@ def test_measured_distances_of_the_chains_from_the_mechanism() -> None:
     the published one its defaults (1000 steps, buffer 50, threshold 1.0).
     """
     runs = 5_000
-    published, bound = _empirical_tv(runs, 41, steps=1000, hastings=False, buffer=50, threshold=1.0)
-    corrected, _ = _empirical_tv(runs, 42, steps=100, hastings=True)
+    published, bound = _empirical_tv(runs, 41, Chain(1000, False, buffer=50, threshold=1.0))
+    corrected, _ = _empirical_tv(runs, 42, Chain(100, True))
     print(f"published (variance stop): TV {published:.4f}; corrected 100 steps: TV {corrected:.4f}; bound {bound:.4f}")
     assert published > bound, (published, bound)
     assert corrected <= bound, (corrected, bound)

@@ -17,6 +17,7 @@ from refdp.algorithms import train
 from refdp.algorithms.diffpid3 import DEFAULT_MAX_SIZE, stops
 from refdp.algorithms.diffpid3 import per_query_epsilon as diffpid3_epsilon
 from refdp.algorithms.thesis_tree import per_query_epsilon as thesis_epsilon
+from refdp.published.thesis_tree import published_per_query_epsilon
 from refdp.data import Dataset, load_builtin
 from refdp.errors import InvalidParameterError
 from refdp.privacy import Charge, Partition, Relation
@@ -33,7 +34,7 @@ def test_per_query_epsilons_follow_the_papers_and_the_substitute_plans() -> None
     for d in range(9):
         assert thesis_epsilon(budget, d, Relation.ADD_REMOVE) == budget / (2 * (d + 1) - 1)
         assert thesis_epsilon(budget, d, Relation.SUBSTITUTE) == budget / (4 * d + 1 if d else 2)
-        assert thesis_epsilon(budget, d, Relation.SUBSTITUTE, "published") == budget / (2 * d + 1)
+        assert published_per_query_epsilon(budget, d) == budget / (2 * d + 1)
         assert diffpid3_epsilon(budget, d, Relation.ADD_REMOVE) == budget / (2 * (d + 1))
         assert diffpid3_epsilon(budget, d, Relation.SUBSTITUTE) == budget / (4 * d + 2 if d else 3)
 

@@ -31,7 +31,7 @@ from refdp.algorithms.diffpid3 import per_query_epsilon as diffpid3_epsilon
 from refdp.algorithms.greedy import grid_threshold_tables
 from refdp.engine import ReferenceCounts, TrainingView, threshold_intervals
 from refdp.algorithms.thesis_tree import per_query_epsilon as thesis_epsilon
-from refdp.algorithms.thesis_tree import published_best_value, published_score
+from refdp.published.thesis_tree import published_best_value, published_per_query_epsilon, published_score
 from refdp.audit import (
     LOG_SLACK,
     Distribution,
@@ -545,7 +545,7 @@ E1_D_PRIME = E1_D + [(2, 0)]
 
 def _published_root_distribution(data: Dataset, budget: Fraction, quality: str) -> Distribution:
     """The published variant's root (min_samples far below 0 and two classes: it always splits)."""
-    eps = thesis_epsilon(budget, 1, Relation.ADD_REMOVE, "published")
+    eps = published_per_query_epsilon(budget, 1)
     total = _counts(data, range(len(data)))
     evals: List[float] = []
     values: List[int] = []

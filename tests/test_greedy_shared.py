@@ -18,8 +18,8 @@ from refdp.algorithms.greedy import (
     close_budget,
     plan_levels,
     plan_units,
-    sample_threshold,
 )
+from refdp.planted.thesis_tree import sample_threshold
 from refdp.engine import Interval, TrainingView, class_counts, threshold_intervals, value_table
 from refdp.scoring.kernels import exact_score_function, score_function
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset, Schema, load_builtin

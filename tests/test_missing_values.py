@@ -19,8 +19,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from refdp.algorithms import algorithm_names, get_algorithm, model_from_json, train
-from refdp.algorithms.registry import check_model
-from refdp.algorithms.registry import MISSING_VALUE_RULE
+from refdp.algorithms.models import check_model
+from refdp.algorithms.models import MISSING_VALUE_RULE
 from refdp.cli import main
 from refdp.data import (
     CategoricalAttribute,

@@ -17,9 +17,9 @@ import pytest
 
 from refdp.algorithms import Param, get_algorithm, train
 from refdp.algorithms.kanon_rdt import Given, candidate_plans
-from refdp.algorithms.noisy_depth import choose_depth, laplace_variance, mean_branching, passes, plan_depth
+from refdp.algorithms.noisy_depth import DepthRule, choose_depth, laplace_variance, mean_branching, passes, plan_depth
 from refdp.audit import LOG_SLACK, Distribution, all_neighbours, max_log_ratio, mixture, push_forward
-from refdp.audit.crosscheck import crosscheck_finite, tv_sample_size
+from refdp.audit.goodness_of_fit import crosscheck_finite, tv_sample_size
 from refdp.data import CategoricalAttribute, Dataset, Schema, load_builtin
 from refdp.engine import REFERENCE
 from refdp.mechanisms import discrete_laplace_cdf, discrete_laplace_pmf
@@ -79,35 +79,36 @@ def test_the_depth_rule_never_deepens_a_tree_on_less_data() -> None:
         return laplace_variance(budget / (2 * d + 1))  # a leaf's count at a full tree's per-query epsilon
 
     for budget in (Fraction(1, 10), Fraction(1), Fraction(10)):
-        chosen = [choose_depth(noisy, budget, Fraction(5, 2), 5, 2, leaves, variance) for noisy in range(-50, 50000, 37)]
+        chosen = [choose_depth(noisy, budget, DepthRule(Fraction(5, 2), 5, 2, leaves, variance)) for noisy in range(-50, 50000, 37)]
         assert chosen == sorted(chosen), budget
         assert chosen[0] == 0 and chosen[-1] >= 1, (budget, chosen[-1])
     # no positive size, no split
     assert not passes(0, Fraction(1), 2, Fraction(0), Fraction(0))
-    assert choose_depth(0, Fraction(100), Fraction(0), 5, 2, leaves, variance) == 0
+    assert choose_depth(0, Fraction(100), DepthRule(Fraction(0), 5, 2, leaves, variance)) == 0
     # plan_depth grows the depth the rule chooses for the N~ it draws
     for seed in range(20):
         ledger = Ledger(Relation.ADD_REMOVE)
         plan = plan_depth(
-            40 * seed, Fraction(1), Fraction(1, 10), Fraction(5, 2), 5, 2, leaves=leaves, variance=variance,
+            40 * seed, Fraction(1), Fraction(1, 10), DepthRule(Fraction(5, 2), 5, 2, leaves=leaves, variance=variance),
             engine=REFERENCE, rng=random.Random(seed), ledger=ledger,
         )
         assert plan.noisy_size is not None
-        assert plan.depth == choose_depth(plan.noisy_size, Fraction(9, 10), Fraction(5, 2), 5, 2, leaves, variance)
+        assert plan.depth == choose_depth(plan.noisy_size, Fraction(9, 10), DepthRule(Fraction(5, 2), 5, 2, leaves, variance))
 
 
 @pytest.mark.claim("noisy-size-plan", "discrete-laplace-mechanism")
 def test_plan_depth_charges_the_share_and_leaves_the_rest() -> None:
     ledger = Ledger(Relation.ADD_REMOVE)
     plan = plan_depth(
-        1000, Fraction(1), Fraction(1, 10), Fraction(1), 4, 2,
-        leaves=lambda d: Fraction(2) ** d, variance=lambda d, budget: laplace_variance(budget / (2 * d + 1)),
+        1000, Fraction(1), Fraction(1, 10),
+        DepthRule(Fraction(1), 4, 2, leaves=lambda d: Fraction(2) ** d,
+                  variance=lambda d, budget: laplace_variance(budget / (2 * d + 1))),
         engine=REFERENCE, rng=random.Random(3), ledger=ledger,
     )
     assert plan.epsilon == Fraction(9, 10) and plan.noisy_size is not None and 0 <= plan.depth <= 4
     assert ledger.total() == (Fraction(1, 10), Fraction(0))
     assert plan_depth(
-        10, Fraction(1), Fraction(0), Fraction(1), 4, 2, leaves=lambda d: Fraction(1), variance=lambda d, b: b,
+        10, Fraction(1), Fraction(0), DepthRule(Fraction(1), 4, 2, leaves=lambda d: Fraction(1), variance=lambda d, b: b),
         engine=REFERENCE, rng=random.Random(3), ledger=ledger,
     ).depth == 4
 

@@ -24,8 +24,8 @@ from typing import Any, Dict, List, Tuple
 
 import pytest
 
-from refdp.algorithms import diffpid3, get_algorithm
-from refdp.audit.crosscheck import tv_sample_size
+from refdp.algorithms import diffpid3_laws, get_algorithm
+from refdp.audit.goodness_of_fit import tv_sample_size
 from refdp.cli import main
 from refdp.data import load
 from refdp.privacy import Relation
@@ -169,7 +169,7 @@ def _planted_runs() -> int:
     the planted law puts at most 0.05 on a leaf: a total variation above
     0.23.  The runs are sized for 0.2.
     """
-    law = diffpid3.root_split_law(load("vote"), Fraction(1, 5), get_algorithm("diffpid3").resolve({}),
+    law = diffpid3_laws.root_split_law(load("vote"), Fraction(1, 5), get_algorithm("diffpid3").resolve({}),
                                   Relation.ADD_REMOVE)
     assert abs(law.probabilities()[-1] - 0.28418) < 1e-5
     return tv_sample_size(law.probabilities(), 0.2, beta=1e-6)

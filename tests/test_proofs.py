@@ -9,7 +9,7 @@ from types import ModuleType
 
 import pytest
 
-from refdp.claims import proofs_dir, read_claims
+from refdp.proofs_reader import proofs_dir, read_claims
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -45,16 +45,16 @@ def test_index_is_current() -> None:
 
 
 def test_claim_status_module_is_current() -> None:
-    from refdp.claim_status import STATUS
+    from refdp.proofs_index import STATUS
 
-    text = (ROOT / "refdp" / "claim_status.py").read_text(encoding="utf-8")
+    text = (ROOT / "refdp" / "proofs_index.py").read_text(encoding="utf-8")
     assert text == _index_module().status_module(), "run: python3 scripts/proofs_index.py --write"
     assert STATUS == {cid: claim.status for cid, claim in read_claims(proofs_dir()).items()}
 
 
 def test_index_check_reports_a_stale_status_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     index = _index_module()
-    stale = tmp_path / "claim_status.py"
+    stale = tmp_path / "proofs_index.py"
     stale.write_text(index.status_module().replace('"proved"', '"published-but-unsound"', 1), encoding="utf-8")
     monkeypatch.setattr(index, "STATUS_MODULE", stale)
     assert index.main(["--check"]) == 1

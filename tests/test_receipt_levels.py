@@ -10,7 +10,7 @@ from typing import List, Tuple
 import pytest
 
 from refdp.algorithms import algorithm_names, get_algorithm, train
-from refdp.claim_status import STATUS
+from refdp.proofs_index import STATUS
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset, Schema, load_builtin
 from refdp.errors import SchemaError
 from refdp.privacy import (

@@ -322,7 +322,7 @@ def test_train_and_evaluate_print_the_level(tmp_path: Path, capsys: pytest.Captu
 
 
 def test_installed_without_proofs_knows_the_levels(tmp_path: Path) -> None:
-    """An installed refdp has no proofs/: the statuses come from refdp/claim_status.py."""
+    """An installed refdp has no proofs/: the statuses come from refdp/proofs_index.py."""
     shutil.copytree(ROOT / "refdp", tmp_path / "refdp", ignore=shutil.ignore_patterns("__pycache__"))
     path = _write(tmp_path, _model(*IDEALISED))
     proc = subprocess.run(

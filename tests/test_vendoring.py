@@ -32,7 +32,7 @@ sys.path.insert(0, sys.argv[1])
 import refdp
 assert refdp.__file__.startswith(sys.argv[1]), refdp.__file__
 from refdp.algorithms import train
-from refdp.claims import proofs_dir, read_claims
+from refdp.proofs_reader import proofs_dir, read_claims
 from refdp.data import BUILTIN_NAMES, load_builtin
 from refdp.tree import dumps_model
 for name in BUILTIN_NAMES:

@@ -6,18 +6,8 @@ module the first time its algorithm is asked for
 loads no other.
 """
 
-from refdp.algorithms.registry import (
-    AlgorithmSpec,
-    Param,
-    Parameter,
-    Variant,
-    algorithm_names,
-    get_algorithm,
-    model_from_json,
-    read_model,
-    start_ledger,
-    train,
-)
+from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, algorithm_names, get_algorithm, train
+from refdp.algorithms.models import model_from_json, read_model, start_ledger
 
 __all__ = [
     "AlgorithmSpec",

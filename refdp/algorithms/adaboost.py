@@ -32,9 +32,7 @@ mechanism drops the factor 2: a record joining a node adds weight to one
 cell of every candidate, so every utility moves down (claims
 ``split-quality-monotone``, ``exponential-mechanism-monotone``).
 
-Variants:
-
-* ``sound`` (default; claim ``adaboost-sound``), exact wherever it decides
+This module is the sound learner (claim ``adaboost-sound``), exact wherever it decides
   or releases anything.  Record weights live on a public grid: record i's
   weight is k_i / Q with Q = :data:`WEIGHT_UNITS` and an integer k_i in
   {0, ..., floor(theta Q)}; k_{1,i} = Q and
@@ -64,87 +62,46 @@ Variants:
   exactly 1 - 1/e (the chance that it appears in an ordinary bootstrap
   sample of size n; ``not bernoulli_exp(1)``), so no record counts twice.
   The receipt total is eps_p exactly.
-* ``published`` (claim ``adaboost-published-unsound``): Algorithm 3 as
-  printed: per-round budget eps_c = eps_p / T - ln(alpha_{t-1}), bootstrap
-  of size n drawn with the normalised weights D_t, noiseless Gini-minimising
-  categorical partitions and choice of attribute, continuous split points by
-  the exponential mechanism with eps_c / (2 (d + 1)(n_c + 1)) over the
-  intervals between the node's values (a float threshold inside), exact
-  tau_t and alpha_t, weights D_t(i) > theta / n set to 0, leaf noise
-  Laplace(max_i D_t(i) T ln(alpha_t) / eps_c) (none when that is <= 0);
-  the loop also stops at alpha_t = 0, where ln(alpha_t) is undefined.  The
-  receipt states the paper's eps_p, marked unsound, with its leaks.
+The paper's Algorithm 3 as printed is another variant, which the registry
+adds from its own package (:data:`~refdp.algorithms.registry.VARIANT_MODULES`).
 
-``theta`` is in units of the initial weight: 1 in ``sound``, 1/n in
-``published`` (whose D_1(i) = 1/n).  ``grid`` is used by ``sound`` only.
+``theta`` is in units of the initial weight.  ``grid`` is used by ``sound`` only.
 """
 
 from __future__ import annotations
 
-import bisect
 import math
 from itertools import repeat
 from operator import add, eq, mul
-from dataclasses import dataclass
 from fractions import Fraction
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Callable, List, Mapping, Optional, Tuple
 
 from refdp.algorithms.derivation import (
-    model_budget,
-    check_plan_inputs,
-    NO_RANDOMNESS,
-    NOISY_SIZE,
-    check_trees,
-    check_voting,
-    check_weights,
-    fresh_ledger,
-    grid_index,
-    integer_counts,
-    receipt_children,
-    refuse,
-    replay_size,
+    NOISY_SIZE
 )
 from refdp.algorithms.greedy import (
-    GRID_PARAMETER,
-    SPLIT_KEY,
-    NodeCost,
-    child_path,
-    close_budget,
-    grid_threshold_tables,
-    plan_units,
-    threshold_conditions,
+    GRID_PARAMETER, close_budget
 )
-from refdp.algorithms.noisy_depth import DepthPlan, laplace_variance, plan_depth, size_parameters, size_share
-from refdp.algorithms.registry import (
-    AlgorithmSpec,
-    Param,
-    Parameter,
-    Variant,
-    finish_model,
-    register,
-    start_ledger,
+from refdp.algorithms.noisy_depth import size_parameters
+from refdp.algorithms.adaboost_derive import derive_adaboost
+from refdp.algorithms.adaboost_rounds import (
+    BUDGET_CLAIMS, Candidate, GridCodes, INCLUDE_PROBABILITY, MAJORITY_LABEL, RoundBuilder, RoundPlan, TAU_FLOOR,
+    TAU_FLOOR_EXACT, WEIGHT_UNITS, bootstrap_charge, majority_epsilon, next_weight, noisy_error, query_epsilon,
+    random_subspace, round_epsilon, round_plan, split_candidates, tree_weight, weight_cap, weighted_gini
 )
-from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset, Schema
-from refdp.data.grid import ThresholdGrid
-from refdp.engine import REFERENCE, Engine, NodeCounts, ReferenceCounts, TrainingView
-from refdp.scoring.kernels import exact_score_function
+from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, register
+from refdp.algorithms.models import finish_model, start_ledger
+from refdp.data import Dataset
+from refdp.engine import REFERENCE, Engine, NodeCounts, TrainingView
 from refdp.errors import InvalidParameterError
 from refdp.params import MAX_DEPTH
 from refdp.mechanisms import (
-    joins_sample,
-    count_charge,
-    discrete_laplace_mechanism,
-    exponential_charge,
-    exponential_mechanism,
-    histogram_charges,
-    laplace_noise,
-    sample_index,
+    joins_sample
 )
+from refdp.privacy import Ledger, Relation, as_fraction
 from refdp.mechanisms.sampling import row_sample
-from refdp.privacy import Charge, Ledger, Partition, Relation, as_fraction, cell
-from refdp.privacy.ledger import data_independent_charge
 from refdp.rng import RandomSource
-from refdp.tree import Leaf, Node, ThresholdSplit, TreeModel, ValueSplit, route
+from refdp.tree import Leaf, Node, TreeModel
 from refdp.tree import leaves as all_leaves
 
 __all__ = [
@@ -156,13 +113,17 @@ __all__ = [
     "Candidate",
     "GridCodes",
     "RoundBuilder",
+    "RoundPlan",
     "weighted_gini",
     "weight_cap",
     "split_candidates",
     "joins_sample",
     "noisy_error",
     "next_weight",
-    "published_partition",
+    "random_subspace",
+    "check_attributes",
+    "Rounds",
+    "fit_boosted",
     "round_epsilon",
     "query_epsilon",
     "tree_weight",
@@ -176,7 +137,6 @@ CLAIMS = (
     "exponential-mechanism-monotone",
     "split-quality-monotone",
     "adaboost-sound",
-    "adaboost-published-unsound",
     "exponential-mechanism",
     "exponential-mechanism-exact-sampler",
     "continuous-split-exponential-mechanism",
@@ -187,333 +147,14 @@ CLAIMS = (
     "tree-budget-plan",
 )
 
-INCLUDE_PROBABILITY = 1.0 - math.exp(-1.0)
-"""P[a record joins a round's sample]: 1 - 1/e, its chance to appear in a bootstrap of size n (n large).
-
-A float for reference and tests; the sampler draws the event exactly (:func:`joins_sample`, and the
-engine's ``bootstrap``, which draws it for every record of a round with the same draws)."""
-
-TAU_FLOOR = 1e-10
-"""tau_t is clipped to [TAU_FLOOR, 1 - TAU_FLOOR] so that alpha_t stays finite."""
-
-_TAU_FLOOR_EXACT = Fraction(1, 10**10)
-"""The sound variant's clip of tau_t, exact (the float TAU_FLOOR is the nearest float to it)."""
-
-WEIGHT_UNITS = 1 << 10
-"""Q: the sound variant's record weights are integers in units of 1/Q (the initial weight is Q units).
-
-Any public Q makes the round exact; its size trades only resolution.  The
-exponential mechanism is scale-free (utilities and sensitivity both scale
-by Q) and the leaf noise DLap(floor(theta Q)/eps) in units of 1/Q is the
-Laplace noise of scale theta/eps up to a lattice of step 1/Q.  What Q
-decides is where flooring bites: a weight loses less than 1/Q per update
-(relative error 1/k for a weight of k units) and a weight that falls below
-1/Q of the initial one becomes 0 for good (after about ln(1024) / alpha
-rounds in a row classified right: 14 at alpha = 1/2, by then it weighs
-under 0.1% of a fresh record).  2**10 keeps the integers small (a node's
-weighted count is below n theta 2**10, far under 2**53, so k / Q is an
-exact float) while the rounding stays below what the noise hides.
-"""
-
-SOUND_INTERNAL = NodeCost(Fraction(1), Fraction(1))
-"""A node's exponential mechanism: sensitivity 2 theta holds for a substitution too."""
-
-SOUND_LEAF = NodeCost(Fraction(1), Fraction(2))
-"""A leaf's weighted class histogram: one cell per class."""
-
-Candidate = Tuple[int, int]
-"""(attribute, value code) of a categorical pair, or (attribute, k) of the grid point g_k of a continuous one."""
-
-_GINI = exact_score_function("gini")
-
-
-def weighted_gini(table: Sequence[Sequence[int]]) -> Fraction:
-    """q(T) = -sum_j (W_j - sum_c W_{j,c}^2 / W_j), the unnormalised Gini of integer weighted counts, exactly.
-
-    With weights in units of 1/Q the value is Q times the Gini of the real
-    weights; with every record weight in [0, cap] units its sensitivity is
-    2 cap units (claim ``adaboost-sound``, Lemma 2).  With unit weights this
-    is :func:`refdp.scoring.gini_unnormalised`.
-    """
-    return Fraction(_GINI(table))
-
-
-def weight_cap(theta: Fraction) -> int:
-    """floor(theta Q): the largest record weight of the sound variant, in units of 1/Q."""
-    return math.floor(theta * WEIGHT_UNITS)
-
-
-@dataclass(frozen=True)
-class GridCodes:
-    """The public grid of every continuous attribute (the engine codes each row's cell: x < g_k has code < k)."""
-
-    cells: int
-    grids: Mapping[int, ThresholdGrid]
-
-    @staticmethod
-    def of(view: TrainingView, cells: int) -> "GridCodes":
-        grids = {
-            a: ThresholdGrid.of(attribute, cells)
-            for a, attribute in enumerate(view.schema.attributes)
-            if isinstance(attribute, ContinuousAttribute)
-        }
-        return GridCodes(cells, grids)
-
-
-def split_candidates(
-    view: TrainingView, grids: GridCodes, rows: Sequence[int], weights: Sequence[int], attributes: Sequence[int],
-    counts: Optional[NodeCounts] = None,
-) -> Tuple[List[Candidate], List[Fraction], List[int]]:
-    """Every split of ``attributes`` at a node: (candidates, exact weighted Gini utilities, base weights).
-
-    Categorical attribute a: one candidate ``a = v`` vs ``a != v`` per value v
-    of the public domain, base weight ``grids.cells - 1``.  Continuous
-    attribute a: one candidate per interior grid point g_k (``x < g_k`` vs
-    ``x >= g_k``), base weight 1.  ``weights[i]`` is record i's weight in
-    units of 1/Q (any integers; 0 for a record outside the sample).  The
-    weighted counts come from ``counts`` (an engine's; ``rows`` are then its
-    rows), by default the reference loops over ``view``.
-    """
-    node = ReferenceCounts(view) if counts is None else counts
-    rows = list(rows)
-    total = node.weighted_class_counts(rows, weights)
-    candidates: List[Candidate] = []
-    utilities: List[Fraction] = []
-    base: List[int] = []
-    pair_weight = grids.cells - 1
-    for a in attributes:
-        attribute = view.schema.attributes[a]
-        if isinstance(attribute, CategoricalAttribute):
-            table = node.weighted_value_table(rows, a, attribute.n_values, weights)
-            for v, row in enumerate(table):
-                candidates.append((a, v))
-                utilities.append(weighted_gini([row, [t - r for t, r in zip(total, row)]]))
-                base.append(pair_weight)
-            continue
-        table = node.weighted_grid_table(rows, a, grids.grids[a], weights)
-        for k, split in enumerate(grid_threshold_tables(table), 1):
-            candidates.append((a, k))
-            utilities.append(weighted_gini(split))
-            base.append(1)
-    return candidates, utilities, base
-
-
 _LOG_JOIN = math.log(-math.expm1(-1.0))  # ln(1 - 1/e), the chance that a record joins a bootstrap sample
 
 
-def round_epsilon(epsilon: Fraction, n_estimators: int) -> Fraction:
-    """eps_p / T, the data-independent budget of one round (sound variant)."""
-    return epsilon / n_estimators
-
-
-def query_epsilon(epsilon: Fraction, n_estimators: int, depth: int, relation: Relation) -> Fraction:
-    """The budget of one node's query: eps_p / (T K), K the cost of a full tree of depth d (d + 1 under add-remove)."""
-    return round_epsilon(epsilon, n_estimators) / plan_units(SOUND_INTERNAL, SOUND_LEAF, depth, relation)
-
-
-def tree_weight(tau: float, n_classes: int = 2) -> float:
-    """alpha_t = 1/2 ln((1 - tau)(K - 1) / tau) (SAMME; K = 2: AdaBoost), tau clipped to [TAU_FLOOR, 1 - TAU_FLOOR]."""
-    tau = min(max(tau, TAU_FLOOR), 1.0 - TAU_FLOOR)
-    return 0.5 * math.log((1.0 - tau) * (n_classes - 1) / tau)
-
-
-def noisy_error(tree: Node) -> Fraction:
-    """tau from released leaf counts, exactly: clipped weight outside each leaf's predicted class over the clipped total.
-
-    1 when no released count is positive.  Every released count is a float,
-    taken at its exact value.
-    """
-    stack, wrong, total = [tree], Fraction(0), Fraction(0)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, Leaf):
-            clipped = [max(Fraction(0), Fraction(c)) for c in node.counts]
-            leaf_total = sum(clipped, Fraction(0))
-            total += leaf_total
-            wrong += leaf_total - clipped[node.prediction]
-        elif isinstance(node, ValueSplit):
-            stack.extend((node.equal, node.rest))
-        elif isinstance(node, ThresholdSplit):
-            stack.extend((node.below, node.at_or_above))
-    return wrong / total if total > 0 else Fraction(1)
-
-
-def next_weight(units: int, right: bool, tau: Fraction, cap: int, n_classes: int = 2) -> int:
-    """min(cap, floor(units e^{-alpha})) if ``right``, else min(cap, floor(units e^{alpha})), exactly.
-
-    e^{2 alpha} = (1 - tau)(K - 1) / tau, so floor(units e^{+-alpha}) =
-    floor(sqrt(units^2 r)) = isqrt(floor(units^2 r)) with r = e^{2 alpha}
-    or its inverse (floor(sqrt(floor(y))) = floor(sqrt(y)) for y >= 0).
-    ``tau`` must lie in (0, 1).
-    """
-    if not 0 < tau < 1:
-        raise InvalidParameterError(f"tau must lie in (0, 1) for a weight update, got {tau}")
-    odds = (1 - tau) * (n_classes - 1) / tau
-    ratio = 1 / odds if right else odds
-    return min(cap, math.isqrt(units * units * ratio.numerator // ratio.denominator))
-
-
-def _subspace(n_attributes: int, k: int, rng: RandomSource) -> Tuple[int, ...]:
-    """k attribute indices uniformly without replacement (partial Fisher-Yates), in ascending order."""
-    pool = list(range(n_attributes))
-    for j in range(k):
-        swap = j + rng.randrange(n_attributes - j)
-        pool[j], pool[swap] = pool[swap], pool[j]
-    return tuple(sorted(pool[:k]))
-
-
-class RoundBuilder:
-    """One sound round's tree: every node's data, weights, budget, randomness and ledger.
-
-    ``build(rows, depth, path)`` grows a full tree of ``depth`` levels on the
-    sampled ``rows``: an exact exponential mechanism (budget ``eps``,
-    sensitivity 2 ``cap``) per internal node, a discrete Laplace weighted
-    class histogram (sensitivity ``cap`` per class) per leaf, charged on
-    ``path`` and its split cells.  Weights and ``cap`` are in units of 1/Q.
-    ``counts``: the engine's counts of the data (``rows`` are its rows), by
-    default the reference loops over ``view``.
-    """
-
-    def __init__(
-        self,
-        view: TrainingView,
-        grids: GridCodes,
-        weights: Sequence[int],
-        k: int,
-        eps: Fraction,
-        cap: int,
-        rng: RandomSource,
-        ledger: Ledger,
-        engine: Engine = REFERENCE,
-        counts: Optional[NodeCounts] = None,
-    ) -> None:
-        self.view = view
-        self.counts = ReferenceCounts(view) if counts is None else counts
-        self.grids = grids
-        self.weights = weights
-        self.k = k
-        self.eps = eps
-        self.cap = cap
-        self.rng = rng
-        self.ledger = ledger
-        self.engine = engine
-
-    def build(self, rows: List[int], depth: int, path: Partition) -> Node:
-        schema = self.view.schema
-        if depth == 0:
-            totals = self.counts.weighted_class_counts(rows, self.weights)
-            return Leaf(tuple(
-                discrete_laplace_mechanism(
-                    totals[c], sensitivity=self.cap, epsilon=self.eps, rng=self.rng, ledger=self.ledger,
-                    sampler=self.engine.discrete_laplace, label=LEAF_LABEL,
-                    partition=path + (cell("class", name),), claims=LEAF_CLAIMS,
-                ) / WEIGHT_UNITS
-                for c, name in enumerate(schema.classes)
-            ))
-        attributes = _subspace(schema.n_attributes, self.k, self.rng)
-        self.ledger.record(_subspace_charge(path, attributes))
-        candidates, utilities, base = split_candidates(
-            self.view, self.grids, rows, self.weights, attributes, self.counts
-        )
-        continuous = any(a in self.grids.grids for a in attributes)
-        # Under add-remove a record joining the node adds weight to one cell of every candidate, and the
-        # other records' weights depend on released trees only: every utility moves down (claim
-        # split-quality-monotone), so no factor 2.
-        monotone = self.ledger.relation is Relation.ADD_REMOVE
-        choice = exponential_mechanism(
-            utilities, epsilon=self.eps, sensitivity=2 * self.cap, rng=self.rng, ledger=self.ledger,
-            label=SPLIT_LABEL, partition=path, claims=_split_claims(continuous, monotone),
-            base_weights=base, exact=True, monotone=monotone,
-        )
-        a, v = candidates[choice]
-        attribute = schema.attributes[a]
-        if isinstance(attribute, CategoricalAttribute):
-            name, shown = attribute.name, attribute.values[v]
-            equal, rest = self.counts.split_value(rows, a, v)
-            return ValueSplit(
-                a, v,
-                self.build(equal, depth - 1, child_path(path, f"{name}={shown}")),
-                self.build(rest, depth - 1, child_path(path, f"{name}!={shown}")),
-            )
-        assert isinstance(attribute, ContinuousAttribute)
-        grid = self.grids.grids[a]
-        threshold = grid.point(v)
-        low, high = threshold_conditions(attribute, threshold)
-        # x < g_v exactly when x < cuts[v - 1], the smallest float at or above g_v (its grid code is below v).
-        below, above = self.counts.split_threshold(rows, a, grid.cuts[v - 1])
-        return ThresholdSplit(
-            a, threshold,
-            self.build(below, depth - 1, child_path(path, low)),
-            self.build(above, depth - 1, child_path(path, high)),
-        )
-
-
-LEAF_LABEL = f"leaf weighted class count (units of 1/{WEIGHT_UNITS})"
-LEAF_CLAIMS = ("discrete-laplace-mechanism", "parallel-composition", "adaboost-sound")
-SPLIT_LABEL = f"split (attribute, value or grid point), weighted Gini in units of 1/{WEIGHT_UNITS}"
-MAJORITY_LABEL = "class histogram (no boosting round: the noisy size is too small)"
-BUDGET_CLAIMS = ("tree-budget-plan", "adaboost-sound")
-
-
-def _split_claims(continuous: bool, monotone: bool) -> Tuple[str, ...]:
-    return (
-        ("exponential-mechanism", "adaboost-sound")
-        + (("continuous-split-exponential-mechanism",) if continuous else ())
-        + (("split-quality-monotone",) if monotone else ())
-    )
-
-
-def _subspace_charge(path: Partition, attributes: Tuple[int, ...]) -> Charge:
-    return data_independent_charge(label="random subspace", partition=path, note=f"attributes {attributes}")
-
-
-def _bootstrap_charge(t: int) -> Charge:
-    return data_independent_charge(
-        label=f"round {t}: Poissonised bootstrap", partition=(f"round {t}",),
-        note="each record joins with probability exactly 1 - 1/e, at most once",
-    )
-
-
-def _majority_epsilon(epsilon: Fraction, relation: Relation) -> Fraction:
-    return epsilon if relation is Relation.ADD_REMOVE else epsilon / 2
-
-
-def round_plan(
-    schema: Schema, epsilon: Fraction, params: Mapping[str, Param], relation: Relation, size: int,
-    engine: Engine, rng: RandomSource, ledger: Ledger,
-) -> DepthPlan:
-    """The sound variant's number of rounds T (as ``depth``): a noisy size of the ``size`` rows caps it.
-
-    Each round's leaf counts, of noise scale theta / eps in records, must
-    stand out of their noise (claim ``noisy-size-plan``); 0 rounds is one
-    noisy histogram.  A function of public values and the released noisy
-    size only: a verifier calls it with
-    :func:`~refdp.algorithms.derivation.replay_size`.
-
-    >>> from refdp.algorithms import get_algorithm
-    >>> from refdp.algorithms.derivation import NO_RANDOMNESS
-    >>> from refdp.data import load
-    >>> params = get_algorithm("dp-adaboost").resolve({"size_share": 0})
-    >>> round_plan(load("vote").schema, Fraction(1), params, Relation.ADD_REMOVE, 435, REFERENCE, NO_RANDOMNESS,
-    ...            Ledger()).depth
-    5
-    """
-    depth = int(params["max_depth"])
-    theta = as_fraction(float(params["theta"]), "theta")
-    share, sigmas = size_share(params)
-    return plan_depth(
-        size, epsilon, share, sigmas, int(params["n_estimators"]), schema.n_classes,
-        # a round's sample holds about (1 - 1/e) N ~ 0.632 N rows: its leaves count as 1/0.632 as many
-        leaves=lambda rounds: Fraction(2) ** depth * Fraction(1000, 632),
-        variance=lambda rounds, left: laplace_variance(query_epsilon(left, rounds, depth, relation) / theta),
-        engine=engine, rng=rng, ledger=ledger,
-    )
-
-
 def _fit_sound(
-    view: TrainingView, counts: NodeCounts, epsilon: Fraction, params: Mapping[str, Param], rng: RandomSource,
+    data: Dataset, view: TrainingView, epsilon: Fraction, params: Mapping[str, Param], rng: RandomSource,
     ledger: Ledger, engine: Engine,
 ) -> Tuple[List[Node], List[float], Optional[int]]:
+    counts = engine.counts(data)
     depth, k = int(params["max_depth"]), int(params["n_features"])
     theta = as_fraction(float(params["theta"]), "theta")
     cap = weight_cap(theta)
@@ -541,14 +182,14 @@ def _fit_sound(
             len(rows), engine.bootstrap, rng, log_keep=_LOG_JOIN, ledger=ledger,
             label=f"round {t}: Poissonised bootstrap", partition=(f"round {t}",),
         )]
-        ledger.record(_bootstrap_charge(t))
-        builder = RoundBuilder(view, grids, weights, k, eps, cap, rng, ledger, engine, counts)
+        ledger.record(bootstrap_charge(t))
+        builder = RoundBuilder(view, grids, weights, RoundPlan(k, eps, cap), rng, ledger, engine, counts)
         tree = builder.build(sample, depth, (f"round {t}",))
         tau = noisy_error(tree)
         if tau > 1 - Fraction(1, n_classes):
             dropped.append(tree)
             continue  # worse than guessing: alpha_t would be negative
-        tau = max(tau, _TAU_FLOOR_EXACT)
+        tau = max(tau, TAU_FLOOR_EXACT)
         trees.append(tree)
         alphas.append(tree_weight(float(tau), n_classes))
         # Many records share a weight, so each (weight, right) pair is updated once per round; the
@@ -580,225 +221,10 @@ def _majority_leaf(
 ) -> Tuple[List[Node], List[float]]:
     """No round: one leaf with the class histogram of all rows, discrete Laplace noise (the noisy majority)."""
     noisy = engine.histogram(
-        counts.class_counts(counts.root()), epsilon=_majority_epsilon(epsilon, ledger.relation),
+        counts.class_counts(counts.root()), epsilon=majority_epsilon(epsilon, ledger.relation),
         rng=rng, ledger=ledger, label=MAJORITY_LABEL, names=view.schema.classes,
     )
     return [Leaf(tuple(noisy))], [1.0]
-
-
-def _float_gini(table: Sequence[Sequence[float]]) -> float:
-    """The unnormalised Gini of a float table (the published variant's arithmetic)."""
-    total = 0.0
-    for row in table:
-        size = math.fsum(row)
-        if size > 0:
-            total += size - math.fsum(c * c for c in row) / size
-    return -total
-
-
-def _float_class_totals(view: TrainingView, rows: Sequence[int], weights: Sequence[float]) -> List[float]:
-    totals = [0.0] * view.n_classes
-    for i in rows:
-        totals[view.labels[i]] += weights[i]
-    return totals
-
-
-_Interval = Tuple[int, int, float, float]
-"""(attribute, value code, interval start, interval end); a categorical candidate has start = end = 0."""
-
-
-def _interval_candidates(
-    view: TrainingView, rows: Sequence[int], weights: Sequence[float], attributes: Sequence[int]
-) -> Tuple[List[_Interval], List[float], List[float]]:
-    """The published variant's splits: value-vs-rest pairs, and the intervals between the node's values.
-
-    Categorical attribute a: one candidate per value v, base weight 1.
-    Continuous attribute a with public range [lower, upper]: one candidate
-    per interval between consecutive distinct values of the node (and the
-    bounds), base weight ``length / (upper - lower)``; a threshold in
-    ``(start, end]`` makes its split.  Its float threshold leaks the data
-    values around it (claim ``float-threshold-leaks``).
-    """
-    total = _float_class_totals(view, rows, weights)
-    candidates: List[_Interval] = []
-    utilities: List[float] = []
-    base: List[float] = []
-    for a in attributes:
-        attribute = view.schema.attributes[a]
-        column = view.columns[a]
-        if isinstance(attribute, CategoricalAttribute):
-            table = [[0.0] * view.n_classes for _ in range(attribute.n_values)]
-            for i in rows:
-                table[int(column[i])][view.labels[i]] += weights[i]
-            for v, row in enumerate(table):
-                candidates.append((a, v, 0.0, 0.0))
-                utilities.append(_float_gini([row, [t - r for t, r in zip(total, row)]]))
-                base.append(1.0)
-            continue
-        assert isinstance(attribute, ContinuousAttribute)
-        width = attribute.upper - attribute.lower
-        order = sorted(rows, key=column.__getitem__)
-        below = [0.0] * view.n_classes
-        previous, position = attribute.lower, 0
-        while True:
-            value = float(column[order[position]]) if position < len(order) else attribute.upper
-            if value > previous:
-                above = [t - b for t, b in zip(total, below)]
-                candidates.append((a, -1, previous, value))
-                utilities.append(_float_gini([below, above]))
-                base.append((value - previous) / width)
-            if position >= len(order):
-                break
-            while position < len(order) and column[order[position]] == value:
-                below[view.labels[order[position]]] += weights[order[position]]
-                position += 1
-            previous = value
-    return candidates, utilities, base
-
-
-def published_partition(table: Sequence[Sequence[float]]) -> int:
-    """The paper's noiseless categorical partition: the value v whose ``a = v`` vs rest has least Gini.
-
-    ``table[v]`` is the class counts of value v; ties go to the first value.
-    A deterministic function of the data: not differentially private.
-    """
-    total = [math.fsum(column) for column in zip(*table)]
-    scores = [_float_gini([row, [t - r for t, r in zip(total, row)]]) for row in table]
-    return max(range(len(scores)), key=lambda v: (scores[v], -v))
-
-
-def _threshold_in(start: float, end: float, rng: RandomSource) -> float:
-    """A threshold uniform on (start, end] (a draw that rounds to ``start`` is redrawn)."""
-    while True:
-        t = min(start + rng.random() * (end - start), end)
-        if t > start:
-            return t
-
-
-def _weighted_choice(utilities: Sequence[float], base: Sequence[float], coefficient: float, rng: RandomSource) -> int:
-    """P[r] proportional to base_r exp(coefficient u_r), for any real coefficient (the paper's eps may be <= 0)."""
-    logs = [math.log(b) + coefficient * u if b > 0 else -math.inf for u, b in zip(utilities, base)]
-    top = max(logs)
-    mass = [math.exp(x - top) for x in logs]
-    total = math.fsum(mass)
-    return sample_index([m / total for m in mass], rng)
-
-
-class _PublishedRound:
-    """Algorithm 1 on one bootstrap sample, as printed (unweighted counts of the sample)."""
-
-    def __init__(self, view: TrainingView, k: int, eps_c: float, depth: int, rng: RandomSource) -> None:
-        self.view = view
-        self.k = k
-        self.eps_bar = eps_c / (depth + 1)
-        self.rng = rng
-        self.unit = [1.0] * len(view.labels)
-
-    def build(self, rows: List[int], depth: int) -> Node:
-        schema = self.view.schema
-        if depth == 0:
-            return Leaf(tuple(_float_class_totals(self.view, rows, self.unit)))
-        attributes = _subspace(schema.n_attributes, self.k, self.rng)
-        n_continuous = sum(1 for a in attributes if isinstance(schema.attributes[a], ContinuousAttribute))
-        coefficient = self.eps_bar / (2 * (n_continuous + 1)) / (2 * 2)
-        best: Optional[Tuple[float, _Interval]] = None
-        for a in attributes:
-            candidates, utilities, base = _interval_candidates(self.view, rows, self.unit, (a,))
-            if isinstance(schema.attributes[a], CategoricalAttribute):
-                table = [[0.0] * self.view.n_classes for _ in candidates]
-                for i in rows:
-                    table[int(self.view.columns[a][i])][self.view.labels[i]] += 1.0
-                position = published_partition(table)
-            else:
-                position = _weighted_choice(utilities, base, coefficient, self.rng)
-            if best is None or utilities[position] > best[0]:
-                best = (utilities[position], candidates[position])
-        assert best is not None
-        a, v, start, end = best[1]
-        column = self.view.columns[a]
-        if v >= 0:
-            return ValueSplit(
-                a, v,
-                self.build([i for i in rows if column[i] == v], depth - 1),
-                self.build([i for i in rows if column[i] != v], depth - 1),
-            )
-        threshold = _threshold_in(start, end, self.rng)
-        return ThresholdSplit(
-            a, threshold,
-            self.build([i for i in rows if column[i] < threshold], depth - 1),
-            self.build([i for i in rows if column[i] >= threshold], depth - 1),
-        )
-
-
-def _add_leaf_noise(node: Node, scale: float, rng: RandomSource) -> Node:
-    if isinstance(node, Leaf):
-        if scale <= 0:
-            return node
-        return Leaf(tuple(float(c) + laplace_noise(scale, rng) for c in node.counts))
-    if isinstance(node, ValueSplit):
-        return ValueSplit(node.attribute, node.value, _add_leaf_noise(node.equal, scale, rng),
-                          _add_leaf_noise(node.rest, scale, rng))
-    assert isinstance(node, ThresholdSplit)
-    return ThresholdSplit(node.attribute, node.threshold, _add_leaf_noise(node.below, scale, rng),
-                          _add_leaf_noise(node.at_or_above, scale, rng))
-
-
-_PUBLISHED_LEAKS = (
-    "CART-DPsAdaBoost as published: the categorical partition and the choice of attribute minimise the "
-    "Gini index without noise",
-    "CART-DPsAdaBoost as published: the per-round budget eps_p/T - ln(alpha_t) and the leaf noise scale "
-    "max(D_t(i)) T ln(alpha_t) / eps_c depend on the data (no noise at all when alpha_t <= 1)",
-    "CART-DPsAdaBoost as published: tau_t and alpha_t are computed from the exact data and released; the "
-    "normalised weights D_t(i) depend on every record",
-)
-
-
-def _fit_published(
-    view: TrainingView, epsilon: Fraction, params: Mapping[str, Param], rng: RandomSource, ledger: Ledger,
-) -> Tuple[List[Node], List[float]]:
-    T, depth, k = int(params["n_estimators"]), int(params["max_depth"]), int(params["n_features"])
-    rows = list(view.rows)
-    n = len(rows)
-    theta = float(params["theta"]) / n if n else math.inf
-    for leak in _PUBLISHED_LEAKS:
-        ledger.record_leak(leak)
-    D: Dict[int, float] = {i: 1.0 / n for i in rows}
-    trees: List[Node] = []
-    alphas: List[float] = []
-    alpha_previous = 1.0
-    for t in range(T):
-        eps_c = float(epsilon) / T - math.log(alpha_previous)
-        ledger.charge(
-            label=f"round {t} (Algorithm 1, eps_c = eps_p/T - ln alpha)", mechanism="published-round",
-            epsilon=epsilon / T, sensitivity=None, claims=("adaboost-published-unsound",),
-            partition=(f"round {t}",), sound=False,
-            note=f"the paper's eps_c was {eps_c!r}; its split, tau_t, alpha_t and leaf noise are not DP",
-        )
-        if n == 0:
-            break
-        cumulative: List[float] = []
-        running = 0.0
-        for i in rows:
-            running += D[i]
-            cumulative.append(running)
-        sample = [rows[min(bisect.bisect_right(cumulative, rng.random() * running), n - 1)] for _ in range(n)]
-        tree = _PublishedRound(view, k, eps_c, depth, rng).build(sample, depth)
-        right = {i: route(tree, view.columns, i).prediction == view.labels[i] for i in rows}
-        tau = math.fsum(D[i] for i in rows if not right[i]) / math.fsum(D.values())
-        alpha = tree_weight(tau)
-        if tau > 0.5 or alpha <= 0:
-            # The paper breaks at tau_t > 1/2; at tau_t = 1/2, ln(alpha_t) (next round's budget) is undefined.
-            break
-        scale = max(D.values()) * T * math.log(alpha) / eps_c if eps_c != 0 else 0.0
-        trees.append(_add_leaf_noise(tree, scale, rng))
-        alphas.append(alpha)
-        updated = {i: (D[i] * math.exp(-alpha if right[i] else alpha) if D[i] <= theta else 0.0) for i in rows}
-        z = math.fsum(updated.values())
-        if z <= 0:
-            break
-        D = {i: w / z for i, w in updated.items()}
-        alpha_previous = alpha
-    return trees, alphas
 
 
 def _distinct_rows(data: Dataset) -> Dataset:
@@ -813,12 +239,23 @@ def _distinct_rows(data: Dataset) -> Dataset:
     return Dataset.from_codes(data.schema, columns, list(data.labels), missing=data.missing)
 
 
-def _check(params: Mapping[str, Param], n_attributes: int, n_classes: int) -> None:
+def check_attributes(n_attributes: int) -> None:
+    """InvalidParameterError when the schema has no attribute to split on.
+
+    >>> check_attributes(0)
+    Traceback (most recent call last):
+    refdp.errors.InvalidParameterError: dp-adaboost needs at least one attribute; the schema has none
+    """
     if n_attributes == 0:
         raise InvalidParameterError("dp-adaboost needs at least one attribute; the schema has none")
-    if n_classes < 2 and params["variant"] == "sound":
-        # SAMME's alpha_t = 1/2 ln((1 - tau_t)(K - 1) / tau_t) has no value for K = 1.
-        raise InvalidParameterError("dp-adaboost needs at least two classes; the schema has one class")
+
+
+Rounds = Callable[
+    [Dataset, TrainingView, Fraction, Mapping[str, Param], RandomSource, Ledger, Engine],
+    Tuple[List[Node], List[float], Optional[int]],
+]
+"""The boosting rounds of a variant: ``rounds(data, view, epsilon, params, rng, ledger, engine)`` gives the kept
+trees, their weights alpha_t and the noisy size its plan drew (None: none)."""
 
 
 def fit_adaboost(
@@ -826,182 +263,32 @@ def fit_adaboost(
     engine: Engine = REFERENCE,
 ) -> TreeModel:
     """Train CART-DPsAdaBoost with total budget ``epsilon`` (eps_p)."""
-    _check(params, data.schema.n_attributes, data.schema.n_classes)
+    check_attributes(data.schema.n_attributes)
+    if data.schema.n_classes < 2:
+        # SAMME's alpha_t = 1/2 ln((1 - tau_t)(K - 1) / tau_t) has no value for K = 1.
+        raise InvalidParameterError("dp-adaboost needs at least two classes; the schema has one class")
+    return fit_boosted(data, epsilon, params, rng, relation, engine, _fit_sound)
+
+
+def fit_boosted(
+    data: Dataset, epsilon: Fraction, params: Mapping[str, Param], rng: RandomSource, relation: Relation,
+    engine: Engine, rounds: Rounds,
+) -> TreeModel:
+    """The model of the trees ``rounds`` keeps, with its receipt (``n_features`` resolved: 0 is every attribute)."""
     resolved = dict(params)
     k = int(params["n_features"])
     resolved["n_features"] = data.schema.n_attributes if k == 0 else min(k, data.schema.n_attributes)
     ledger = start_ledger(data, relation)
     data = _distinct_rows(data)
     view = TrainingView.of(data)
-    noisy_size: Optional[int] = None
-    if str(params["variant"]) == "published":
-        trees, alphas = _fit_published(view, epsilon, resolved, rng, ledger)
-    else:
-        trees, alphas, noisy_size = _fit_sound(view, engine.counts(data), epsilon, resolved, rng, ledger, engine)
+    trees, alphas, noisy_size = rounds(data, view, epsilon, resolved, rng, ledger, engine)
     close_budget(ledger, epsilon, BUDGET_CLAIMS)
     if not trees:
-        # The printed loop ends without a tree; the released model predicts the first class.
+        # A loop that ends without a tree (the paper's may): the released model predicts the first class.
         trees, alphas = [Leaf((0.0,) * data.schema.n_classes)], [1.0]
     return finish_model(
         SPEC.name, data, params, trees, ledger, budget=epsilon, weights=tuple(alphas), plan_inputs={NOISY_SIZE: noisy_size}
     )
-
-
-def derive_adaboost(model: TreeModel) -> Optional[Ledger]:
-    """The sound variant's charges: the rounds' plan replayed with the released noisy size, every round's
-    bootstrap, subspaces, splits and leaves at the query epsilon, and the reserve.
-
-    A round left out of the vote (worse than guessing) is in the receipt
-    only: its structure is read from the receipt's partitions, and checked
-    as the kept rounds' are (each split value vs rest on a categorical
-    attribute or at a point of the public grid, of an attribute of its
-    subspace).  The kept trees must be released rounds, in order; each
-    weight alpha_t is the one the tree's released counts give (tau_t at most
-    1 - 1/K); every leaf count is a whole number of units of 1/1024.  The
-    published variant's budget depends on the data: None.
-
-    >>> from refdp.algorithms import train
-    >>> from refdp.data import load
-    >>> model = train("dp-adaboost", load("vote"), 1, rng=1)
-    >>> derive_adaboost(model).charges == model.receipt.charges
-    True
-    """
-    params, schema = model.params, model.schema
-    if params["variant"] == "published":
-        return None
-    check_voting(model, "vote")
-    epsilon, ledger = model_budget(model), fresh_ledger(model)
-    plan = round_plan(schema, epsilon, params, ledger.relation, 0, replay_size(model), NO_RANDOMNESS, ledger)
-    check_plan_inputs(model, {NOISY_SIZE: plan.noisy_size})
-    if plan.depth == 0:
-        check_trees(model, 1)
-        check_weights(model, (1.0,))
-        integer_counts(model, "discrete Laplace class counts")
-        for charge in histogram_charges(
-            epsilon=_majority_epsilon(plan.epsilon, ledger.relation), label=MAJORITY_LABEL, names=schema.classes,
-        ):
-            ledger.record(charge)
-    else:
-        _Rounds(model, plan, ledger).derive()
-    close_budget(ledger, epsilon, BUDGET_CLAIMS)
-    return ledger
-
-
-class _Rounds:
-    """The sound rounds' charges re-issued from the receipt's structure and checked against the kept trees."""
-
-    def __init__(self, model: TreeModel, plan: DepthPlan, ledger: Ledger) -> None:
-        params, schema = model.params, model.schema
-        self.model = model
-        self.schema = schema
-        self.ledger = ledger
-        self.rounds = plan.depth
-        self.depth = int(params["max_depth"])
-        k = int(params["n_features"])
-        self.k = schema.n_attributes if k == 0 else min(k, schema.n_attributes)
-        self.cap = weight_cap(as_fraction(float(params["theta"]), "theta"))
-        self.eps = query_epsilon(plan.epsilon, plan.depth, self.depth, ledger.relation)
-        self.monotone = ledger.relation is Relation.ADD_REMOVE
-        self.grids = {
-            a: ThresholdGrid.of(attribute, int(params["grid"]))
-            for a, attribute in enumerate(schema.attributes)
-            if isinstance(attribute, ContinuousAttribute)
-        }
-        # Each split's first (left) condition, to the split and its second condition.
-        self.splits: Dict[str, Tuple[int, str]] = {}
-        for a, attribute in enumerate(schema.attributes):
-            if isinstance(attribute, CategoricalAttribute):
-                for value in attribute.values:
-                    self.splits[f"{attribute.name}={value}"] = (a, f"{attribute.name}!={value}")
-            else:
-                for point in self.grids[a].points:
-                    low, high = threshold_conditions(attribute, point)
-                    self.splits[low] = (a, high)
-
-    def _subspace(self, path: Partition) -> Tuple[int, ...]:
-        n = self.schema.n_attributes
-        if self.k == n:
-            return tuple(range(n))
-        stated = [c for c in self.model.receipt.charges if c.partition == path and c.label == "random subspace"]
-        text = stated[0].note[len("attributes "):] if stated and stated[0].note.startswith("attributes ") else ""
-        try:
-            attributes = tuple(int(a) for a in text.strip("(,)").split(","))
-        except ValueError:
-            refuse(f"the receipt states no random subspace of {self.k} attributes at {'/'.join(path)}")
-        if len(set(attributes)) != self.k or list(attributes) != sorted(attributes) or not all(
-            0 <= a < n for a in attributes
-        ):
-            refuse(f"the random subspace {attributes} at {'/'.join(path)} is not {self.k} distinct attributes in order")
-        return attributes
-
-    def _node(self, path: Partition, depth: int) -> Tuple[object, ...]:
-        """Re-issue the charges of the node at ``path`` with ``depth`` levels below; return its shape."""
-        if depth == 0:
-            for name in self.schema.classes:
-                self.ledger.record(count_charge(
-                    epsilon=self.eps, sensitivity=self.cap, label=LEAF_LABEL, partition=path + (cell("class", name),),
-                    claims=LEAF_CLAIMS,
-                ))
-            return ()
-        attributes = self._subspace(path)
-        self.ledger.record(_subspace_charge(path, attributes))
-        self.ledger.record(exponential_charge(
-            epsilon=self.eps, sensitivity=2 * self.cap, label=SPLIT_LABEL, partition=path,
-            claims=_split_claims(any(a in self.grids for a in attributes), self.monotone), exact=True,
-            monotone=self.monotone,
-        ))
-        conditions = receipt_children(self.model.receipt.charges, path, SPLIT_KEY)
-        split = self.splits.get(conditions[0]) if conditions else None
-        if split is None or conditions != [conditions[0], split[1]] or split[0] not in attributes:
-            refuse(
-                f"the receipt's cells below {'/'.join(path)} ({', '.join(conditions) or 'none'}) are not the two sides of "
-                "a split of the round's subspace, value vs rest or at a point of the public grid"
-            )
-        return (conditions[0],) + tuple(self._node(child_path(path, c), depth - 1) for c in conditions)
-
-    def _shape(self, node: Node) -> Tuple[object, ...]:
-        if isinstance(node, Leaf):
-            return ()
-        attribute = self.schema.attributes[node.attribute]
-        if isinstance(node, ValueSplit) and isinstance(attribute, CategoricalAttribute):
-            first = f"{attribute.name}={attribute.values[node.value]}"
-            return (first, self._shape(node.equal), self._shape(node.rest))
-        if isinstance(node, ThresholdSplit) and isinstance(attribute, ContinuousAttribute):
-            grid_index(self.grids[node.attribute], node.threshold, f"the split on {attribute.name!r}")
-            first = threshold_conditions(attribute, node.threshold)[0]
-            return (first, self._shape(node.below), self._shape(node.at_or_above))
-        refuse(f"a {type(node).__name__} on {attribute.name!r}, which a CART stump does not make")
-
-    def derive(self) -> None:
-        kept = list(zip(self.model.trees, self.model.weights))
-        shapes = [(self._shape(tree), tree, weight) for tree, weight in kept]
-        matched = 0
-        for t in range(self.rounds):
-            self.ledger.record(_bootstrap_charge(t))
-            shape = self._node((f"round {t}",), self.depth)
-            if matched < len(shapes) and shapes[matched][0] == shape:
-                self._check_kept(t, shapes[matched][1], shapes[matched][2])
-                matched += 1
-        if matched == len(shapes):
-            return
-        if matched == 0 and len(shapes) == 1 and isinstance(self.model.trees[0], Leaf) and self.model.weights == (1.0,):
-            return  # no round beat guessing: one leaf with the dropped rounds' clipped counts summed
-        refuse(
-            f"tree {matched} of the model is not a round of the receipt, in order ({len(shapes)} trees, "
-            f"{self.rounds} rounds)"
-        )
-
-    def _check_kept(self, t: int, tree: Node, weight: float) -> None:
-        for leaf in all_leaves(tree):
-            if any(not (float(c) * WEIGHT_UNITS).is_integer() for c in leaf.counts):
-                refuse(f"round {t}'s leaf counts {list(leaf.counts)} are not whole numbers of units of 1/{WEIGHT_UNITS}")
-        n_classes = self.schema.n_classes
-        tau = noisy_error(tree)
-        if tau > 1 - Fraction(1, n_classes):
-            refuse(f"round {t}'s tree has tau_t = {float(tau):.6g} > 1 - 1/K: it is left out of the vote, not weighted")
-        alpha = tree_weight(float(max(tau, _TAU_FLOOR_EXACT)), n_classes)
-        if weight != alpha:
-            refuse(f"round {t}'s tree has weight {weight!r} where its released counts give alpha_t = {alpha!r}")
 
 
 SPEC = register(
@@ -1024,15 +311,9 @@ SPEC = register(
                     "sequential-composition", "split-quality-monotone",
                 ),
             ),
-            Variant(
-                "published", False,
-                "Algorithm 3 as printed: noiseless categorical partition, budget eps_p/T - ln(alpha_t), "
-                "leaf noise scale max(w) T ln(alpha_t)/eps_c, exact alpha_t",
-                claims=("adaboost-published-unsound", "adaboost-sound", "tree-budget-plan"),
-            ),
         ),
         parameters=(
-            Parameter("variant", str, "sound", "which variant to run", ("sound", "published")),
+            Parameter("variant", str, "sound", "which variant to run", ("sound",)),
             Parameter("n_estimators", int, 5, "T, the number of boosting rounds (trees; at most, see size_share)",
                       minimum=1, maximum=1000),
             Parameter("max_depth", int, 1, "d, the depth of each tree (1: a stump)", minimum=1, maximum=MAX_DEPTH),

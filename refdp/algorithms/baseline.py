@@ -33,7 +33,8 @@ from refdp.engine import REFERENCE, Engine, Interval, NodeCounts, Rows
 from refdp.scoring.kernels import score_function
 from refdp.algorithms.derivation import check_plan_inputs, check_trees, check_voting, check_weights, fresh_ledger, integer_counts, tree_depth
 from refdp.algorithms.derivation import refuse
-from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
+from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, register
+from refdp.algorithms.models import finish_model, start_ledger
 from refdp.params import MAX_DEPTH
 from refdp.data import CategoricalAttribute, Dataset, Schema
 from refdp.privacy import Ledger, Relation

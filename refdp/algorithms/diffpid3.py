@@ -58,62 +58,36 @@ total is B under either relation.
 
 from __future__ import annotations
 
+from refdp.algorithms.diffpid3_plan import (
+    INTERNAL, LEAF, Score, DEFAULT_MAX_SIZE, per_query_epsilon, split_share, stops, size_bound, public_bound,
+    reads_public_size, domain_size, Quality, SIZE_LABEL, COUNTS_LABEL, SPLIT_LABEL, THRESHOLD_CLAIMS, BUDGET_CLAIMS,
+    SIZE_BOUND, threshold_label, depth_plan
+)
+from refdp.algorithms.diffpid3_derive import (
+    derive_diffpid3
+)
+
 from fractions import Fraction
-from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from refdp.algorithms.derivation import (
-    model_budget,
-    NO_RANDOMNESS,
-    NOISY_SIZE,
-    check_plan_inputs,
-    check_trees,
-    check_voting,
-    check_weights,
-    fresh_ledger,
-    grid_index,
-    integer_counts,
-    refuse,
-    replay_size,
+    NOISY_SIZE
 )
 from refdp.algorithms.greedy import (
-    GRID_PARAMETER,
-    NodeCost,
-    child_path,
-    close_budget,
-    grid_threshold_tables,
-    plan_units,
-    threshold_conditions,
+    GRID_PARAMETER, child_path, close_budget, grid_threshold_tables, threshold_conditions
 )
 from refdp.algorithms.noisy_depth import (
-    DepthPlan,
-    laplace_variance,
-    mean_branching,
-    plan_depth,
-    size_parameters,
-    size_share,
+    size_parameters
 )
 from refdp.engine import REFERENCE, Engine, NodeCounts, Rows
-from refdp.scoring.kernels import exact_score_function, score_function
-from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
-from refdp.algorithms.root_law import (
-    CountsLaw,
-    PlanBranch,
-    RootCountsLaw,
-    RootSplitLaw,
-    SplitCandidate,
-    SplitLaw,
-    mixed_counts,
-    noisy_size_plans,
-    split_probability,
-)
+from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, register
+from refdp.algorithms.models import finish_model, start_ledger
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset, Schema
 from refdp.data.grid import Threshold, ThresholdGrid, ceil_float
-from refdp.mechanisms import count_charge, exponential_charge, exponential_mechanism, histogram_charges
-from refdp.errors import InvalidParameterError
+from refdp.mechanisms import exponential_mechanism
 from refdp.params import MAX_DEPTH
-from refdp.privacy import Charge, Ledger, Partition, Relation
+from refdp.privacy import Ledger, Partition, Relation
 from refdp.rng import RandomSource
-from refdp.scoring import get_quality, monotone_under
 from refdp.tree import CategoricalSplit, Leaf, Node, ThresholdSplit, TreeModel
 
 __all__ = [
@@ -126,8 +100,6 @@ __all__ = [
 
     "per_query_epsilon",
     "split_share",
-    "root_split_law",
-    "root_counts_law",
     "stops",
     "size_bound",
     "INTERNAL",
@@ -155,138 +127,13 @@ CLAIMS = (
     "max-operator-sensitivity",
 )
 
-INTERNAL = NodeCost(Fraction(2), Fraction(2))
-"""A split node: N_T (1 unit) and the split choices, which share 1 unit."""
-
-LEAF = NodeCost(Fraction(2), Fraction(3))
-"""A leaf: N_T (1 unit) and the class counts (1 unit; 2 for a record that changes class)."""
-
-Score = Union[int, Fraction, float]
-
-DEFAULT_MAX_SIZE = 1_000_000
-"""The public bound N on the data set's size that info-gain uses under add-remove unless given."""
-
-
-def per_query_epsilon(budget: Fraction, depth: int, relation: Relation) -> Fraction:
-    """eps = B / K with K the cost of a full tree: 2(d+1) under add-remove, 4d+2 (3 for d=0) under substitute."""
-    return budget / plan_units(INTERNAL, LEAF, depth, relation)
-
-
-def split_share(epsilon: Fraction, continuous: int) -> Fraction:
-    """The budget of each of a node's split choices: the ``continuous`` thresholds and the attribute share eps."""
-    return epsilon / (continuous + 1)
-
-
-def stops(noisy_size: int, largest_domain: int, n_classes: int, epsilon: Fraction) -> bool:
-    """The stopping rule N_T / (t |C|) < sqrt(2) / eps, decided exactly.
-
-    Equivalent to N_T eps < sqrt(2) t |C|: true when N_T eps <= 0, and
-    otherwise when (N_T eps)^2 < 2 (t |C|)^2, in exact rational arithmetic.
-    """
-    x = noisy_size * epsilon
-    bound = largest_domain * n_classes
-    return x <= 0 or x * x < 2 * bound * bound
-
-
-def size_bound(params: Mapping[str, Param], data: Dataset, relation: Relation) -> Optional[int]:
-    """The public bound N on node sizes that information gain's sensitivity needs (None otherwise).
-
-    ``max_size`` > 0 is used as given; 0 means the default: the data set's
-    size under ``substitute`` (public: every neighbour has it) and
-    :data:`DEFAULT_MAX_SIZE` under ``add-remove`` (where the size is private).
-    A data set with more rows than N breaks the declared bound and is refused.
-    """
-    bound = public_bound(params, relation, len(data))
-    if bound is None:
-        return None
-    if len(data) > bound:
-        raise InvalidParameterError(
-            f"the data set has more rows than max_size={bound}, the public bound on its size that "
-            f"the sensitivity of info-gain relies on; declare a larger max_size (chosen without "
-            f"looking at the data) or use quality=max or quality=gini"
-        )
-    return bound
-
-
-def public_bound(params: Mapping[str, Param], relation: Relation, size: int) -> Optional[int]:
-    """The bound N of :func:`size_bound` for a data set of ``size`` rows, public under ``substitute``.
-
-    >>> public_bound({"quality": "info-gain", "max_size": 0}, Relation.SUBSTITUTE, 435)
-    435
-    >>> public_bound({"quality": "max", "max_size": 0}, Relation.SUBSTITUTE, 435) is None
-    True
-    """
-    if params["quality"] != "info-gain":
-        return None
-    given = params["max_size"]
-    if isinstance(given, bool) or not isinstance(given, int) or given < 0:
-        raise InvalidParameterError(
-            f"parameter max_size must be an integer >= 0 (0 for the default bound), got {given!r}"
-        )
-    if given > 0:
-        return given
-    return max(1, size) if relation is Relation.SUBSTITUTE else DEFAULT_MAX_SIZE
-
-
-def reads_public_size(params: Mapping[str, Param], relation: Relation) -> bool:
-    """Whether the plan reads the number of rows as public: info-gain under substitute without max_size.
-
-    That number is public only where the data set is the neighbours' own:
-    a transformation that depends on a record (dropping the rows with a
-    missing value) changes it under a substitution, and the bound is then
-    not public (``train`` refuses ``--missing drop`` with it).
-
-    >>> reads_public_size({"quality": "info-gain", "max_size": 0}, Relation.SUBSTITUTE)
-    True
-    >>> reads_public_size({"quality": "info-gain", "max_size": 1000}, Relation.SUBSTITUTE)
-    False
-    """
-    return params["quality"] == "info-gain" and params["max_size"] == 0 and relation is Relation.SUBSTITUTE
-
-
-def _domain_size(schema: Schema, a: int) -> int:
-    attribute = schema.attributes[a]
-    return attribute.n_values if isinstance(attribute, CategoricalAttribute) else 2
-
-
-class _Quality:
-    """The quality q at a node: its scores and its sensitivity under the relation (with the size bound N)."""
-
-    def __init__(self, quality: str, relation: Relation, bound: Optional[int]) -> None:
-        scoring = get_quality(quality)
-        self.name = quality
-        self.sensitivity = scoring.sensitivity(relation, max_size=bound)
-        # Under add-remove the max operator's and the Gini's utilities of every candidate move one way
-        # when a record joins the node: no factor 2 (claim split-quality-monotone).
-        self.monotone = monotone_under(quality, relation)
-        self.claims = ("exponential-mechanism", scoring.claim) + (("split-quality-monotone",) if self.monotone else ())
-        self.note = "" if bound is None else f"information gain with the public size bound N={bound}"
-        # Rational qualities are scored and sampled exactly; information gain (logarithms) in floats.
-        self.exact = quality != "info-gain"
-        self.score: Callable[[Sequence[Sequence[int]]], Score] = (
-            exact_score_function(quality) if self.exact else score_function(quality)
-        )
-
-    def charge(self, epsilon: Fraction, label: str, path: Partition, claims: Tuple[str, ...]) -> Charge:
-        """The charge of one of the node's exponential mechanisms (:meth:`_Builder._choose`)."""
-        return exponential_charge(
-            epsilon=epsilon, sensitivity=self.sensitivity, label=label, partition=path, claims=claims, note=self.note,
-            exact=self.exact, monotone=self.monotone and self.exact,
-        )
-
-    def of_attribute(self, counts: NodeCounts, rows: Rows, a: int, n_values: int) -> Score:
-        """The utility of the multiway split on categorical attribute ``a`` of the node holding ``rows``."""
-        return self.score(counts.value_table(rows, a, n_values))
-
-
 class _Builder:
     def __init__(
         self,
         counts: NodeCounts,
         engine: Engine,
         schema: Schema,
-        quality: str,
-        bound: Optional[int],
+        quality: Quality,
         cells: int,
         epsilon: Fraction,
         rng: RandomSource,
@@ -300,7 +147,7 @@ class _Builder:
         self.eps = epsilon
         self.rng = rng
         self.ledger = ledger
-        self.quality = _Quality(quality, ledger.relation, bound)
+        self.quality = quality
         self.sensitivity = self.quality.sensitivity
         self.monotone = self.quality.monotone
         self.claims = self.quality.claims
@@ -331,7 +178,7 @@ class _Builder:
         n_t = self.noisy_count(
             len(rows), epsilon=self.eps, rng=self.rng, ledger=self.ledger, label=SIZE_LABEL, partition=path,
         )
-        largest = max((_domain_size(self.schema, a) for a in attributes), default=0)
+        largest = max((domain_size(self.schema, a) for a in attributes), default=0)
         if not attributes or depth == 0 or stops(n_t, largest, self.schema.n_classes, self.eps):
             counts = self.histogram(
                 self.counts.class_counts(rows), epsilon=self.eps, rng=self.rng, ledger=self.ledger,
@@ -393,214 +240,12 @@ def fit_diffpid3(
     depth = plan.depth
     counts = engine.counts(data)
     eps = per_query_epsilon(plan.epsilon, depth, relation)
-    builder = _Builder(
-        counts, engine, data.schema, str(params["quality"]), bound, int(params["grid"]), eps, rng, ledger
-    )
+    quality = Quality(str(params["quality"]), relation, bound)
+    builder = _Builder(counts, engine, data.schema, quality, int(params["grid"]), eps, rng, ledger)
     root = builder.build(counts.root(), tuple(range(data.schema.n_attributes)), depth, ())
     close_budget(ledger, epsilon, BUDGET_CLAIMS)
     return finish_model(
         SPEC.name, data, params, [root], ledger, budget=epsilon, plan_inputs={NOISY_SIZE: plan.noisy_size, SIZE_BOUND: bound}
-    )
-
-
-SIZE_LABEL = "node size N_T"
-COUNTS_LABEL = "class counts N_c"
-SPLIT_LABEL = "split attribute A_bar"
-THRESHOLD_CLAIMS = ("continuous-split-exponential-mechanism",)
-BUDGET_CLAIMS = ("tree-budget-plan", "diffpid3-budget")
-SIZE_BOUND = "size_bound"
-"""The plan input that holds info-gain's public bound N on the node sizes."""
-
-
-def threshold_label(attribute: ContinuousAttribute) -> str:
-    """The label of the exponential mechanism that picks ``attribute``'s threshold at a node.
-
-    >>> threshold_label(ContinuousAttribute("age", 0.0, 120.0))
-    'threshold of age'
-    """
-    return f"threshold of {attribute.name}"
-
-
-def depth_plan(
-    schema: Schema, epsilon: Fraction, params: Mapping[str, Param], relation: Relation, size: int,
-    engine: Engine, rng: RandomSource, ledger: Ledger,
-) -> DepthPlan:
-    """The depth d: a noisy size of the ``size`` rows (charged to ``ledger``) caps max_depth.
-
-    A function of public values and the released noisy size only: a
-    verifier calls it with :func:`~refdp.algorithms.derivation.replay_size`.
-
-    >>> from refdp.algorithms import get_algorithm
-    >>> from refdp.algorithms.derivation import NO_RANDOMNESS
-    >>> from refdp.data import load
-    >>> params = get_algorithm("diffpid3").resolve({"size_share": 0, "max_depth": 3})
-    >>> depth_plan(load("vote").schema, Fraction(1), params, Relation.ADD_REMOVE, 435, REFERENCE, NO_RANDOMNESS,
-    ...            Ledger()).depth
-    3
-    """
-    share, sigmas = size_share(params)
-    branching = mean_branching(schema, 2)
-    return plan_depth(
-        size, epsilon, share, sigmas, int(params["max_depth"]), schema.n_classes,
-        leaves=lambda d: branching**d, variance=lambda d, left: laplace_variance(per_query_epsilon(left, d, relation)),
-        engine=engine, rng=rng, ledger=ledger,
-    )
-
-
-def derive_diffpid3(model: TreeModel) -> Optional[Ledger]:
-    """The charges of the plan along the released tree: at every node N_T, then the leaf's class counts or
-    the split's exponential mechanisms (one per continuous attribute left, then the attribute), and the reserve.
-
-    The depth plan is replayed with the released noisy size; info-gain's
-    bound N is the parameter's, 10**6 under add-remove, or the stated public
-    size under substitute.  The tree must be one the builder releases:
-    multiway splits on categorical attributes not yet used on the path,
-    thresholds on the public grid, at most d levels, discrete Laplace counts.
-    (Whether a node stopped reads its noisy size N_T, which is not released:
-    a leaf above depth d is not checked against the rule.)
-
-    >>> from refdp.algorithms import train
-    >>> from refdp.data import load
-    >>> model = train("diffpid3", load("vote"), 1, rng=1)
-    >>> derive_diffpid3(model).charges == model.receipt.charges
-    True
-    """
-    params, schema = model.params, model.schema
-    check_trees(model, 1)
-    check_weights(model, (1.0,))
-    check_voting(model, "vote")
-    integer_counts(model, "discrete Laplace class counts")
-    epsilon, ledger = model_budget(model), fresh_ledger(model)
-    relation = ledger.relation
-    plan = depth_plan(schema, epsilon, params, relation, 0, replay_size(model), NO_RANDOMNESS, ledger)
-    stated = model.plan_inputs.get(SIZE_BOUND)
-    bound = public_bound(params, relation, stated if stated is not None and stated > 0 else 0)
-    check_plan_inputs(model, {NOISY_SIZE: plan.noisy_size, SIZE_BOUND: bound})
-    quality = _Quality(str(params["quality"]), relation, bound)
-    eps = per_query_epsilon(plan.epsilon, plan.depth, relation)
-    grids = {
-        a: ThresholdGrid.of(attribute, int(params["grid"]))
-        for a, attribute in enumerate(schema.attributes)
-        if isinstance(attribute, ContinuousAttribute)
-    }
-
-    def walk(node: Node, attributes: Tuple[int, ...], depth: int, path: Partition) -> None:
-        ledger.record(count_charge(epsilon=eps, label=SIZE_LABEL, partition=path))
-        where = "/".join(path) or "the root"
-        if isinstance(node, Leaf):
-            for charge in histogram_charges(epsilon=eps, label=COUNTS_LABEL, partition=path, names=schema.classes):
-                ledger.record(charge)
-            return
-        if depth == 0 or node.attribute not in attributes:
-            refuse(f"the tree splits at {where} on an attribute the plan of depth {plan.depth} no longer has there")
-        continuous = [a for a in attributes if a in grids]
-        share = split_share(eps, len(continuous))
-        for a in continuous:
-            attribute = schema.attributes[a]
-            assert isinstance(attribute, ContinuousAttribute)
-            ledger.record(quality.charge(share, threshold_label(attribute), path, quality.claims + THRESHOLD_CLAIMS))
-        ledger.record(quality.charge(share, SPLIT_LABEL, path, quality.claims))
-        attribute = schema.attributes[node.attribute]
-        if isinstance(node, CategoricalSplit):
-            assert isinstance(attribute, CategoricalAttribute)
-            remaining = tuple(b for b in attributes if b != node.attribute)
-            for child, value in zip(node.children, attribute.values):
-                walk(child, remaining, depth - 1, child_path(path, f"{attribute.name}={value}"))
-            return
-        if not isinstance(node, ThresholdSplit) or not isinstance(attribute, ContinuousAttribute):
-            refuse(f"the node at {where} is a {type(node).__name__}, which DiffP-ID3/C4.5 does not make")
-        grid_index(grids[node.attribute], node.threshold, f"the split on {attribute.name!r} at {where}")
-        low, high = threshold_conditions(attribute, node.threshold)
-        walk(node.below, attributes, depth - 1, child_path(path, low))
-        walk(node.at_or_above, attributes, depth - 1, child_path(path, high))
-
-    walk(model.root, tuple(range(schema.n_attributes)), plan.depth, ())
-    close_budget(ledger, epsilon, BUDGET_CLAIMS)
-    return ledger
-
-
-def _plans(data: Dataset, epsilon: Fraction, params: Mapping[str, Param], relation: Relation) -> Tuple[
-    List[Tuple[Tuple[int, Fraction], float]], Optional[Fraction]
-]:
-    """The (depth, per-query epsilon) plans :func:`depth_plan` makes for ``data``, with their probabilities."""
-
-    def plan(engine: Engine) -> Tuple[int, Fraction]:
-        made = depth_plan(data.schema, epsilon, params, relation, 0, engine, NO_RANDOMNESS, Ledger(relation))
-        return made.depth, per_query_epsilon(made.epsilon, made.depth, relation)
-
-    return noisy_size_plans(len(data), plan)
-
-
-def _root_split(data: Dataset, depth: int, eps: Fraction) -> float:
-    """The probability that the root splits: its noisy size N_T (a count at ``eps``) does not stop it."""
-    schema = data.schema
-    attributes = range(schema.n_attributes)
-    if depth == 0 or not attributes:
-        return 0.0
-    largest = max(_domain_size(schema, a) for a in attributes)
-    return split_probability(len(data), 1 / eps, lambda n_t: stops(n_t, largest, schema.n_classes, eps))
-
-
-def root_split_law(
-    data: Dataset, epsilon: Fraction, params: Mapping[str, Param], relation: Relation
-) -> RootSplitLaw:
-    """The law of the root's outcome (an attribute, or a leaf) on data with categorical attributes only.
-
-    With continuous attributes the split is two stages of exponential
-    mechanisms (a threshold per attribute, then the attribute), not one.
-    Under each plan :func:`depth_plan` may make (one, or one per value of
-    the noisy size N~ that chooses it), the root is a leaf when the plan
-    has depth 0 or its noisy size N_T stops it, and otherwise splits by
-    the exponential mechanism at the plan's per-query epsilon.
-
-    >>> from refdp.algorithms import get_algorithm
-    >>> from refdp.data import load
-    >>> params = get_algorithm("diffpid3").resolve({"size_share": 0.05, "leaf_sigmas": 3, "max_depth": 5})
-    >>> law = root_split_law(load("vote"), Fraction(1, 5), params, Relation.ADD_REMOVE)
-    >>> [(b.plan, round(b.weight, 5)) for b in law.branches], round(law.probabilities()[-1], 5)
-    ([('depth 0', 0.28418), ('depth 1', 0.71582), ('depth 2', 0.0)], 0.28418)
-    """
-    schema = data.schema
-    continuous = [a.name for a in schema.attributes if isinstance(a, ContinuousAttribute)]
-    if continuous:
-        raise InvalidParameterError(
-            f"diffpid3's root split on continuous attributes ({', '.join(continuous[:3])}) chains two exponential "
-            "mechanisms (a threshold per attribute, then the attribute): use data with categorical attributes only"
-        )
-    if int(params["max_depth"]) == 0:
-        raise InvalidParameterError("diffpid3 with max_depth=0 never splits its root; give max_depth=1 or more")
-    quality = _Quality(str(params["quality"]), relation, size_bound(params, data, relation))
-    counts = REFERENCE.counts(data)
-    rows = counts.root()
-    candidates, utilities = [], []
-    for a, attribute in enumerate(schema.attributes):
-        assert isinstance(attribute, CategoricalAttribute)
-        candidates.append(SplitCandidate(attribute.name))
-        utilities.append(quality.of_attribute(counts, rows, a, attribute.n_values))
-    plans, noisy_size = _plans(data, epsilon, params, relation)
-    branches = []
-    for (depth, eps), weight in plans:
-        law = None if depth == 0 else SplitLaw(
-            tuple(candidates), tuple(utilities), None, split_share(eps, 0), quality.sensitivity, quality.name,
-            quality.monotone,
-        )
-        branches.append(PlanBranch(f"depth {depth}", weight, _root_split(data, depth, eps), law))
-    return RootSplitLaw(tuple(candidates), tuple(branches), noisy_size)
-
-
-def root_counts_law(
-    data: Dataset, epsilon: Fraction, params: Mapping[str, Param], relation: Relation
-) -> RootCountsLaw:
-    """The law of the class counts the root releases when it is a leaf (depth 0, or stopped by N_T)."""
-    counts = REFERENCE.counts(data)
-    true = tuple(counts.class_counts(counts.root()))
-    plans, noisy_size = _plans(data, epsilon, params, relation)
-    return mixed_counts(
-        [
-            (weight, 1 - _root_split(data, depth, eps), CountsLaw(data.schema.classes, true, eps, "discrete-laplace"))
-            for (depth, eps), weight in plans
-        ],
-        noisy_size,
     )
 
 
@@ -615,7 +260,7 @@ SPEC = register(
         variants=(
             Variant(
                 "sound", True,
-                "the published algorithm with exact discrete Laplace counts and a public size bound "
+                "the paper's algorithm with exact discrete Laplace counts and a public size bound "
                 "for information gain",
                 claims=(
                     "continuous-split-exponential-mechanism", "diffpid3-budget", "discrete-laplace-mechanism",

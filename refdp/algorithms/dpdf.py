@@ -27,22 +27,19 @@ we split while ``d < delta``, which is the reading under which the paper's
 eps spends beta exactly (``proofs/dpdf-budget.md``).  ``max_depth`` is delta
 (>= 1; delta = 1 is a single histogram per tree).
 
-Variants (the sensitivity Delta of the weighted Gini index in Q2):
-
-* ``published``: Theorem 1's local sensitivity 1 - (n/(n+1))^2 - (1/(n+1))^2
-  at the noisy size n = |D|.  It is not eps-DP (claim
-  ``dpdf-published-unsound``): the formula is a local sensitivity at the
-  true size, which Q1 only estimates, and even at the true size it misses
-  removals; the ledger marks the charge unsound.
-* ``sound`` (default): with ``quality="gini"`` (the default) the
-  unnormalised Gini (the weighted index times the node size) with its global
-  sensitivity 2 (claim ``gini-unnormalised-sensitivity``), without the
-  exponential mechanism's factor 2 under add-remove (claims
-  ``split-quality-monotone``, ``exponential-mechanism-monotone``); with
-  ``quality="gini-weighted"`` the paper's index with its global sensitivity
-  1/2 (claim ``gini-weighted-sensitivity``), whose range of at most 1 makes
-  the choice nearly uniform.  A noisy size (``size_share``, claim
-  ``noisy-size-plan``) caps delta.
+The sensitivity Delta of the weighted Gini index in Q2: with
+``quality="gini"`` (the default) the unnormalised Gini (the weighted index
+times the node size) with its global sensitivity 2 (claim
+``gini-unnormalised-sensitivity``), without the exponential mechanism's
+factor 2 under add-remove (claims ``split-quality-monotone``,
+``exponential-mechanism-monotone``); with ``quality="gini-weighted"`` the
+paper's index with its global sensitivity 1/2 (claim
+``gini-weighted-sensitivity``), whose range of at most 1 makes the choice
+nearly uniform.  A noisy size (``size_share``, claim ``noisy-size-plan``)
+caps delta.  The paper's Theorem 1 calibration, which is not DP, is another
+variant, which the registry adds from its own package
+(:data:`~refdp.algorithms.registry.VARIANT_MODULES`); :class:`ForestBuilder`
+is what it changes.
 
 PRUNETREE and the rules read only the released histograms: post-processing
 (claim ``dpdf-budget``).  The trees vote weighted by the confidence of the
@@ -64,41 +61,33 @@ is fixed before any data is read, so the privacy argument is unchanged.
 
 from __future__ import annotations
 
+from refdp.algorithms.dpdf_plan import (
+    INTERNAL, LEAF, per_query_epsilon, splits, Q1_LABEL, Q2_LABEL, BUDGET_CLAIMS, split_claims, tree_plan
+)
+from refdp.algorithms.dpdf_derive import (
+    derive_dpdf
+)
+
 import dataclasses
 from fractions import Fraction
-from typing import List, Mapping, Optional, Sequence, Set, Tuple, cast
+from typing import List, Mapping, Sequence, Set, Tuple, Type, cast
 
 from refdp.algorithms.binning import PublicBins
 from refdp.algorithms.derivation import (
-    model_budget,
-    NO_RANDOMNESS,
-    NOISY_SIZE,
-    check_plan_inputs,
-    check_trees,
-    check_voting,
-    check_weights,
-    fresh_ledger,
-    integer_counts,
-    receipt_children,
-    refuse,
-    replay_size,
+    NOISY_SIZE
 )
-from refdp.algorithms.greedy import SPLIT_KEY, NodeCost, child_path, close_budget, plan_units
+from refdp.algorithms.greedy import child_path, close_budget
 from refdp.algorithms.noisy_depth import (
-    DepthPlan,
-    laplace_variance,
-    mean_branching,
-    plan_depth,
-    size_parameters,
-    size_share,
+    DepthPlan, size_parameters
 )
 from refdp.engine import REFERENCE, Engine, Rows
 from refdp.scoring.kernels import exact_score_function, score_function
-from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
-from refdp.data import Dataset, Schema
+from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, register
+from refdp.algorithms.models import finish_model, start_ledger
+from refdp.data import Dataset
 from refdp.errors import InvalidParameterError
 from refdp.params import MAX_DEPTH
-from refdp.mechanisms import exponential_charge, exponential_mechanism, histogram_charges
+from refdp.mechanisms import exponential_mechanism
 from refdp.privacy import Ledger, Partition, Relation
 from refdp.rng import RandomSource
 from refdp.scoring import get_quality, monotone_under
@@ -110,7 +99,10 @@ __all__ = [
     "derive_dpdf",
     "tree_plan",
     "per_query_epsilon",
-    "published_sensitivity",
+    "ForestBuilder",
+    "grow_forest",
+    "Q1_LABEL",
+    "Q2_LABEL",
     "weighted_gini",
     "weighted_gini_exact",
     "splits",
@@ -125,7 +117,6 @@ CLAIMS = (
     "split-quality-monotone",
     "gini-unnormalised-sensitivity",
     "dpdf-budget",
-    "dpdf-published-unsound",
     "tree-budget-plan",
     "gini-weighted-sensitivity",
     "gini-weighted-local-sensitivity",
@@ -138,26 +129,6 @@ CLAIMS = (
     "sequential-composition",
 )
 
-INTERNAL = NodeCost(Fraction(2), Fraction(3))
-"""A split node: Q1 (1 unit; 2 for a record that changes class) and Q2 (1 unit under both relations)."""
-
-LEAF = NodeCost(Fraction(1), Fraction(2))
-"""A leaf: Q1 only."""
-
-
-def per_query_epsilon(budget: Fraction, n_trees: int, max_depth: int, relation: Relation) -> Fraction:
-    """eps = beta / (tau K), K the cost of a full tree of delta levels: 2 delta - 1 under add-remove."""
-    return budget / (n_trees * plan_units(INTERNAL, LEAF, max_depth - 1, relation))
-
-
-def published_sensitivity(noisy_size: int) -> Fraction:
-    """Theorem 1: Delta(G_D) = 1 - (n/(n+1))^2 - (1/(n+1))^2 = 2n/(n+1)^2 at n = |D|, exactly."""
-    if noisy_size < 1:
-        raise InvalidParameterError(f"Theorem 1 needs a node size n >= 1, got {noisy_size}")
-    n = Fraction(noisy_size)
-    return 1 - (n / (n + 1)) ** 2 - (1 / (n + 1)) ** 2
-
-
 _GINI = score_function("gini")
 
 
@@ -165,7 +136,7 @@ def weighted_gini(table: Sequence[Sequence[int]]) -> float:
     """G_{D,C}(a) = -sum_v |D_v|/|D| (1 - sum_c (|D_vc|/|D_v|)^2) as a float (0 for an empty node).
 
     Same value, to rounding, as :func:`refdp.scoring.gini_weighted` (the
-    tests check it).  The published variant samples it with the float
+    tests check it).  The paper's calibration (another variant) samples it with the float
     sampler, as the paper does; the sound one uses :func:`weighted_gini_exact`.
     """
     size = sum(sum(row) for row in table)
@@ -179,16 +150,6 @@ def weighted_gini_exact(table: Sequence[Sequence[int]]) -> Fraction:
     """G_{D,C}(a) as an exact Fraction (0 for an empty node): :func:`refdp.scoring.gini_weighted` without validation."""
     size = sum(sum(row) for row in table)
     return Fraction(_GINI_EXACT(table)) / size if size else Fraction(0)
-
-
-def splits(noisy_counts: Sequence[int], min_size: int) -> bool:
-    """The paper's data-dependent stopping test on Q1: |D| >= min_size and f_c / |D| < 1 for every class.
-
-    |D| is the sum of the noisy counts; with |D| >= min_size >= 1 > 0 the
-    confidence test is f_c < |D|, decided exactly on integers.
-    """
-    size = sum(noisy_counts)
-    return size >= min_size and size > 0 and all(f < size for f in noisy_counts)
 
 
 def _clipped(counts: Sequence[float]) -> List[float]:
@@ -224,22 +185,26 @@ def prune(node: Node) -> Node:
     return dataclasses.replace(node, children=children)
 
 
-class _Builder:
+class ForestBuilder:
+    """BUILDTREE: the trees of a forest, grown with the per-query ``epsilon`` to ``max_depth`` node levels.
+
+    :meth:`choose` is Q2 (the split attribute); :meth:`plan` and
+    :meth:`finish` are the forest's budget plan and what it charges after
+    the trees.
+    """
+
     def __init__(
         self,
         data: Dataset,
         engine: Engine,
         epsilon: Fraction,
         max_depth: int,
-        min_size: int,
-        published: bool,
-        bins: int,
+        params: Mapping[str, Param],
         rng: RandomSource,
         ledger: Ledger,
-        quality: str = "gini-weighted",
     ) -> None:
         self.schema = data.schema
-        self.bins = PublicBins.of(self.schema, bins)
+        self.bins = PublicBins.of(self.schema, int(params["bins"]))
         self.conditions = self.bins.conditions
         # A continuous column is replaced by its bin codes, a public per-record map, so
         # the binned attribute is a categorical one with ``bins`` values.
@@ -248,11 +213,10 @@ class _Builder:
         self.histogram = engine.histogram
         self.eps = epsilon
         self.max_depth = max_depth
-        self.min_size = min_size
-        self.published = published
+        self.min_size = int(params["min_size"])
         self.rng = rng
         self.ledger = ledger
-        self.quality = quality
+        self.quality = quality = self.quality_of(params)
         self.global_sensitivity = get_quality(quality).sensitivity(ledger.relation)
         # The unnormalised Gini of every candidate moves one way when a record joins the node (add-remove);
         # the weighted index divides by the node size, which moves too, so it is not monotone.
@@ -269,25 +233,7 @@ class _Builder:
         if d >= self.max_depth or not candidates or not splits(counts, self.min_size):
             return Leaf(tuple(counts))
         tables = [self.counts.value_table(rows, a, len(self.conditions[a])) for a in candidates]
-        if self.published:
-            choice = self.exponential(
-                [weighted_gini(table) for table in tables], epsilon=self.eps,
-                sensitivity=published_sensitivity(sum(counts)),
-                rng=self.rng, ledger=self.ledger, label=Q2_LABEL, partition=path,
-                claims=("exponential-mechanism", "dpdf-published-unsound"), sound=False,
-                note="Theorem 1's local sensitivity at the noisy size |D|; not a bound on the "
-                "change of the weighted Gini index (proofs/dpdf-published-unsound.md)",
-            )
-        else:
-            # The exact sampler is the same function under every engine, so engines stay byte-identical.
-            score = weighted_gini_exact if self.quality == "gini-weighted" else _GINI_EXACT
-            choice = exponential_mechanism(
-                [score(table) for table in tables], epsilon=self.eps,
-                sensitivity=self.global_sensitivity, rng=self.rng,
-                ledger=self.ledger, label=Q2_LABEL, partition=path,
-                claims=_split_claims(self.quality, self.monotone), exact=True, monotone=self.monotone,
-            )
-        a = candidates[choice]
+        a = candidates[self.choose(tables, counts, path)]
         if root:
             self.roots.add(a)
         conditions = self.conditions[a]
@@ -299,6 +245,33 @@ class _Builder:
         )
         return self.bins.split(a, children, tuple(counts))
 
+    def choose(self, tables: Sequence[Sequence[Sequence[int]]], counts: Sequence[int], path: Partition) -> int:
+        """Q2: the position of the split attribute among the candidates whose value tables are ``tables``."""
+        # The exact sampler is the same function under every engine, so engines stay byte-identical.
+        score = weighted_gini_exact if self.quality == "gini-weighted" else _GINI_EXACT
+        return exponential_mechanism(
+            [score(table) for table in tables], epsilon=self.eps,
+            sensitivity=self.global_sensitivity, rng=self.rng,
+            ledger=self.ledger, label=Q2_LABEL, partition=path,
+            claims=split_claims(self.quality, self.monotone), exact=True, monotone=self.monotone,
+        )
+
+    @staticmethod
+    def quality_of(params: Mapping[str, Param]) -> str:
+        """The Q2 quality: the ``quality`` parameter."""
+        return str(params["quality"])
+
+    @staticmethod
+    def plan(
+        data: Dataset, epsilon: Fraction, params: Mapping[str, Param], relation: Relation, engine: Engine,
+        rng: RandomSource, ledger: Ledger,
+    ) -> DepthPlan:
+        """The forest's budget and depth: :func:`tree_plan`."""
+        return tree_plan(data.schema, epsilon, params, relation, len(data), engine, rng, ledger)
+
+    def finish(self, epsilon: Fraction) -> None:
+        """What the forest charges after its trees, before the plan's reserve: nothing."""
+
 
 def fit_dpdf(
     data: Dataset,
@@ -309,15 +282,15 @@ def fit_dpdf(
     engine: Engine = REFERENCE,
 ) -> TreeModel:
     """Train DPDF with total budget ``epsilon`` (beta): ``n_trees`` (tau) pruned trees, confidence vote."""
+    return grow_forest(data, epsilon, params, rng, relation, engine, ForestBuilder)
+
+
+def grow_forest(
+    data: Dataset, epsilon: Fraction, params: Mapping[str, Param], rng: RandomSource, relation: Relation,
+    engine: Engine, builder_type: Type[ForestBuilder],
+) -> TreeModel:
+    """The forest ``builder_type`` (:class:`ForestBuilder` or a subclass) grows, pruned, with its receipt."""
     n_trees = int(params["n_trees"])
-    max_depth = int(params["max_depth"])
-    min_size = int(params["min_size"])
-    variant = str(params["variant"])
-    if variant not in _VARIANTS:
-        raise InvalidParameterError(
-            f"parameter variant must be one of {', '.join(_VARIANTS)}, got {variant!r}"
-        )
-    bins = int(params["bins"])
     most = max(1, data.schema.n_attributes)
     if n_trees > most:
         raise InvalidParameterError(
@@ -325,186 +298,20 @@ def fit_dpdf(
             f"roots of the trees must differ; use n_trees <= {most}"
         )
     ledger = start_ledger(data, relation)
-    quality = str(params["quality"]) if variant == "sound" else "gini-weighted"
-    plan = tree_plan(data.schema, epsilon, params, relation, len(data), engine, rng, ledger)
+    plan = builder_type.plan(data, epsilon, params, relation, engine, rng, ledger)
     budget, max_depth = plan.epsilon, plan.depth
     eps = per_query_epsilon(budget, n_trees, max_depth, relation)
-    builder = _Builder(
-        data, engine, eps, max_depth, min_size, variant == "published", bins, rng, ledger, quality
-    )
+    builder = builder_type(data, engine, eps, max_depth, params, rng, ledger)
     attributes = tuple(range(data.schema.n_attributes))
     trees = tuple(
         prune(builder.build(builder.counts.root(), attributes, 1, (f"tree-{t}",))) for t in range(n_trees)
     )
-    spent = ledger.total()[0]
-    if variant == "published" and max_depth > 1 and data.schema.n_attributes and spent < epsilon:
-        # The levels this run did not build are planned with Theorem 1's Q2, so their reserve is unsound too.
-        ledger.charge(
-            label="reserved: planned for tree levels this run did not build",
-            mechanism="reserved",
-            epsilon=epsilon - spent,
-            sensitivity=None,
-            claims=("tree-budget-plan", "dpdf-published-unsound"),
-            sound=False,
-            note="the plan's split levels use Theorem 1's calibration, which is not DP",
-        )
+    builder.finish(epsilon)
     close_budget(ledger, epsilon, BUDGET_CLAIMS)
     return finish_model(
         SPEC.name, data, params, trees, ledger, budget=epsilon, voting="confidence", plan_inputs={NOISY_SIZE: plan.noisy_size}
     )
 
-
-Q1_LABEL = "class histogram Q1"
-Q2_LABEL = "split attribute Q2"
-BUDGET_CLAIMS = ("tree-budget-plan", "dpdf-budget")
-
-
-def _split_claims(quality: str, monotone: bool) -> Tuple[str, ...]:
-    claim = "gini-weighted-sensitivity" if quality == "gini-weighted" else "gini-unnormalised-sensitivity"
-    return ("exponential-mechanism", claim) + (("split-quality-monotone",) if monotone else ())
-
-
-def tree_plan(
-    schema: Schema, epsilon: Fraction, params: Mapping[str, Param], relation: Relation, size: int,
-    engine: Engine, rng: RandomSource, ledger: Ledger,
-) -> DepthPlan:
-    """The trees' budget and depth delta (node levels, as ``depth``); in the sound variant a noisy size of
-    the ``size`` rows (charged to ``ledger``) caps delta.
-
-    A function of public values and the released noisy size only: a
-    verifier calls it with :func:`~refdp.algorithms.derivation.replay_size`.
-
-    >>> from refdp.algorithms import get_algorithm
-    >>> from refdp.algorithms.derivation import NO_RANDOMNESS
-    >>> from refdp.data import load
-    >>> params = get_algorithm("dpdf").resolve({"size_share": 0})
-    >>> tree_plan(load("vote").schema, Fraction(1), params, Relation.ADD_REMOVE, 435, REFERENCE, NO_RANDOMNESS,
-    ...           Ledger()).depth
-    5
-    """
-    max_depth = int(params["max_depth"])
-    if params["variant"] != "sound":
-        return DepthPlan(max_depth, epsilon, None)
-    n_trees = int(params["n_trees"])
-    share, sigmas = size_share(params)
-    branching = mean_branching(schema, int(params["bins"]))
-    plan = plan_depth(
-        size, epsilon, share, sigmas, max_depth - 1, schema.n_classes,
-        leaves=lambda d: branching**d,
-        variance=lambda d, left: laplace_variance(per_query_epsilon(left, n_trees, d + 1, relation)),
-        engine=engine, rng=rng, ledger=ledger,
-    )
-    return DepthPlan(plan.depth + 1, plan.epsilon, plan.noisy_size)
-
-
-def derive_dpdf(model: TreeModel) -> Optional[Ledger]:
-    """The sound variant's charges: its plan replayed with the released noisy size, then every node's Q1
-    and every split's Q2 at the per-query epsilon, tree by tree, and the reserve.
-
-    A node that PRUNETREE turned into a leaf (post-processing) keeps its
-    counts; its subtree's structure is read from the receipt's partitions,
-    each split one attribute's public cells.  Every split must be on an
-    attribute not yet used on its path (at a root, not the root of an
-    earlier tree), above depth delta, where the node's released counts pass
-    the splitting test; a released leaf that did not split must fail it or
-    have no candidate left, or be a pruned split.  Counts are whole numbers
-    (discrete Laplace); the vote is by confidence with weight 1.  The
-    published variant's calibration is marked unsound: None.
-
-    >>> from refdp.algorithms import train
-    >>> from refdp.data import load
-    >>> model = train("dpdf", load("vote"), 1, rng=1)
-    >>> derive_dpdf(model).charges == model.receipt.charges
-    True
-    """
-    params, schema = model.params, model.schema
-    if params["variant"] != "sound":
-        return None
-    n_trees = int(params["n_trees"])
-    check_trees(model, n_trees)
-    check_weights(model, [1.0] * n_trees)
-    check_voting(model, "confidence")
-    integer_counts(model, "discrete Laplace class counts")
-    epsilon, ledger = model_budget(model), fresh_ledger(model)
-    plan = tree_plan(schema, epsilon, params, ledger.relation, 0, replay_size(model), NO_RANDOMNESS, ledger)
-    check_plan_inputs(model, {NOISY_SIZE: plan.noisy_size})
-    _Forest(model, plan, ledger).derive()
-    close_budget(ledger, epsilon, BUDGET_CLAIMS)
-    return ledger
-
-
-def _whole(counts: Sequence[float]) -> List[int]:
-    return [int(c) for c in counts]
-
-
-class _Forest:
-    """:class:`_Builder`'s charges re-issued along the released trees (and the receipt below pruned nodes)."""
-
-    def __init__(self, model: TreeModel, plan: DepthPlan, ledger: Ledger) -> None:
-        params, schema = model.params, model.schema
-        self.model = model
-        self.schema = schema
-        self.ledger = ledger
-        self.max_depth = plan.depth
-        self.min_size = int(params["min_size"])
-        self.bins = PublicBins.of(schema, int(params["bins"]))
-        self.by_conditions = {conditions: a for a, conditions in enumerate(self.bins.conditions)}
-        self.eps = per_query_epsilon(plan.epsilon, int(params["n_trees"]), plan.depth, ledger.relation)
-        quality = str(params["quality"])
-        self.sensitivity = get_quality(quality).sensitivity(ledger.relation)
-        self.monotone = monotone_under(quality, ledger.relation)
-        self.claims = _split_claims(quality, self.monotone)
-        self.roots: Set[int] = set()
-
-    def derive(self) -> None:
-        attributes = tuple(range(self.schema.n_attributes))
-        for t, tree in enumerate(self.model.trees):
-            self._walk(tree, attributes, 1, (f"tree-{t}",))
-
-    def _split(self, a: int, attributes: Tuple[int, ...], d: int, path: Partition, where: str) -> None:
-        candidates = tuple(b for b in attributes if not (d == 1 and b in self.roots))
-        if d >= self.max_depth or a not in candidates:
-            refuse(f"the split at {where} on {self.schema.attributes[a].name!r} is not one the plan can make there")
-        if d == 1:
-            self.roots.add(a)
-        self.ledger.record(exponential_charge(
-            epsilon=self.eps, sensitivity=self.sensitivity, label=Q2_LABEL, partition=path,
-            claims=self.claims, exact=True, monotone=self.monotone,
-        ))
-
-    def _walk(self, node: Optional[Node], attributes: Tuple[int, ...], d: int, path: Partition) -> None:
-        """Re-issue the charges of ``node`` at ``path`` (None: a node below a pruned one, in the receipt only)."""
-        where = "/".join(path)
-        for charge in histogram_charges(epsilon=self.eps, label=Q1_LABEL, partition=path, names=self.schema.classes):
-            self.ledger.record(charge)
-        stated = receipt_children(self.model.receipt.charges, path, SPLIT_KEY)
-        if isinstance(node, (CategoricalSplit, IntervalSplit)):
-            a = node.attribute
-        elif stated:
-            found = self.by_conditions.get(tuple(stated))
-            if found is None:
-                refuse(f"the receipt's cells below {where} are not the cells of one attribute's split")
-            a = found
-        else:
-            candidates = [b for b in attributes if not (d == 1 and b in self.roots)]
-            if isinstance(node, Leaf) and d < self.max_depth and candidates and splits(_whole(node.counts), self.min_size):
-                refuse(f"the leaf at {where} has counts {list(node.counts)} that pass the splitting test: it would split")
-            if node is not None and not isinstance(node, Leaf):
-                refuse(f"the node at {where} is a {type(node).__name__}, which DPDF does not make")
-            return
-        if node is not None and not splits(_whole(node.counts or ()), self.min_size):
-            refuse(f"the node at {where} splits on counts {list(node.counts or ())} that fail the splitting test")
-        self._split(a, attributes, d, path, where)
-        remaining = tuple(b for b in attributes if b != a)
-        children: Sequence[Optional[Node]] = node.children if isinstance(node, (CategoricalSplit, IntervalSplit)) else ()
-        kids = list(children) or [None] * len(self.bins.conditions[a])
-        if isinstance(node, IntervalSplit) and node.thresholds != self.bins.thresholds.get(a):
-            refuse(f"the interval split at {where} is not on the public bins of {self.schema.attributes[a].name!r}")
-        for child, condition in zip(kids, self.bins.conditions[a]):
-            self._walk(child, remaining, d + 1, child_path(path, condition))
-
-
-_VARIANTS: Tuple[str, ...] = ("sound", "published")
 
 SPEC = register(
     AlgorithmSpec(
@@ -525,17 +332,9 @@ SPEC = register(
                     "parallel-composition", "sequential-composition", "split-quality-monotone", "tree-budget-plan",
                 ),
             ),
-            Variant(
-                "published", False,
-                "Theorem 1's local sensitivity 2n/(n+1)^2 at the noisy node size (not DP)",
-                claims=(
-                    "discrete-laplace-mechanism", "dpdf-published-unsound", "exponential-mechanism",
-                    "exponential-mechanism-float-sampler", "parallel-composition", "tree-budget-plan",
-                ),
-            ),
         ),
         parameters=(
-            Parameter("variant", str, "sound", "which variant to run", _VARIANTS),
+            Parameter("variant", str, "sound", "which variant to run", ("sound",)),
             Parameter("n_trees", int, 1, "number of trees tau (at most the number of attributes)", minimum=1,
                       maximum=1000),
             Parameter("max_depth", int, 5, "maximal depth delta in node levels (delta - 1 splits)", minimum=1,
@@ -553,7 +352,7 @@ SPEC = register(
             ),
             Parameter(
                 "quality", str, "gini",
-                "sound variant's Q2: the weighted Gini index with sensitivity 1/2 (the paper's index) or the "
+                "Q2: the weighted Gini index with sensitivity 1/2 (the paper's index) or the "
                 "unnormalised Gini with sensitivity 2 (no factor 2 under add-remove: its utilities are monotone)",
                 ("gini-weighted", "gini"),
             ),

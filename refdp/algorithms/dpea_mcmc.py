@@ -1,4 +1,4 @@
-"""DPEA's Metropolis search over subtrees (Algorithm 3), as published and with a Hastings correction.
+"""DPEA's Metropolis search over subtrees (Algorithm 3), as the paper prints it and with a Hastings correction.
 
 The chain's state is a candidate subtree (:mod:`refdp.algorithms.dpea_subtrees`).
 
@@ -10,14 +10,14 @@ The chain's state is a candidate subtree (:mod:`refdp.algorithms.dpea_subtrees`)
   (when there is no other, the proposal is ``st`` itself); its old children
   belong to the old attribute's values, so the part below it is drawn
   afresh with :func:`random_shape`.
-* Acceptance, as published: min(1, exp(c (q'(st') - q'(st)))), c = eps'/4,
+* Acceptance, as printed: min(1, exp(c (q'(st') - q'(st)))), c = eps'/4,
   with no Hastings correction.  The proposal is not symmetric when domain
   sizes differ (the number of inner nodes and the probability of the
-  redrawn part change), so the published chain's stationary law is not the
+  redrawn part change), so the printed chain's stationary law is not the
   exponential mechanism's.  :func:`proposal_log_ratio` is the correction
   ln q(st' -> st) - ln q(st -> st'); with it the chain is Metropolis-Hastings
   for the target exp(c q'(st)) (claim ``dpea-mcmc``).
-* Stopping, as published: at ``steps`` steps, or as soon as the last
+* Stopping, as printed: at ``steps`` steps, or as soon as the last
   ``buffer`` scores have variance below ``threshold`` (a data-dependent
   stopping time).  The corrected chain runs exactly ``steps`` steps.
 
@@ -39,6 +39,7 @@ from refdp.mechanisms import sample_index
 from refdp.rng import RandomSource
 
 __all__ = [
+    "Chain",
     "ChainResult",
     "random_shape",
     "random_shape_log_probability",
@@ -50,6 +51,17 @@ __all__ = [
 
 Position = Tuple[int, ...]
 """The value indices leading from a subtree's root to one of its nodes."""
+
+
+@dataclass(frozen=True)
+class Chain:
+    """How a chain accepts and stops: ``steps`` at most; Hastings-corrected or the printed acceptance; with a
+    ``threshold``, stopped once the last ``buffer`` scores' variance is below it (the printed rule)."""
+
+    steps: int
+    hastings: bool
+    buffer: int = 0
+    threshold: Optional[float] = None
 
 
 @dataclass(frozen=True)
@@ -169,24 +181,21 @@ def run_chain(
     levels: int,
     c: float,
     rng: RandomSource,
-    *,
-    steps: int,
-    hastings: bool,
-    buffer: int = 0,
-    threshold: Optional[float] = None,
+    chain: Chain,
     counts: Optional[NodeCounts] = None,
 ) -> ChainResult:
-    """Run the Metropolis chain of Algorithm 3 on the subtrees of ``levels`` levels.
+    """Run the Metropolis chain of Algorithm 3 on the subtrees of ``levels`` levels, as ``chain`` says.
 
-    ``hastings=False`` is the published acceptance min(1, exp(c (q'(st') -
+    ``hastings=False`` is the printed acceptance min(1, exp(c (q'(st') -
     q'(st)))); ``hastings=True`` multiplies it by the proposal ratio
     (:func:`proposal_log_ratio`).  With ``threshold`` given, the chain also
     stops once the population variance of the last ``buffer`` scores (the
     score of the current state, recorded before every step) is below
-    ``threshold`` -- the published, data-dependent rule; otherwise it runs
+    ``threshold`` -- the printed, data-dependent rule; otherwise it runs
     exactly ``steps`` steps.  ``counts``: the engine that counts (``rows``
     are then its rows; default the reference loops over ``view``).
     """
+    steps, hastings, buffer, threshold = chain.steps, chain.hastings, chain.buffer, chain.threshold
     if steps < 0:
         raise InvalidParameterError(f"steps must be >= 0, got {steps}")
     if threshold is not None and buffer < 2:

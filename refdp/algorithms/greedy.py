@@ -9,9 +9,6 @@ through an engine (:mod:`refdp.engine`) and score with
   the node's (grid code x class) table by prefix sums
   (:func:`grid_threshold_tables`): the thresholds a private learner may
   release (:class:`refdp.data.grid.ThresholdGrid`, parameter ``grid``);
-* for the planted float-threshold fault only, a float threshold inside an
-  interval between data values (:func:`sample_threshold`), which is data
-  (claim ``float-threshold-leaks``);
 * the budget plan (:func:`plan_units`, :func:`close_budget`): the worst-case
   cost of a tree of the planned depth, in units of the per-query epsilon,
   composed exactly as :func:`refdp.privacy.compose` composes a full tree,
@@ -30,14 +27,12 @@ from typing import List, Sequence, Tuple
 from refdp.algorithms.registry import Parameter
 from refdp.data import ContinuousAttribute
 from refdp.data.grid import MAX_CELLS, Threshold, format_threshold
-from refdp.engine import Interval, Table
+from refdp.engine import Table
 from refdp.errors import InvalidParameterError, PrivacyError
 from refdp.privacy import Ledger, Partition, Relation, cell
-from refdp.rng import RandomSource
 
 __all__ = [
     "NodeCost",
-    "sample_threshold",
     "grid_threshold_tables",
     "plan_units",
     "plan_levels",
@@ -51,20 +46,6 @@ __all__ = [
 
 SPLIT_KEY = "split"
 """The ledger key of a node's children: ``split=<condition>`` marks the disjoint cells of a split."""
-
-
-def sample_threshold(interval: Interval, rng: RandomSource) -> float:
-    """A threshold uniform on ``(start, end]`` in floating point, from ``rng.random()`` draws.
-
-    ``t = start + U (end - start)``, clamped to ``end`` (the width may round
-    up); a draw that rounds to ``start`` or below (U = 0, or a gap of a few
-    ulps) is redrawn, because ``t = start`` would send the rows at ``start``
-    to the other side.  Any ``t`` in ``(start, end]`` makes the interval's split.
-    """
-    while True:
-        t = min(interval.start + rng.random() * interval.length, interval.end)
-        if t > interval.start:
-            return t
 
 
 def grid_threshold_tables(table: Sequence[Sequence[int]]) -> List[Table]:

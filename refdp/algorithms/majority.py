@@ -20,7 +20,8 @@ from typing import Mapping, Optional
 
 from refdp.engine import REFERENCE, Engine
 from refdp.algorithms.derivation import model_budget, check_plan_inputs, check_trees, check_voting, check_weights, fresh_ledger, integer_counts, refuse
-from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
+from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, register
+from refdp.algorithms.models import finish_model, start_ledger
 from refdp.algorithms.root_law import CountsLaw, RootCountsLaw, mixed_counts
 from refdp.data import Dataset
 from refdp.mechanisms import NoiseKind, cell_epsilon, histogram_charges

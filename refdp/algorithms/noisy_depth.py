@@ -50,6 +50,7 @@ from refdp.rng import RandomSource
 
 __all__ = [
     "DepthPlan",
+    "DepthRule",
     "plan_depth",
     "noisy_size",
     "choose_depth",
@@ -134,32 +135,43 @@ def tree_budget(epsilon: Fraction, share: Fraction) -> Fraction:
     return (1 - share) * epsilon
 
 
-def plan_depth(
-    size: int,
-    epsilon: Fraction,
-    share: Fraction,
-    sigmas: Fraction,
-    max_depth: int,
-    n_classes: int,
-    leaves: Callable[[int], Fraction],
-    variance: Callable[[int, Fraction], Fraction],
-    engine: Engine,
-    rng: RandomSource,
-    ledger: Ledger,
-) -> DepthPlan:
-    """The deepest d <= ``max_depth`` whose leaves' counts stand out of their noise (see the module notes).
+@dataclass(frozen=True)
+class DepthRule:
+    """The public rule that turns a noisy size into a depth: d passes when its leaves' counts stand out.
 
-    ``size`` is the number of training rows; ``leaves(d)`` the public
-    estimate L(d); ``variance(d, budget)`` V(d), the variance of the noise
-    on what a leaf's class count says when the tree is planned for depth d
-    with ``budget``.  The noisy size is
-    charged on the whole data set.
+    ``sigmas`` is s (``leaf_sigmas``); ``leaves(d)`` the public estimate L(d)
+    of the leaves of a tree of depth d; ``variance(d, budget)`` V(d), the
+    variance of the noise on what a leaf's class count says when the tree is
+    planned for depth d with ``budget``.
+    """
+
+    sigmas: Fraction
+    max_depth: int
+    n_classes: int
+    leaves: Callable[[int], Fraction]
+    variance: Callable[[int, Fraction], Fraction]
+
+
+def plan_depth(
+    size: int, epsilon: Fraction, share: Fraction, rule: DepthRule, engine: Engine, rng: RandomSource, ledger: Ledger,
+) -> DepthPlan:
+    """The deepest d <= ``rule.max_depth`` whose leaves' counts stand out of their noise (see the module notes).
+
+    ``size`` is the number of training rows; the noisy size (``share`` of
+    ``epsilon``) is charged on the whole data set.
+
+    >>> import random
+    >>> from refdp.engine import REFERENCE
+    >>> rule = DepthRule(Fraction(1), 4, 2, leaves=lambda d: Fraction(2) ** d, variance=lambda d, b: 2 / b**2)
+    >>> plan = plan_depth(1000, Fraction(1), Fraction(1, 10), rule, REFERENCE, random.Random(3), Ledger())
+    >>> plan.epsilon, 0 <= plan.depth <= 4
+    (Fraction(9, 10), True)
     """
     left = tree_budget(epsilon, share)
     noisy = noisy_size(size, epsilon, share, engine, rng, ledger)
     if noisy is None:
-        return DepthPlan(max_depth, epsilon, None)
-    return DepthPlan(choose_depth(noisy, left, sigmas, max_depth, n_classes, leaves, variance), left, noisy)
+        return DepthPlan(rule.max_depth, epsilon, None)
+    return DepthPlan(choose_depth(noisy, left, rule), left, noisy)
 
 
 def noisy_size(
@@ -174,21 +186,16 @@ def noisy_size(
     )
 
 
-def choose_depth(
-    noisy_size: int,
-    budget: Fraction,
-    sigmas: Fraction,
-    max_depth: int,
-    n_classes: int,
-    leaves: Callable[[int], Fraction],
-    variance: Callable[[int, Fraction], Fraction],
-) -> int:
-    """d*: the deepest d in 1..``max_depth`` that :func:`passes` for the released N~, else 0.
+def choose_depth(noisy_size: int, budget: Fraction, rule: DepthRule) -> int:
+    """d*: the deepest d in 1..``rule.max_depth`` that :func:`passes` for the released N~, else 0.
 
-    A function of N~ and public values only; ``budget`` is what the tree
-    gets, ``leaves`` and ``variance`` as for :func:`plan_depth`.
+    A function of N~ and public values only; ``budget`` is what the tree gets.
+
+    >>> rule = DepthRule(Fraction(1), 4, 2, leaves=lambda d: Fraction(2) ** d, variance=lambda d, b: 2 / b**2)
+    >>> choose_depth(1000, Fraction(1), rule), choose_depth(0, Fraction(1), rule)
+    (4, 0)
     """
-    for d in range(max_depth, 0, -1):
-        if passes(noisy_size, leaves(d), n_classes, variance(d, budget), sigmas):
+    for d in range(rule.max_depth, 0, -1):
+        if passes(noisy_size, rule.leaves(d), rule.n_classes, rule.variance(d, budget), rule.sigmas):
             return d
     return 0

@@ -60,42 +60,21 @@ from typing import List, Mapping, Optional, Tuple
 
 from refdp.engine import REFERENCE, Engine
 from refdp.algorithms.rdt import (
-    CATEGORICAL_SPLITS,
-    CONTINUOUS_SPLITS,
-    RDT_VOTING,
-    STRUCTURES,
-    RandomTreeBuilder,
-    check_structure,
-    forest_levels,
-    forest_weights,
-    resolve_max_depth,
-    worst_case_leaves,
+    RandomTreeBuilder, check_structure,
+    forest_levels, forest_weights, resolve_max_depth, worst_case_leaves
 )
 from refdp.algorithms.binning import PublicBins
 from refdp.algorithms.noisy_depth import (
-    choose_depth,
-    laplace_variance,
-    mean_branching,
-    noisy_size,
-    size_parameters,
-    size_share,
-    tree_budget,
+    DepthRule,
+    choose_depth, laplace_variance, mean_branching, noisy_size, size_parameters, size_share, tree_budget
 )
 from refdp.algorithms.derivation import (
-    model_budget,
-    check_plan_inputs,
-    NO_RANDOMNESS,
-    NOISY_SIZE,
-    check_trees,
-    check_voting,
-    check_weights,
-    fresh_ledger,
-    integer_counts,
-    n_leaves,
-    refuse,
-    replay_size,
+    model_budget, check_plan_inputs, NO_RANDOMNESS, NOISY_SIZE, check_trees, check_voting, check_weights,
+    fresh_ledger, integer_counts, n_leaves, refuse, replay_size
 )
-from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, finish_model, register, start_ledger
+from refdp.algorithms.rdt_parameters import AUTO, structure_parameters
+from refdp.algorithms.models import finish_model, start_ledger
+from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, register
 from refdp.data import CategoricalAttribute, Dataset, Schema
 from refdp.errors import InvalidParameterError
 from refdp.params import MAX_DEPTH
@@ -116,8 +95,6 @@ CLAIMS = (
     "sequential-composition",
 )
 
-
-AUTO = "auto"
 
 WIDE = ("multiway", "bins")
 """The split kinds ``auto`` means on data that can fill their leaves: one child per value or public bin."""
@@ -240,10 +217,10 @@ def forest_plan(
         if noisy is None:
             depth = max_depth
         else:
-            depth = choose_depth(
-                noisy, left, sigmas, max_depth, schema.n_classes, leaves=lambda d: branching**d,
+            depth = choose_depth(noisy, left, DepthRule(
+                sigmas, max_depth, schema.n_classes, leaves=lambda d: branching**d,
                 variance=lambda d, budget: laplace_variance(budget / (relation_factor * trees_at(d))) / trees_at(d),
-            )
+            ))
         if best is None or branching**depth > best[0]:
             best = (branching**depth, kind, depth)
         if noisy is None:
@@ -380,32 +357,7 @@ SPEC = register(
                 "(Fan et al.)",
                 minimum=-1, maximum=MAX_DEPTH,
             ),
-            Parameter(
-                "structure", str, "per-level",
-                "where the attributes are drawn: at every node (Fan et al.), or once per level of a tree, "
-                "dealt so that every attribute appears about equally often in the forest",
-                STRUCTURES,
-            ),
-            Parameter(
-                "categorical", str, AUTO,
-                "categorical splits: one child per value (Fan et al.) or value-vs-rest; auto: multiway when the "
-                "noisy size fills such trees' leaves better than binary ones (with continuous=auto: bins then)",
-                (AUTO,) + CATEGORICAL_SPLITS,
-            ),
-            Parameter(
-                "continuous", str, AUTO,
-                "continuous attributes: one child per public equal-width bin (used once per path), or a "
-                "threshold drawn uniformly from the remaining public range (Fan et al.); auto: as categorical",
-                (AUTO,) + CONTINUOUS_SPLITS,
-            ),
-            Parameter("bins", int, 10, "bins of a continuous attribute when continuous=bins", minimum=2,
-                      maximum=1024),
-            Parameter(
-                "voting", str, "log-odds",
-                "how the trees vote: log-odds (each tree moves a class's odds by its leaf's share against the "
-                "tree's) or sum-counts (the leaves' counts added, Waseda et al.'s Algorithm 2)",
-                RDT_VOTING,
-            ),
+            *structure_parameters(10, auto=True),
             *size_parameters(0.05, 1.5),
             Parameter(
                 "max_leaves", int, 16384,

@@ -8,36 +8,30 @@ parameters of the declared types, a random source and the neighbouring
 relation.  ``derive`` re-issues, from a model's public parts only (its
 algorithm, variant, parameters, schema, plan inputs, relation, budget and
 released trees), every charge the algorithm's plan makes, into a fresh
-ledger: :func:`check_model` refuses a model whose receipt differs from it,
-and :func:`finish_model` checks every model the algorithm trains against it
-(claim ``receipt-rederivation``).
+ledger: :func:`refdp.algorithms.models.check_model` refuses a model whose
+receipt differs from it, and :func:`refdp.algorithms.models.finish_model`
+checks every model the algorithm trains against it (claim
+``receipt-rederivation``).  Variants that are not sound live outside
+:mod:`refdp.algorithms` and are added by :func:`register_variant`
+(:data:`VARIANT_MODULES`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from importlib import import_module
-from pathlib import Path
-from typing import Any, Callable, Dict, Mapping, Optional, Protocol, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Mapping, Optional, Protocol, Tuple, Union
 
 from refdp.data import Dataset, expect_dataset
 from refdp.engine import REFERENCE, Engine
-from refdp.errors import InvalidParameterError, ModelError, PrivacyError
-from refdp.mechanisms.recording import not_recording
+from refdp.errors import InvalidParameterError
 from refdp.params import Param, Parameter
 from refdp.fast import ARRAY
-from refdp.algorithms.derivation import (
-    MISSING_VALUE_RULE,
-    charge_difference,
-    leak_difference,
-    missing_value_charge,
-    missing_value_label,
-)
-from refdp.privacy import Ledger, Number, Relation, as_budget, receipt_from_ledger
+from refdp.privacy import Ledger, Number, Relation, as_budget
 from refdp.privacy.levels import level_of
 from refdp.rng import RandomSource, RngLike, as_rng
-from refdp.tree import Node, TreeModel, decode_model, read_model_json
+from refdp.tree import TreeModel
 
 
 __all__ = [
@@ -49,13 +43,12 @@ __all__ = [
     "get_algorithm",
     "algorithm_names",
     "MODULES",
-    "start_ledger",
-    "missing_value_label",
-    "MISSING_VALUE_RULE",
-    "finish_model",
-    "check_model",
-    "model_from_json",
-    "read_model",
+    "VARIANT_MODULES",
+    "register_variant",
+    "LAW_MODULES",
+    "LawFunction",
+    "root_law",
+    "root_law_algorithms",
     "train",
     "ENGINES",
     "Fit",
@@ -79,7 +72,7 @@ class Fit(Protocol):
 
 class Derive(Protocol):
     """An algorithm's re-derivation of a model's charges from its public parts (None: the variant's charges
-    depend on the data, as a published, unsound variant's may, and cannot be re-derived)."""
+    depend on the data, as an unsound variant's may, and cannot be re-derived)."""
 
     def __call__(self, model: TreeModel) -> Optional[Ledger]:
         """A fresh ledger holding every charge and leak ``model``'s plan makes, in order; ModelError when
@@ -94,7 +87,7 @@ same model, byte for byte, for a seed."""
 
 @dataclass(frozen=True)
 class Variant:
-    """A variant of an algorithm: ``sound`` (the default) or a published, unsound one.
+    """A variant of an algorithm: ``sound`` (the default), or an unsound one (a paper as printed, a fault to catch).
 
     ``claims`` are the claims its charges can cite with the default parameters
     (on any data); its :attr:`level` is computed from their statuses, the
@@ -169,6 +162,27 @@ class AlgorithmSpec:
 
         return on_engine
 
+    def with_variant(self, variant: Variant, fit: Fit, derive: Optional[Derive], claims: Tuple[str, ...]) -> AlgorithmSpec:
+        """This algorithm with one more variant, trained by ``fit`` and re-derived by ``derive``.
+
+        ``fit`` and ``derive`` are called for models of that variant only (a
+        ``derive`` of None: its charges depend on the data); the other
+        variants keep theirs.  ``claims`` are added to :attr:`claims`.
+        """
+        if any(v.name == variant.name for v in self.variants):
+            raise ValueError(f"{self.name} has a variant {variant.name!r} already")
+        parameters = tuple(
+            replace(p, choices=p.choices + (variant.name,)) if p.name == "variant" else p for p in self.parameters
+        )
+        return replace(
+            self,
+            variants=self.variants + (variant,),
+            parameters=parameters,
+            claims=self.claims + tuple(c for c in claims if c not in self.claims),
+            fit=_fit_by_variant(variant.name, fit, self.fit),
+            derive=_derive_by_variant(variant.name, derive, self.derive),
+        )
+
     def resolve(self, given: Mapping[str, Union[str, Param]]) -> Dict[str, Param]:
         """Defaults overridden by ``given``; unknown names are an error."""
         if not isinstance(given, Mapping) or not all(isinstance(name, str) for name in given):
@@ -186,6 +200,31 @@ class AlgorithmSpec:
         for name, value in given.items():
             resolved[name] = known[name].parse(value)
         return resolved
+
+
+def _fit_by_variant(name: str, fit: Fit, other: Fit) -> Fit:
+    """``fit`` for the variant ``name``, ``other`` for the rest."""
+
+    def by_variant(
+        data: Dataset, epsilon: Fraction, params: Mapping[str, Param], rng: RandomSource, relation: Relation,
+        engine: Engine = REFERENCE,
+    ) -> TreeModel:
+        chosen = fit if params["variant"] == name else other
+        return chosen(data, epsilon, params, rng, relation, engine)
+
+    return by_variant
+
+
+def _derive_by_variant(name: str, derive: Optional[Derive], other: Optional[Derive]) -> Optional[Derive]:
+    """``derive`` for models of the variant ``name``, ``other`` for the rest (None: not re-derivable)."""
+    if derive is None and other is None:
+        return None
+
+    def by_variant(model: TreeModel) -> Optional[Ledger]:
+        chosen = derive if model.variant == name else other
+        return None if chosen is None else chosen(model)
+
+    return by_variant
 
 
 _REGISTRY: Dict[str, AlgorithmSpec] = {}
@@ -206,6 +245,52 @@ only the one asked for, so that training one learner does not load the others
 (``tests/test_lazy_imports.py`` checks that each module registers the name listed here)."""
 
 
+VARIANT_MODULES: Dict[str, Tuple[str, ...]] = {
+    "thesis-tree": ("refdp.published.thesis_tree", "refdp.planted.thesis_tree"),
+    "kanon-rdt": ("refdp.planted.kanon_rdt",),
+    "dp-adaboost": ("refdp.published.adaboost",),
+    "dpdf": ("refdp.published.dpdf",),
+    "dpea": ("refdp.published.dpea",),
+}
+"""The variants that are not sound, by algorithm: the published replicas (:mod:`refdp.published`) and the
+planted faults the audits must catch (:mod:`refdp.planted`).  Each module imports its sound learner from
+:data:`MODULES` and adds its variant with :func:`register_variant`; no sound learner imports one, and
+:func:`get_algorithm` loads them after the learner, in this order (the order of the ``variant`` choices)."""
+
+
+LAW_MODULES: Dict[str, str] = {
+    "diffpid3": "refdp.algorithms.diffpid3_laws",
+    "noisy-majority": "refdp.algorithms.majority",
+    "thesis-tree": "refdp.algorithms.thesis_tree_laws",
+}
+"""The module holding each learner's exact laws at the root (``root_split_law``, ``root_counts_law``): what
+the cross-checks compare another implementation with (:func:`root_law`)."""
+
+LawFunction = Callable[[Dataset, Fraction, Mapping[str, Param], Relation], Any]
+"""A law at the root: ``law(data, epsilon, params, relation)`` (a :class:`~refdp.algorithms.root_law.RootSplitLaw`
+or :class:`~refdp.algorithms.root_law.RootCountsLaw`)."""
+
+
+def root_law(name: str, law: str) -> Optional[LawFunction]:
+    """The function ``law`` (``root_split_law`` or ``root_counts_law``) of algorithm ``name``, None when unknown.
+
+    >>> root_law("thesis-tree", "root_split_law").__name__, root_law("dpdf", "root_split_law")
+    ('root_split_law', None)
+    """
+    module = LAW_MODULES.get(name)
+    function = None if module is None else getattr(import_module(module), law, None)
+    return function if callable(function) else None
+
+
+def root_law_algorithms(law: str) -> Tuple[str, ...]:
+    """The algorithms that have the law ``law``, by name.
+
+    >>> root_law_algorithms("root_counts_law")
+    ('diffpid3', 'noisy-majority', 'thesis-tree')
+    """
+    return tuple(name for name in sorted(LAW_MODULES) if root_law(name, law) is not None)
+
+
 def register(spec: AlgorithmSpec) -> AlgorithmSpec:
     if spec.name in _REGISTRY:
         raise ValueError(f"algorithm {spec.name!r} registered twice")
@@ -213,195 +298,41 @@ def register(spec: AlgorithmSpec) -> AlgorithmSpec:
     return spec
 
 
+def register_variant(
+    name: str, variant: Variant, fit: Fit, derive: Optional[Derive] = None, claims: Tuple[str, ...] = ()
+) -> AlgorithmSpec:
+    """Add ``variant`` (trained by ``fit``, re-derived by ``derive``) to the registered algorithm ``name``."""
+    spec = _REGISTRY[name].with_variant(variant, fit, derive, claims)
+    _REGISTRY[name] = spec
+    return spec
+
+
 def algorithm_names() -> Tuple[str, ...]:
+    """The names of the algorithms ``train`` knows, sorted.
+
+    >>> algorithm_names()[:3]
+    ('diffpid3', 'dp-adaboost', 'dpdf')
+    """
     return tuple(sorted(set(MODULES) | set(_REGISTRY)))
 
 
 def get_algorithm(name: str) -> AlgorithmSpec:
-    if isinstance(name, str) and name not in _REGISTRY and name in MODULES:
+    """The algorithm called ``name`` (its module and its unsound variants' modules imported on first use).
+
+    >>> spec = get_algorithm("thesis-tree")
+    >>> len(spec.variants), spec.variant("sound").sound, spec.resolve({"max_depth": "3"})["max_depth"]
+    (3, True, 3)
+    """
+    if isinstance(name, str) and name in MODULES:
         import_module(MODULES[name])
+        for module in VARIANT_MODULES.get(name, ()):
+            import_module(module)
     if not isinstance(name, str) or name not in _REGISTRY:
         raise InvalidParameterError(
             f"unknown algorithm {name!r:.60}; run `python3 -m refdp algorithms` to list them "
             f"({', '.join(algorithm_names())})"
         )
     return _REGISTRY[name]
-
-
-def start_ledger(data: Dataset, relation: Relation) -> Ledger:
-    """A fresh ledger that already records any leak in the data's schema, and the data's missing-value policy.
-
-    The policy (:attr:`refdp.data.Dataset.missing`) is a rule applied to each
-    row before training: an entry of epsilon 0 citing the claims that keep
-    the learner's guarantee through it (``missing-values-public-rule``,
-    ``missing-values-drop``), recorded whenever a policy was applied, whether
-    or not any value was missing (which would otherwise show in the receipt).
-    """
-    ledger = Ledger(relation)
-    for leak in data.schema.leaks:
-        ledger.record_leak(leak)
-    if data.missing is not None:
-        ledger.record(missing_value_charge(data.missing))
-    return ledger
-
-
-def finish_model(
-    name: str,
-    data: Dataset,
-    params: Mapping[str, Param],
-    trees: Sequence[Node],
-    ledger: Ledger,
-    *,
-    budget: Fraction,
-    weights: Sequence[float] = (),
-    voting: str = "vote",
-    plan_inputs: Optional[Mapping[str, Optional[int]]] = None,
-) -> TreeModel:
-    """The model an algorithm trained with total ``budget`` returns: its trees, with the receipt frozen from ``ledger``.
-
-    ``plan_inputs`` are the public values the plan read besides the
-    parameters (an entry None is left out: the value was not drawn).  The
-    model is checked against the algorithm's ``derive`` before it is
-    returned: a model whose receipt differs from its plan's charges is a bug
-    of the algorithm (PrivacyError), and would not verify when read back.
-    """
-    model = TreeModel(
-        algorithm=name,
-        variant=str(params["variant"]),
-        params=dict(params),
-        schema=data.schema,
-        trees=tuple(trees),
-        receipt=receipt_from_ledger(ledger),
-        weights=tuple(weights),
-        voting=voting,
-        missing=data.missing,
-        plan_inputs={key: value for key, value in (plan_inputs or {}).items() if value is not None},
-        budget=budget,
-    )
-    try:
-        _check_derivation(get_algorithm(name), model)
-    except ModelError as exc:
-        raise PrivacyError(
-            f"{name} trained a model that its own re-derivation refuses ({exc}); this is a bug in refdp, "
-            "please report it"
-        ) from None
-    return model
-
-
-def _check_params(spec: AlgorithmSpec, params: Mapping[str, Any]) -> None:
-    """Every parameter of ``spec`` stated, of its type and in its range, and nothing else."""
-    known = {p.name: p for p in spec.parameters}
-    missing = [name for name in known if name not in params]
-    if missing:
-        raise ModelError(f"the model's parameters lack {', '.join(missing)}, which {spec.name} has")
-    extra = sorted(str(name) for name in params if name not in known)
-    if extra:
-        raise ModelError(f"the model's parameters include {', '.join(extra)}, which {spec.name} does not have")
-    for name, parameter in known.items():
-        value = params[name]
-        try:
-            parsed = parameter.parse(value)
-        except InvalidParameterError as exc:
-            raise ModelError(f"the model's {exc}") from None
-        if type(parsed) is not type(value) or parsed != value:
-            raise ModelError(f"the model's parameter {name} must be the {parameter.kind.__name__} {parsed!r}, not {value!r}")
-
-
-def _derivation_error(spec: AlgorithmSpec, model: TreeModel) -> Tuple[bool, Optional[str]]:
-    """(whether the variant's charges are re-derivable, the first difference from the plan or None)."""
-    if spec.derive is None:
-        return False, None
-    try:
-        with not_recording():
-            derived = spec.derive(model)
-    except (InvalidParameterError, PrivacyError) as exc:
-        return True, f"{spec.name}'s plan cannot be made from the model's public parts: {exc}"
-    except ModelError as exc:
-        return True, str(exc)
-    if derived is None:
-        return False, None
-    difference = charge_difference(derived.charges, model.receipt.charges) or leak_difference(
-        derived.leaks, model.receipt.leaks
-    )
-    return True, None if difference is None else f"the receipt is not the one {spec.name}'s plan makes: {difference}"
-
-
-def _check_derivation(spec: AlgorithmSpec, model: TreeModel) -> None:
-    """ModelError unless the model's charges and leaks are exactly those its algorithm's plan makes."""
-    _, error = _derivation_error(spec, model)
-    if error:
-        raise ModelError(error)
-
-
-def check_model(model: TreeModel) -> None:
-    """ModelError unless ``model``'s algorithm and variant are registered and agree with its receipt.
-
-    The parameters must be exactly the algorithm's, each of its type and in
-    its range.  Then the charges and leaks must be exactly the ones the
-    algorithm's ``derive`` re-issues from the model's public parts.  Where a
-    variant's charges cannot be re-derived (they depend on the data), or
-    where they differ, the variant must at least agree with them: a variant
-    registered as sound has only sound charges and no leak of its own; a
-    published (unsound) variant shows at least one unsound charge or leak of
-    its own.  The leaks of the model's schema (read off the data, as by
-    ``leaky_infer_schema`` or the ``schema`` command) belong to the data, not
-    the variant: they make the receipt unsound whatever the variant is.  (A
-    sound variant whose parameters choose an unsound step, such as DPEA's
-    MCMC search, has its unsound charge re-derived and is accepted, at level
-    unsound.)
-    """
-    try:
-        spec = get_algorithm(model.algorithm)
-        variant = spec.variant(model.variant)
-    except InvalidParameterError as exc:
-        raise ModelError(f"the model does not match this refdp's algorithms: {exc}") from None
-    stated = model.params.get("variant", model.variant)
-    if stated != model.variant:
-        raise ModelError(f"the model's variant is {model.variant!r} but its parameters say {stated!r}")
-    _check_params(spec, model.params)
-    _check_missing(model)
-    derivable, error = _derivation_error(spec, model)
-    if derivable and error is None:
-        return
-    receipt = model.receipt
-    unsound = [c.label for c in receipt.charges if not c.sound]
-    own_leaks = [leak for leak in receipt.leaks if leak not in model.schema.leaks]
-    if variant.sound and (unsound or own_leaks):
-        what = f"unsound charge {unsound[0]!r}" if unsound else f"leak {own_leaks[0]!r}"
-        raise ModelError(
-            f"{spec.name} variant {variant.name!r} is registered as sound but its receipt has the {what}"
-        )
-    if not variant.sound and not (unsound or own_leaks):
-        raise ModelError(
-            f"{spec.name} variant {variant.name!r} is registered as unsound but every charge of its receipt is "
-            "sound and nothing leaked: the variant or the charges were changed"
-        )
-    if error:
-        raise ModelError(error)
-
-
-def _check_missing(model: TreeModel) -> None:
-    recorded = [c for c in model.receipt.charges if c.mechanism == MISSING_VALUE_RULE]
-    wanted = [] if model.missing is None else [missing_value_label(model.missing)]
-    if [c.label for c in recorded] != wanted or any(c.epsilon or c.delta for c in recorded):
-        raise ModelError(
-            f"the model's missing-value policy ({model.missing.describe() if model.missing else 'none'}) "
-            f"is not what its receipt records ({'; '.join(c.label for c in recorded) or 'nothing'})"
-        )
-
-
-def model_from_json(obj: Mapping[str, Any], key: Optional[bytes] = None) -> TreeModel:
-    """Rebuild and verify a model: :func:`refdp.tree.decode_model` (digest, signature with ``key``,
-    structure and receipt), then :func:`check_model` (the algorithm, variant and parameters registered
-    and agreeing with the charges, and the charges re-derived from the public parts)."""
-    model = decode_model(obj, key)
-    check_model(model)
-    return model
-
-
-def read_model(path: Union[str, Path], key: Optional[bytes] = None) -> TreeModel:
-    """Read and verify the model file at ``path`` (one ModelError when it is not a valid model)."""
-    return model_from_json(read_model_json(path), key)
 
 
 def train(

@@ -1,6 +1,6 @@
 """What a learner releases at the root of its tree, as an exact law, for cross-checks.
 
-A cross-check (``crosscheck-cmd``, :mod:`refdp.audit.crosscheck_command`)
+A cross-check (``crosscheck-cmd``, :mod:`refdp.audit.program_crosscheck`)
 tests another implementation's outputs against these laws.  Each law is
 computed by the learner's own code -- its budget plan for the per-query
 epsilon, its candidates, quality function and sensitivity for the

@@ -9,9 +9,9 @@
 * :mod:`refdp.audit.sensitivity`: exhaustive sensitivity search;
 * :mod:`refdp.audit.external`: the same black-box audit of any program or
   callable, on any ``concurrent.futures`` executor;
-* :mod:`refdp.audit.crosscheck`: goodness-of-fit tests of another
+* :mod:`refdp.audit.goodness_of_fit`: goodness-of-fit tests of another
   implementation's samples against refdp's exact distributions, and
-  :mod:`refdp.audit.crosscheck_command`, which runs another implementation
+  :mod:`refdp.audit.program_crosscheck`, which runs another implementation
   as a program and tests its outputs (what ``crosscheck-cmd`` runs);
 * :mod:`refdp.audit.replay`: record every mechanism call on D and replay on a
   neighbour with the outputs frozen (:func:`replay_check`, claim
@@ -22,7 +22,7 @@
   :mod:`refdp.audit.exact_audit`, which enumerates a learner on small pairs;
 * :mod:`refdp.audit.planted`: planted faulty mechanisms the audits must catch;
 * :mod:`refdp.audit.learner`, :func:`refdp.audit.planted.audit_planted` and
-  :mod:`refdp.audit.external_command`: the audits the ``audit`` and
+  :mod:`refdp.audit.program_audit`: the audits the ``audit`` and
   ``audit-cmd`` commands run, as typed calls that return the report, with
   what they share in :mod:`refdp.audit.pair` (``D``, neighbours, the pilot
   choice), :mod:`refdp.audit.report` and :mod:`refdp.audit.timing`;
@@ -32,7 +32,7 @@
 Nothing here parses command-line arguments: that is :mod:`refdp.cli`.
 """
 
-from refdp.audit.crosscheck import (
+from refdp.audit.goodness_of_fit import (
     GoodnessOfFit,
     crosscheck_discrete_laplace,
     crosscheck_exponential_mechanism,

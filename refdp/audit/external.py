@@ -4,7 +4,7 @@
 is (epsilon, delta)-DP on a pair of neighbours ``(D, D')``.  The program is a
 black box: it gets an integer seed, not refdp's random source, so it may be a
 wrapper around another library, another process (see
-:mod:`refdp.audit.external_command`) or a remote service.
+:mod:`refdp.audit.program_audit`) or a remote service.
 
 How it reuses :func:`refdp.audit.monte_carlo_audit` (whose statistics, event
 choice and certified bound are used unchanged, claim
@@ -375,6 +375,9 @@ def audit_program(
     ``trials``, ``selection_trials``, ``alpha``, ``seed`` and the verdict are
     as in :func:`refdp.audit.monte_carlo_audit`; failures as in the module
     docstring.  ``progress(done, total)`` is called after each chunk.
+
+    Why 16 parameters: as :func:`refdp.audit.montecarlo.monte_carlo_audit`, plus how
+    the program runs; each setting is keyword-only with a default, one per ``audit-cmd`` option.
     """
     started = time.perf_counter()
     n = _check_count(trials, "trials", MAX_TRIALS)

@@ -23,7 +23,7 @@ from typing import Any, Callable, Dict, Hashable, Mapping, Optional, Tuple
 from refdp.audit.montecarlo import monte_carlo_audit
 from refdp.audit.neighbours import Record, record_of
 from refdp.audit.pair import Neighbour
-from refdp.audit.planted.outcomes import ModelPredictions, ModelProbeCount, ModelStructure
+from refdp.audit.reductions import ModelPredictions, ModelProbeCount, ModelStructure
 from refdp.audit.report import monte_carlo_fields
 from refdp.audit.conditional import conditional_required_runs
 from refdp.audit.sample_size import default_trials

@@ -468,6 +468,10 @@ def monte_carlo_audit(
     runs in parallel without changing the result; ``progress(done, total)``
     is called after each chunk.  Use
     :func:`refdp.audit.sample_size.required_trials` to choose ``trials``.
+
+    Why 17 parameters: the claim (mechanism, pair, epsilon, delta), then the audit's
+    settings (trials, alpha, seed, events, executor, chunk, progress, ...), each
+    keyword-only, so that a call names every setting it changes.
     """
     started = time.perf_counter()
     eps = as_fraction(epsilon, "epsilon")

@@ -1,6 +1,6 @@
 """The pair (``D``, ``D'``) of an audit: ``D`` drawn from a data set, described neighbours, a pilot choice.
 
-What :mod:`refdp.audit.learner` and :mod:`refdp.audit.external_command`
+What :mod:`refdp.audit.learner` and :mod:`refdp.audit.program_audit`
 share: ``D`` as rows drawn with the audit's seed (:func:`draw_rows`);
 neighbours with the description a report prints (:func:`removal`,
 :func:`addition`, :func:`substitution`, :func:`row_neighbour`, in the words

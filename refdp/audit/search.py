@@ -223,6 +223,9 @@ def search(
     twice as often, on fresh pilot seeds (``random.Random("refdp-audit-search-"
     + seed)``, a stream separate from the audit's).  Every run's model is
     reduced by every view, so a round costs runs per pair, not per view.
+
+    Why 12 parameters: the learner and the candidate pairs, then the search's settings
+    (views, runs, alpha, delta, seed, rounds, executor, chunk, progress), keyword-only.
     """
     if not pairs:
         raise InvalidParameterError("the search needs at least one candidate pair")

@@ -30,7 +30,7 @@ from fractions import Fraction
 from typing import Callable, Dict, Hashable, Iterator
 
 from refdp.audit.neighbours import Record
-from refdp.audit.planted.outcomes import ModelProbeCount, ModelStructure
+from refdp.audit.reductions import ModelProbeCount, ModelStructure
 from refdp.tree import IntervalSplit, Node, ThresholdSplit, TreeModel, children_of, depth, leaves
 
 __all__ = ["VIEWS", "NUMERIC_VIEWS", "view"]

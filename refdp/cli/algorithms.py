@@ -1,4 +1,9 @@
-"""``algorithms``: every registry algorithm with its variants and their soundness levels, parameters and claims."""
+"""``algorithms``: every registry algorithm with its variants and their soundness levels, parameters and claims.
+
+``algorithms --plan A --epsilon E --data NAME`` prints learner A's budget plan instead: what its fit
+computes from public inputs before it reads a row (:mod:`refdp.algorithms.plans`), for the noisy size
+``--noisy-size`` (default: the built-in data set's row count).
+"""
 
 from __future__ import annotations
 
@@ -6,7 +11,9 @@ import argparse
 import json
 from typing import TYPE_CHECKING, Dict
 
+from refdp.cli._args import RELATIONS, add_param_argument, integer, parse_params
 from refdp.cli._command import Command
+from refdp.errors import InvalidParameterError
 from refdp.privacy.levels import IDEALISED, UNKNOWN_STATUS, UNSOUND, claim_status
 
 if TYPE_CHECKING:
@@ -17,6 +24,44 @@ __all__ = ["COMMAND"]
 
 def _add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--plan", default=None, metavar="ALGORITHM", help="print this learner's budget plan instead")
+    p.add_argument("--epsilon", default=None, help="with --plan: the total privacy budget")
+    p.add_argument("--data", default=None, help="with --plan: a built-in data set (its public schema only)")
+    p.add_argument("--schema", default=None, metavar="FILE", help="with --plan: a public schema JSON instead of --data")
+    p.add_argument(
+        "--noisy-size", type=integer, default=None, metavar="N",
+        help="with --plan: the value the noisy size N~ takes (default: the --data set's row count)",
+    )
+    add_param_argument(p)
+    p.add_argument("--relation", default="add-remove", choices=RELATIONS, help="with --plan: the neighbouring relation")
+
+
+def _plan(args: argparse.Namespace) -> int:
+    from refdp.algorithms import get_algorithm
+    from refdp.algorithms.plans import READS_TOTAL, learner_plan, plan_lines
+    from refdp.data import BUILTIN_NAMES, builtin_schema, load_builtin, read_schema
+    from refdp.privacy import as_budget, parse_relation
+
+    if args.epsilon is None:
+        raise InvalidParameterError("--plan needs --epsilon")
+    if (args.data is None) == (args.schema is None):
+        raise InvalidParameterError(f"--plan needs --data (one of {', '.join(BUILTIN_NAMES)}) or --schema FILE")
+    if args.data is not None and args.data not in BUILTIN_NAMES:
+        raise InvalidParameterError(f"--data with --plan names a built-in data set: one of {', '.join(BUILTIN_NAMES)}")
+    schema = builtin_schema(args.data) if args.data is not None else read_schema(args.schema)
+    noisy = args.noisy_size
+    if noisy is None and args.data is not None:
+        noisy = len(load_builtin(args.data))
+    spec = get_algorithm(args.plan)
+    epsilon, relation = as_budget(args.epsilon), parse_relation(args.relation)
+    plan, ledger = learner_plan(spec.name, schema, epsilon, spec.resolve(parse_params(args.param)), relation, noisy)
+    shown = "" if noisy is None or not ledger.charges and spec.name not in READS_TOTAL else f", noisy size N~ = {noisy}"
+    print(f"plan of {spec.name} at epsilon {epsilon} ({relation}){shown}:")
+    for line in plan_lines(plan):
+        print(f"  {line}")
+    for charge in ledger.charges:
+        print(f"  charged while planning: {charge.label}: epsilon {charge.epsilon}")
+    return 0
 
 
 def _describe(spec: AlgorithmSpec) -> Dict[str, object]:
@@ -60,6 +105,9 @@ def _why(variant: Variant) -> str:
 def _run(args: argparse.Namespace) -> int:
     from refdp.algorithms import algorithm_names, get_algorithm
 
+    if args.plan is not None:
+        return _plan(args)
+
     specs = [get_algorithm(name) for name in algorithm_names()]
     if args.json:
         print(json.dumps([_describe(s) for s in specs], indent=1))
@@ -79,7 +127,7 @@ def _run(args: argparse.Namespace) -> int:
 
 COMMAND = Command(
     "algorithms",
-    "list algorithms, variants (with their soundness level), parameters and claims",
+    "list algorithms, variants (with their soundness level), parameters and claims; or one learner's plan",
     _add_arguments,
     _run,
 )

@@ -6,7 +6,7 @@
 seed).  ``--cmd`` is split like a shell line (no shell runs it); its
 placeholders, the CSV files the program reads, how runs fail and how an
 output becomes an outcome (``--output-kind``) are those of
-:mod:`refdp.audit.external_command`, which runs the audit; the protocols
+:mod:`refdp.audit.program_audit`, which runs the audit; the protocols
 (a process per run or per ``{seeds}`` batch, ``--worker``, ``--python``)
 are :mod:`refdp.audit.programs`'.  ``--jobs``
 runs go at a time, each with ``--timeout`` seconds, and more than
@@ -136,7 +136,7 @@ def _neighbours(d: Dataset, relation: Relation, text: str) -> Optional[Tuple[Nei
 
 
 def _run(args: argparse.Namespace) -> int:
-    from refdp.audit.external_command import CommandAudit, audit_command
+    from refdp.audit.program_audit import CommandAudit, audit_command
     from refdp.audit.pair import draw_rows
 
     """Run the ``audit-cmd`` subcommand; the exit status is 0 (not refuted), 1 (refuted) or 2 (bad input)."""

@@ -9,7 +9,7 @@ The program runs many times with fresh seeds on ``--data`` (a CSV file and
 (``{seeds}``), long-running workers (``--worker``) or a Python function
 (``--python``; :mod:`refdp.audit.programs`).  Its outputs are tested
 against refdp's exact law for ``--algorithm``, ``--epsilon``, ``--param``
-and ``--relation`` (:mod:`refdp.audit.crosscheck_command`, which runs the
+and ``--relation`` (:mod:`refdp.audit.program_crosscheck`, which runs the
 check), mixed over the plans a noisy size may choose.  The number of runs
 is computed from the power unless ``--runs`` gives it.  Exit status: 0
 ACCEPT, 1 REJECT, 2 bad input.
@@ -44,7 +44,7 @@ __all__ = ["COMMAND", "render"]
 
 
 def _add_arguments(p: argparse.ArgumentParser) -> None:
-    from refdp.audit.crosscheck_command import OUTPUTS
+    from refdp.audit.program_crosscheck import OUTPUTS
 
     add_program_arguments(p)
     p.add_argument("--algorithm", required=True, help="the refdp algorithm the program implements")
@@ -60,7 +60,7 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _check_args(args: argparse.Namespace) -> None:
-    from refdp.audit.crosscheck_command import OUTPUTS
+    from refdp.audit.program_crosscheck import OUTPUTS
 
     check_positive(args.runs, "--runs", MAX_RUNS)
     check_program_run_arguments(args)
@@ -74,7 +74,7 @@ def _top(table: List[Dict[str, Any]], k: int) -> str:
 
 
 def _false_alarm(report: Dict[str, Any]) -> str:
-    from refdp.audit.crosscheck_command import MODEL_REFERENCE_RUNS
+    from refdp.audit.program_crosscheck import MODEL_REFERENCE_RUNS
 
     if report["output"] == "model":
         if report["model_charges"] == "re-derived":
@@ -118,7 +118,7 @@ def render(report: Dict[str, Any]) -> str:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from refdp.audit.crosscheck_command import CommandCrosscheck, crosscheck_command
+    from refdp.audit.program_crosscheck import CommandCrosscheck, crosscheck_command
 
     """Run ``crosscheck-cmd``; the exit status is 0 (ACCEPT), 1 (REJECT) or 2 (bad input)."""
     _check_args(args)

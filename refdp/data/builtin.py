@@ -403,7 +403,12 @@ def _cached(name: str) -> Dataset:
 
 
 def load_builtin(name: str) -> Dataset:
-    """The built-in data set ``name`` (one of :data:`BUILTIN_NAMES`)."""
+    """The built-in data set ``name`` (one of :data:`BUILTIN_NAMES`).
+
+    >>> vote = load_builtin("vote")
+    >>> len(vote), vote.schema.classes
+    (435, ('democrat', 'republican'))
+    """
     _entry(name)
     return _cached(name)
 

@@ -78,7 +78,11 @@ class Engine:
         sound: bool = True,
         note: str = "",
     ) -> int:
-        """:func:`refdp.mechanisms.exponential_mechanism` with this engine's float arithmetic."""
+        """:func:`refdp.mechanisms.exponential_mechanism` with this engine's float arithmetic.
+
+        Why 12 parameters: the keywords of :func:`refdp.mechanisms.exponential_mechanism`
+        that an engine passes through unchanged.
+        """
         return exponential_mechanism(
             utilities, epsilon=epsilon, sensitivity=sensitivity, rng=rng, ledger=ledger, label=label,
             partition=partition, claims=claims, base_weights=base_weights, exact=exact, sound=sound, note=note,

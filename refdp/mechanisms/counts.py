@@ -85,6 +85,10 @@ def discrete_laplace_mechanism(
     most Delta = ``sensitivity`` between neighbours under the ledger's
     relation (in a substitute ledger, also under an addition or removal
     inside ``partition``).  A count has Delta = 1 under both relations.
+
+    Why 10 parameters: the mechanism's inputs (value, sensitivity, epsilon, rng,
+    ledger, sampler) and the fields of the charge it records (label, partition, claims,
+    sound), keyword-only.
     """
     count = _count(value, "value")
     delta = _exact_sensitivity(sensitivity)
@@ -146,6 +150,10 @@ def laplace_mechanism(
     The scale b = Delta/epsilon is rounded once from the exact quotient.
     Private only in idealised arithmetic (claim ``laplace-mechanism``);
     prefer :func:`discrete_laplace_mechanism` for integer-valued queries.
+
+    Why 9 parameters: the mechanism's inputs (value, sensitivity, epsilon, rng,
+    ledger) and the fields of the charge it records (label, partition, claims, sound),
+    keyword-only.
     """
     if isinstance(value, bool) or not isinstance(value, (int, float, Fraction)):
         raise InvalidParameterError(f"value must be a number, got {value!r}")
@@ -240,6 +248,10 @@ def noisy_histogram(
     ints; with ``noise="laplace"`` they may be real (weighted counts) and the
     result is a list of floats.  ``sampler`` draws the discrete Laplace noise
     (an engine's own sampler must make the reference's draws).
+
+    Why 10 parameters: the histogram and its noise (counts, epsilon, rng, noise,
+    sampler), the ledger, and the fields of the charges it records (label, partition,
+    the cells' key and names), keyword-only.
     """
     if noise not in _NOISE_KINDS:
         raise InvalidParameterError(f"noise must be one of {_NOISE_KINDS}, got {noise!r}")
@@ -306,6 +318,9 @@ def noisy_cells(
     forest's receipt holds one entry per histogram, not per cell.  Noise as
     in :func:`noisy_histogram`: exact discrete Laplace (ints) by default, or
     float Laplace (``noise="laplace"``).
+
+    Why 9 parameters: the table and its noise (counts, shape, epsilon, rng, noise,
+    sampler), the ledger and the charge's label and partition, keyword-only.
     """
     if noise not in _NOISE_KINDS:
         raise InvalidParameterError(f"noise must be one of {_NOISE_KINDS}, got {noise!r}")

@@ -423,6 +423,11 @@ def exponential_mechanism(
     draw: an engine may pass its own, which must compute the very floats of
     :func:`float_probabilities` and draw the index :func:`sample_index`
     would; validation and the charge stay here.
+
+    Why 15 parameters: besides the mechanism's inputs (utilities, epsilon, sensitivity,
+    rng, ledger), every keyword-only one is a field of the charge it records (label,
+    partition, claims, sound, note, exactness) or the engine's arithmetic; a charge
+    description value that bundles the charge's fields is planned (issue 32).
     """
     eps = as_epsilon(epsilon)
     _, delta_u = sensitivity_value(sensitivity)
@@ -466,6 +471,9 @@ def exponential_charge(
 
     >>> exponential_charge(epsilon=1, sensitivity=1, label="split", exact=True).claims
     ('exponential-mechanism', 'exponential-mechanism-exact-sampler', 'exact-inversion-sampler')
+
+    Why 9 parameters: one per field of the charge it returns, keyword-only (the
+    charge :func:`exponential_mechanism` records, re-issued by a model's re-derivation).
     """
     recorded_sensitivity, _ = sensitivity_value(sensitivity)
     sampler_claims: Tuple[str, ...] = (

@@ -263,6 +263,8 @@ class Ledger:
         ...                   sensitivity=1, claims=("discrete-laplace-mechanism",))
         >>> ledger.total()  # a charge on the whole data set adds up with them
         (Fraction(1, 1), Fraction(0, 1))
+
+        Why 10 parameters: one per field of the charge (:func:`new_charge`), keyword-only.
         """
         return self.record(new_charge(
             label=label, mechanism=mechanism, epsilon=epsilon, sensitivity=sensitivity, claims=claims,
@@ -305,6 +307,9 @@ def new_charge(
     >>> new_charge(label="size", mechanism="discrete-laplace", epsilon="1/2", sensitivity=1,
     ...            claims=("discrete-laplace-mechanism",)).epsilon
     Fraction(1, 2)
+
+    Why 10 parameters: one per field of :class:`Charge`, keyword-only, so that every
+    charge names what it spends, on what, and on which claims.
     """
     eps = as_fraction(epsilon, "epsilon")
     if eps < 0:

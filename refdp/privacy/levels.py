@@ -1,7 +1,7 @@
 """Soundness levels: how far a receipt's privacy claim is backed by ``proofs/``.
 
 A level is computed from the ``Status:`` lines of the claims the charges cite
-(:data:`refdp.claim_status.STATUS`, generated from ``proofs/``), never typed by
+(:data:`refdp.proofs_index.STATUS`, generated from ``proofs/``), never typed by
 hand:
 
 * ``proved``: every charge is sound, nothing leaked, and every claim behind
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Dict, Iterable, Optional
 
-from refdp.claim_status import STATUS
+from refdp.proofs_index import STATUS
 
 __all__ = [
     "PROVED",

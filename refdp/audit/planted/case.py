@@ -282,6 +282,9 @@ def monte_carlo_check(
     ``trials`` and ``selection_trials`` default to :func:`monte_carlo_plan`'s
     (power 0.999 at ``alpha`` against the faulty mechanism), for both
     versions.
+
+    Why 10 parameters: the case, the version audited and the run counts, then the
+    audit's settings as :func:`refdp.audit.montecarlo.monte_carlo_audit` takes them.
     """
     if trials is None or selection_trials is None:
         plan = monte_carlo_plan(case, alpha=alpha)

@@ -33,7 +33,7 @@ from refdp.audit.planted.counts import (
     HistogramRelease,
     LaplaceRelease,
 )
-from refdp.audit.planted.outcomes import (
+from refdp.audit.reductions import (
     Bins,
     Clamp,
     ClampHistogram,

@@ -17,7 +17,7 @@ Releases (each a picklable ``mechanism(data, rng)``):
   every class of the schema, or only on the classes present.
 
 Laws (each ``law(data) -> Distribution`` of the release after its public
-reduction from :mod:`refdp.audit.planted.outcomes`): clamped discrete
+reduction from :mod:`refdp.audit.reductions`): clamped discrete
 Laplace, binned Laplace (idealised real arithmetic), the enumerated coarse
 float sampler, and the clamped histogram.
 """
@@ -31,7 +31,7 @@ from typing import Callable, Dict, Hashable, List, Tuple
 
 from refdp.audit.exact import Distribution, log_sum_exp, product, push_forward
 from refdp.audit.planted.laws import binned_laplace, clamped_discrete_laplace
-from refdp.audit.planted.outcomes import Clamp
+from refdp.audit.reductions import Clamp
 from refdp.data import Dataset
 from refdp.mechanisms import discrete_laplace, laplace_noise
 from refdp.rng import RandomSource

@@ -17,11 +17,11 @@ Numerics: floats in log space, each value from closed forms with one
 
 from __future__ import annotations
 
-import bisect
 import math
 from fractions import Fraction
 from typing import Hashable, List, Sequence, Tuple
 
+from refdp.audit.reductions import bin_index
 from refdp.audit.exact import Distribution, discrete_laplace_distribution
 from refdp.errors import InvalidParameterError
 
@@ -97,11 +97,6 @@ def log_laplace_interval(lo: float, hi: float, centre: float, b: float) -> float
     if hi != math.inf:
         outer += math.exp(_log_tail(hi - centre, b))
     return math.log1p(-outer)
-
-
-def bin_index(value: float, edges: Sequence[float]) -> int:
-    """The bin of ``value``: 0 for ``value <= edges[0]``, ``i`` for ``edges[i-1] < value <= edges[i]``."""
-    return bisect.bisect_left(edges, value)
 
 
 def binned_laplace(centre: float, b: float, edges: Sequence[float]) -> Distribution:

@@ -25,7 +25,7 @@ from refdp.audit.exact import Distribution
 from refdp.audit.neighbours import Record
 from refdp.audit.planted.choices import attribute_table, max_score
 from refdp.audit.planted.laws import clamped_discrete_laplace, log_discrete_laplace_at_most
-from refdp.audit.planted.outcomes import LEAF
+from refdp.audit.reductions import LEAF
 from refdp.data import CategoricalAttribute, Dataset
 from refdp.errors import InvalidParameterError
 from refdp.mechanisms import discrete_laplace, exponential_log_probabilities, sample_index
@@ -132,7 +132,7 @@ class SmallTree:
     def structure_log_probabilities(self, data: Dataset) -> Dict[Hashable, float]:
         """``ln P(shape)`` of every shape the tree can release on ``data``.
 
-        Shapes are :func:`refdp.audit.planted.outcomes.structure_of` of the
+        Shapes are :func:`refdp.audit.reductions.structure_of` of the
         sampled tree; the recursion follows the sampler, multiplying the
         stopping probability, the exponential mechanism's choice and the
         children's (independent) shapes.

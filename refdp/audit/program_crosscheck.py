@@ -6,8 +6,8 @@ refdp's learner does?  Seeds cannot be shared between implementations, so
 the answer is distributional:
 
 1. The data and its public schema are written as for ``audit-cmd``
-   (:func:`refdp.audit.external_command.write_inputs`), and the command's
-   words are run with no shell (:class:`~refdp.audit.external_command.CommandProgram`:
+   (:func:`refdp.audit.program_audit.write_inputs`), and the command's
+   words are run with no shell (:class:`~refdp.audit.program_audit.CommandProgram`:
    ``{data}``, ``{seed}``, ``{out}``, ``{schema}``), once per seed of
    :func:`crosscheck_seeds`, ``jobs`` at a time with ``timeout`` seconds
    each.  A run that exits non-zero, times out or writes an unreadable
@@ -20,7 +20,7 @@ the answer is distributional:
    * ``root-split``: ``{"attribute": NAME}``, with ``"value"`` or
      ``"threshold"`` where the algorithm releases one, or
      ``{"attribute": null}`` when the root is a leaf, against refdp's law
-     of the root's outcome (:data:`SPLIT_LAWS`,
+     of the root's outcome (:data:`LAWS`,
      :class:`~refdp.algorithms.root_law.RootSplitLaw`): under each plan the
      learner may make, the exponential mechanism over the root's
      candidates (the plan's per-query epsilon, and no factor 2 where
@@ -32,7 +32,7 @@ the answer is distributional:
    * ``leaf-counts``: ``{"counts": [...]}`` in the schema's class order, or
      ``{"counts": {CLASS: n, ...}}``, the root's noisy class counts, against
      refdp's discrete Laplace (or Laplace) noise at refdp's scale
-     (:data:`COUNT_LAWS`, :class:`~refdp.algorithms.root_law.RootCountsLaw`)
+     (:data:`LAWS`, :class:`~refdp.algorithms.root_law.RootCountsLaw`)
      by the Kolmogorov-Smirnov distance, the noises of all classes pooled
      (claims ``crosscheck-discrete-laplace-ks``, ``crosscheck-laplace-ks``;
      a mixture of scales over the plans: ``crosscheck-noisy-size-mixture``);
@@ -76,11 +76,11 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable, Dict, FrozenSet, Hashable, List, Mapping, Optional, Sequence, Tuple, Union
 
-from refdp.algorithms import diffpid3, majority, thesis_tree
 from refdp.algorithms.derivation import NOISY_SIZE
-from refdp.algorithms.registry import MISSING_VALUE_RULE, AlgorithmSpec, Param, get_algorithm, model_from_json, train
+from refdp.algorithms.registry import AlgorithmSpec, Param, get_algorithm, root_law, root_law_algorithms, train
+from refdp.algorithms.models import MISSING_VALUE_RULE, model_from_json
 from refdp.algorithms.root_law import CountsLaw, PlanBranch, RootCountsLaw, RootSplitLaw, SplitLaw
-from refdp.audit.crosscheck import (
+from refdp.audit.goodness_of_fit import (
     DEFAULT_BETA,
     GoodnessOfFit,
     NoiseMixture,
@@ -99,7 +99,7 @@ from refdp.audit.crosscheck import (
 )
 from refdp.audit.external import SEED_BITS, Failure, ProgramRuns, RunDriver
 from refdp.audit.montecarlo import MAX_TRIALS
-from refdp.audit.external_command import write_inputs
+from refdp.audit.program_audit import write_inputs
 from refdp.audit.programs import chunk_size, make_program
 from refdp.data import Dataset
 from refdp.errors import DataError, InvalidParameterError, RefdpError
@@ -109,8 +109,7 @@ from refdp.tree import TreeModel
 
 __all__ = [
     "OUTPUTS",
-    "SPLIT_LAWS",
-    "COUNT_LAWS",
+    "LAWS",
     "SPLIT_TV",
     "SCALE_ERROR",
     "MODEL_DEFECT_RATE",
@@ -129,20 +128,9 @@ __all__ = [
 OUTPUTS = ("root-split", "leaf-counts", "model")
 """What a program's output is: its root split, its root's noisy class counts, or a refdp model."""
 
-LawFunction = Callable[[Dataset, Fraction, Mapping[str, Param], Relation], Any]
-
-SPLIT_LAWS: Dict[str, Callable[[Dataset, Fraction, Mapping[str, Param], Relation], RootSplitLaw]] = {
-    "diffpid3": diffpid3.root_split_law,
-    "thesis-tree": thesis_tree.root_split_law,
-}
-"""The algorithms whose root split has a known law, with the function that computes it."""
-
-COUNT_LAWS: Dict[str, Callable[[Dataset, Fraction, Mapping[str, Param], Relation], RootCountsLaw]] = {
-    "diffpid3": diffpid3.root_counts_law,
-    "noisy-majority": majority.root_counts_law,
-    "thesis-tree": thesis_tree.root_counts_law,
-}
-"""The algorithms whose root's class counts have a known law, with the function that computes it."""
+LAWS: Mapping[str, str] = {"root-split": "root_split_law", "leaf-counts": "root_counts_law"}
+"""The law each output is tested against: the function of that name in the algorithm's laws module
+(:func:`refdp.algorithms.registry.root_law`)."""
 
 SPLIT_TV = 0.05
 """``root-split`` is sized to reject a law at this total variation from refdp's."""
@@ -429,12 +417,11 @@ def _plan_without_noisy_size(spec: AlgorithmSpec, params: Mapping[str, Param], m
 
 
 def _law(request: CommandCrosscheck, spec: AlgorithmSpec, params: Mapping[str, Param]) -> Any:
-    table: Mapping[str, LawFunction] = SPLIT_LAWS if request.output == "root-split" else COUNT_LAWS
-    function = table.get(spec.name)
+    function = root_law(spec.name, LAWS[request.output])
     if function is None:
+        known = root_law_algorithms(LAWS[request.output])
         raise InvalidParameterError(
-            f"--output {request.output} knows refdp's law for --algorithm {' or '.join(sorted(table))}, "
-            f"not {spec.name}"
+            f"--output {request.output} knows refdp's law for --algorithm {' or '.join(known)}, not {spec.name}"
         )
     try:
         return function(request.d, request.epsilon, params, request.relation)

@@ -64,7 +64,7 @@ from typing import Any, Dict, Hashable, List, Optional, Tuple
 
 from refdp.audit.external import ProgramAuditResult, audit_program
 from refdp.audit.pair import Neighbour, choose_by_pilot, row_neighbour
-from refdp.audit.planted.outcomes import ModelStructure
+from refdp.audit.reductions import ModelStructure
 from refdp.audit.programs import CommandProgram, RunningPrograms, chunk_size, make_program
 from refdp.audit.report import monte_carlo_fields
 from refdp.audit.sample_size import default_trials

@@ -13,16 +13,17 @@ pickles into a process pool.
 
 from __future__ import annotations
 
+import bisect
 import math
 from dataclasses import dataclass
 from typing import Hashable, Sequence, Tuple, Union
 
 from refdp.audit.neighbours import Record
-from refdp.audit.planted.laws import bin_index
 from refdp.tree import CategoricalSplit, IntervalSplit, Leaf, Node, ThresholdSplit, TreeModel, ValueSplit, leaves, route
 
 __all__ = [
     "LEAF",
+    "bin_index",
     "identity",
     "structure_of",
     "probe_leaf",
@@ -88,9 +89,18 @@ class Clamp:
         return self.lo if value < self.lo else self.hi if value > self.hi else value
 
 
+def bin_index(value: float, edges: Sequence[float]) -> int:
+    """The bin of ``value``: 0 for ``value <= edges[0]``, ``i`` for ``edges[i-1] < value <= edges[i]``.
+
+    >>> bin_index(0.5, [0.0, 1.0]), bin_index(1.0, [0.0, 1.0]), bin_index(2.0, [0.0, 1.0])
+    (1, 1, 2)
+    """
+    return bisect.bisect_left(edges, value)
+
+
 @dataclass(frozen=True)
 class Bins:
-    """The bin of a released real: see :func:`refdp.audit.planted.laws.bin_index`."""
+    """The bin of a released real: see :func:`bin_index`."""
 
     edges: Tuple[float, ...]
 

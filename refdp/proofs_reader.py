@@ -34,7 +34,7 @@ class Claim:
 def proofs_dir() -> Path:
     """The ``proofs/`` folder next to the package (present in a source checkout only).
 
-    The statuses a receipt needs at run time come from :mod:`refdp.claim_status`,
+    The statuses a receipt needs at run time come from :mod:`refdp.proofs_index`,
     a module, so they are there wherever the package is (a wheel, a zip file).
     """
     return Path(__file__).resolve().parent.parent / "proofs"
@@ -56,7 +56,7 @@ def read_claims(folder: Path) -> Dict[str, Claim]:
     if not folder.is_dir():
         raise FileNotFoundError(
             f"{folder} is not a folder: the claim files ship with a source checkout of refdp, not "
-            "with the package (refdp.claim_status.STATUS holds their statuses)"
+            "with the package (refdp.proofs_index.STATUS holds their statuses)"
         )
     claims: Dict[str, Claim] = {}
     for path in sorted(folder.glob("*.md")):
