@@ -73,8 +73,9 @@ from refdp.algorithms.dpea_plan import (
     selections_of, tree_plan
 )
 from refdp.algorithms.dpea_subtrees import (
-    QUALITY_SENSITIVITY, FactorisedSampler, Shape, SubtreeQualities, domain_sizes, exhaustive_subtrees
+    QUALITY_SENSITIVITY, FactorisedSampler, Shape, domain_sizes, exhaustive_subtrees
 )
+from refdp.algorithms.dpea_qualities import SubtreeQualities
 from refdp.algorithms.greedy import child_path, close_budget
 from refdp.algorithms.noisy_depth import DepthPlan, size_parameters
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, register

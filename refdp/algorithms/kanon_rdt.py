@@ -93,8 +93,9 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from refdp.engine import REFERENCE, Engine
 from refdp.algorithms.binning import PublicBins
+from refdp.algorithms.rdt_check import check_structure
 from refdp.algorithms.rdt import (
-    RandomTreeBuilder, base_columns, check_structure, forest_levels, forest_weights
+    RandomTreeBuilder, base_columns, forest_levels, forest_weights
 )
 from refdp.algorithms.derivation import (
     model_budget, check_plan_inputs, NOISY_SIZE, check_trees, check_voting, check_weights, fresh_ledger,
