@@ -101,7 +101,7 @@ def test_registry_algorithm_with_a_searched_neighbour(capsys: pytest.CaptureFixt
 @pytest.mark.claim("empirical-epsilon-lower-bound")
 def test_non_private_baseline_is_refuted(capsys: pytest.CaptureFixture[str]) -> None:
     result = run_json(capsys, "--algorithm", "tree-baseline", "--data", "vote", "--epsilon", "1", "--seed", "3",
-                      "--output", "structure", "--neighbour", "remove:0", "--trials", "200")
+                      "--output", "structure", "--neighbour", "remove:0", "--trials", "200", "--method", "monte-carlo")
     assert result["verdict"] == "refuted" and result["lower_bound"] > 1, result
     assert result["neighbour_choice"] == "given by --neighbour" and result["receipt"].endswith("(level unsound)")
 
@@ -139,7 +139,12 @@ def test_given_neighbours(capsys: pytest.CaptureFixture[str]) -> None:
          "under add-remove give search"),
         (["--algorithm", "noisy-majority", "--data", "vote", "--epsilon", "1", "--alpha", "2"], "--alpha must be in"),
         (["--algorithm", "noisy-majority", "--data", "vote", "--epsilon", "1", "--output", "shrubs"], "invalid choice"),
-        (["--algorithm", "noisy-majority", "--data", "vote", "--epsilon", "1", "--method", "exact"], "for planted cases"),
+        (["--algorithm", "planted:laplace-scale-epsilon", "--method", "replay"], "apply to registry algorithms"),
+        (["--algorithm", "noisy-majority", "--data", "vote", "--epsilon", "1", "--pairs", "0"], "--pairs must be >= 1"),
+        (["--algorithm", "noisy-majority", "--data", "vote", "--epsilon", "1", "--method", "exact", "--trials", "5"],
+         "--trials applies to the Monte-Carlo audit"),
+        (["--algorithm", "noisy-majority", "--data", "vote", "--epsilon", "1", "--method", "monte-carlo", "--pairs",
+          "5"], "--pairs applies to the replay"),
         (["--algorithm", "planted:laplace-scale-epsilon", "--rows", "5"], "--rows does not apply to planted cases"),
         (["--algorithm", "planted:laplace-scale-epsilon", "--epsilon", "1"], "claims epsilon=1/2"),
         (["--algorithm", "planted:laplace-scale-epsilon", "--data", "vote"], "runs on 'tic-tac-toe'"),

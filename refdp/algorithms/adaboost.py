@@ -70,7 +70,8 @@ adds from its own package (:data:`~refdp.algorithms.registry.VARIANT_MODULES`).
 
 from __future__ import annotations
 
-from itertools import compress, repeat
+import math
+from itertools import repeat
 from operator import add, eq, mul
 from fractions import Fraction
 from typing import Callable, List, Mapping, Optional, Tuple
@@ -98,6 +99,7 @@ from refdp.mechanisms import (
     joins_sample
 )
 from refdp.privacy import Ledger, Relation, as_fraction
+from refdp.mechanisms.sampling import row_sample
 from refdp.rng import RandomSource
 from refdp.tree import Leaf, Node, TreeModel
 from refdp.tree import leaves as all_leaves
@@ -145,6 +147,9 @@ CLAIMS = (
     "tree-budget-plan",
 )
 
+_LOG_JOIN = math.log(-math.expm1(-1.0))  # ln(1 - 1/e), the chance that a record joins a bootstrap sample
+
+
 def _fit_sound(
     data: Dataset, view: TrainingView, epsilon: Fraction, params: Mapping[str, Param], rng: RandomSource,
     ledger: Ledger, engine: Engine,
@@ -173,7 +178,10 @@ def _fit_sound(
     alphas: List[float] = []
     dropped: List[Node] = []
     for t in range(T):
-        sample = list(compress(rows, engine.bootstrap(len(rows), rng)))
+        sample = [rows[i] for i in row_sample(
+            len(rows), engine.bootstrap, rng, log_keep=_LOG_JOIN, ledger=ledger,
+            label=f"round {t}: Poissonised bootstrap", partition=(f"round {t}",),
+        )]
         ledger.record(bootstrap_charge(t))
         builder = RoundBuilder(view, grids, weights, RoundPlan(k, eps, cap), rng, ledger, engine, counts)
         tree = builder.build(sample, depth, (f"round {t}",))

@@ -72,7 +72,10 @@ from refdp.algorithms.dpea_plan import (
     SOUND, Rules, Selections, embedding_depth, per_query_epsilon, search_of, selection_charge, selections,
     selections_of, tree_plan
 )
-from refdp.algorithms.dpea_subtrees import QUALITY_SENSITIVITY, FactorisedSampler, Shape, exhaustive_subtrees
+from refdp.algorithms.dpea_subtrees import (
+    QUALITY_SENSITIVITY, FactorisedSampler, Shape, domain_sizes, exhaustive_subtrees
+)
+from refdp.algorithms.dpea_qualities import SubtreeQualities
 from refdp.algorithms.greedy import child_path, close_budget
 from refdp.algorithms.noisy_depth import DepthPlan, size_parameters
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, register
@@ -82,7 +85,8 @@ from refdp.engine import REFERENCE, Engine, TrainingView
 from refdp.errors import InvalidParameterError
 from refdp.mechanisms import exponential_mechanism
 from refdp.params import MAX_DEPTH
-from refdp.privacy import Ledger, Partition, Relation
+from refdp.mechanisms.recording import Call, mechanism_call
+from refdp.privacy import Charge, Ledger, Partition, Relation
 from refdp.rng import RandomSource
 from refdp.tree import CategoricalSplit, Leaf, Node, TreeModel
 
@@ -217,10 +221,30 @@ class TreeBuilder:
         if search == "exact":
             sampler = FactorisedSampler(self.view, rows, attributes, levels, self.c_exact, self.counts)
             self.ledger.record(charge)
-            return sampler.sample(self.rng)
+            return mechanism_call(
+                lambda: self._call(charge, rows, attributes, levels, self.monotone),
+                self.rng,
+                lambda: sampler.sample(self.rng),
+            )
         self.ledger.record(charge)
         chain = Chain(self.steps, self.rules.hastings, self.buffer, self.threshold)
-        return run_chain(self.view, rows, attributes, levels, self.c, self.rng, chain, self.counts).shape
+        return mechanism_call(
+            lambda: self._call(charge, rows, attributes, levels, False),
+            self.rng,
+            lambda: run_chain(self.view, rows, attributes, levels, self.c, self.rng, chain, self.counts).shape,
+        )
+
+    def _call(
+        self, charge: Charge, rows: List[int], attributes: Tuple[int, ...], levels: int, monotone_input: bool
+    ) -> Call:
+        """How an audit sees a subtree selection that is not an explicit list (:mod:`refdp.mechanisms.recording`)."""
+        return Call(
+            "exponential (subtrees)", charge.label, charge.partition, self.eps, Fraction(0),
+            Fraction(QUALITY_SENSITIVITY), self.ledger.relation, ("dpea-subtree-quality-sensitivity",),
+            (("attributes", attributes), ("levels", levels), ("monotone", monotone_input)),
+            SubtreeQualities(self.view, tuple(rows), attributes, levels, domain_sizes(self.schema), monotone_input),
+            None,
+        )
 
 
 def fit_dpea(

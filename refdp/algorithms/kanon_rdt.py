@@ -93,8 +93,9 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from refdp.engine import REFERENCE, Engine
 from refdp.algorithms.binning import PublicBins
+from refdp.algorithms.rdt_check import check_structure
 from refdp.algorithms.rdt import (
-    RandomTreeBuilder, base_columns, check_structure, forest_levels, forest_weights
+    RandomTreeBuilder, base_columns, forest_levels, forest_weights
 )
 from refdp.algorithms.derivation import (
     model_budget, check_plan_inputs, NOISY_SIZE, check_trees, check_voting, check_weights, fresh_ledger,
@@ -106,7 +107,7 @@ from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, 
 from refdp.data import Dataset, Schema
 from refdp.errors import PrivacyError
 from refdp.params import MAX_DEPTH
-from refdp.mechanisms import bernoulli_positions
+from refdp.mechanisms.sampling import bernoulli_sample, suppressed_release
 from refdp.privacy import Charge, Ledger, Relation, as_fraction
 from refdp.privacy.ledger import data_independent_charge, new_charge
 from refdp.rng import RandomSource
@@ -316,19 +317,28 @@ def _forest(
         builder = RandomTreeBuilder(
             train.schema, depth, str(params["categorical"]), rng, multiway, None if levels is None else levels[t]
         )
-        structure, sample = _tree_charges(t, plan, suppression, params["max_delta"])
+        structure, sample_charge = _tree_charges(t, plan, suppression, params["max_delta"])
         ledger.record(structure)
         counts: Dict[int, List[int]] = {}
-        for position in bernoulli_positions(beta, len(rows), rng):
+        sample = bernoulli_sample(len(rows), beta, rng, ledger=ledger, label=f"tree {t}: Bernoulli({beta}) sample",
+                                  partition=structure.partition)
+        for position in sample:
             row = rows[position]
             leaf = builder.leaf_index(columns, row)
             tally = counts.get(leaf)
             if tally is None:
                 tally = counts[leaf] = [0] * n_classes
             tally[labels[row]] += 1
-        released = {leaf: suppression.suppress(c, k) for leaf, c in counts.items()}
-        ledger.record(sample)
-        tree = builder.build(lambda leaf: released.get(leaf, zeros), collapse_zeros=True)
+        ledger.record(sample_charge)
+        # Leaves are numbered in the order sampled rows reach them; their paths name them whatever the sample.
+        paths = builder.leaf_paths()
+        released = suppressed_release(
+            {paths[leaf]: c for leaf, c in counts.items()},
+            {paths[leaf]: suppression.suppress(c, k) for leaf, c in counts.items()},
+            k, epsilon=sample_charge.epsilon, delta=sample_charge.delta, rng=rng, ledger=ledger,
+            label=sample_charge.label, partition=sample_charge.partition,
+        )
+        tree = builder.build(lambda leaf: released.get(paths[leaf], zeros), collapse_zeros=True)
         trees.append(bins.unbin(tree) if bins is not None else tree)
     return trees, _forest_weights(schema, plan, params)
 

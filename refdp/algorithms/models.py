@@ -17,6 +17,7 @@ from typing import Any, Mapping, Optional, Sequence, Tuple, Union
 
 from refdp.data import Dataset
 from refdp.errors import InvalidParameterError, ModelError, PrivacyError
+from refdp.mechanisms.recording import not_recording
 from refdp.params import Param
 from refdp.algorithms.registry import AlgorithmSpec, get_algorithm
 from refdp.algorithms.derivation import (
@@ -125,7 +126,8 @@ def _derivation_error(spec: AlgorithmSpec, model: TreeModel) -> Tuple[bool, Opti
     if spec.derive is None:
         return False, None
     try:
-        derived = spec.derive(model)
+        with not_recording():
+            derived = spec.derive(model)
     except (InvalidParameterError, PrivacyError) as exc:
         return True, f"{spec.name}'s plan cannot be made from the model's public parts: {exc}"
     except ModelError as exc:

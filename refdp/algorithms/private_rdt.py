@@ -59,8 +59,9 @@ from fractions import Fraction
 from typing import List, Mapping, Optional, Tuple
 
 from refdp.engine import REFERENCE, Engine
+from refdp.algorithms.rdt_check import check_structure
 from refdp.algorithms.rdt import (
-    RandomTreeBuilder, check_structure,
+    RandomTreeBuilder,
     forest_levels, forest_weights, resolve_max_depth, worst_case_leaves
 )
 from refdp.algorithms.binning import PublicBins

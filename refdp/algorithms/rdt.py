@@ -46,7 +46,7 @@ nothing but the schema and the rng.
 
 from __future__ import annotations
 
-from typing import AbstractSet, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import AbstractSet, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from refdp.engine import NodeCounts, RowMasks, Rows
 from refdp.data import CategoricalAttribute, ContinuousAttribute, Dataset, Schema
@@ -54,7 +54,7 @@ from refdp.data.dataset import ColumnView
 from refdp.errors import InvalidParameterError
 from refdp.params import MAX_DEPTH
 from refdp.rng import RandomSource
-from refdp.tree import CategoricalSplit, Count, IntervalSplit, Leaf, Node, ThresholdSplit, ValueSplit, children_of
+from refdp.tree import CategoricalSplit, Count, Leaf, Node, ThresholdSplit, ValueSplit
 
 __all__ = [
     "CATEGORICAL_SPLITS",
@@ -69,7 +69,6 @@ __all__ = [
     "STRUCTURES",
     "base_columns",
     "RandomTreeBuilder",
-    "check_structure",
 ]
 
 
@@ -180,10 +179,13 @@ def base_columns(data: Dataset) -> Tuple[List[Column], Sequence[int], Sequence[i
 class _Slot:
     """A node of a structure being drawn; ``children`` entries are None until drawn."""
 
-    __slots__ = ("depth", "free", "bounds", "kind", "attribute", "cut", "children", "leaf")
+    __slots__ = ("depth", "free", "bounds", "kind", "attribute", "cut", "children", "leaf", "path")
 
-    def __init__(self, depth: int, free: Tuple[int, ...], bounds: Tuple[Tuple[float, float], ...]) -> None:
+    def __init__(
+        self, depth: int, free: Tuple[int, ...], bounds: Tuple[Tuple[float, float], ...], path: Tuple[int, ...] = ()
+    ) -> None:
         self.depth = depth
+        self.path = path  # the child indices from the root: a name for the node that no drawing order changes
         self.free = free  # categorical attributes not yet used on the path
         self.bounds = bounds  # (lower, upper) per attribute; used for continuous ones
         self.kind = _LEAF
@@ -301,9 +303,26 @@ class RandomTreeBuilder:
             bounds = bounds[: slot.attribute] + (narrowed,) + bounds[slot.attribute + 1 :]
         else:
             free = tuple(a for a in free if a != slot.attribute)
-        child = self._draw(_Slot(slot.depth + 1, free, bounds))
+        child = self._draw(_Slot(slot.depth + 1, free, bounds, slot.path + (index,)))
         slot.children[index] = child
         return child
+
+    def leaf_paths(self) -> Dict[int, Tuple[int, ...]]:
+        """Every drawn leaf's number and its path (the child indices from the root).
+
+        Leaves are numbered in the order rows first reach them; the path
+        names a leaf whatever the order, so that counts keyed by it mean the
+        same leaf on two data sets (:mod:`refdp.audit.replay`).
+        """
+        paths: Dict[int, Tuple[int, ...]] = {}
+        stack = [self._root]
+        while stack:
+            slot = stack.pop()
+            if slot.kind == _LEAF:
+                paths[slot.leaf] = slot.path
+            else:
+                stack.extend(child for child in slot.children if child is not None)
+        return paths
 
     def leaf_index(self, columns: Sequence[Column], row: int) -> int:
         """The leaf that row ``row`` of ``columns`` reaches, drawing the nodes on its way."""
@@ -418,80 +437,3 @@ class RandomTreeBuilder:
             return ThresholdSplit(slot.attribute, slot.cut, kids[0], kids[1])
 
         return convert(self._root)
-
-
-def check_structure(
-    tree: Node,
-    schema: Schema,
-    depth: int,
-    categorical: str,
-    bins: Optional[Mapping[int, Tuple[float, ...]]],
-    per_level: bool,
-    collapsed: bool,
-    where: str,
-) -> None:
-    """ModelError unless ``tree`` is a structure :class:`RandomTreeBuilder` can draw (then unbinned).
-
-    ``depth`` is the planned depth; ``bins`` the public bins' thresholds of
-    the continuous attributes (None: ``continuous="threshold"``); with
-    ``per_level`` every node of a level splits on the level's attribute and
-    the levels' attributes differ.  Every node above the planned depth with
-    an eligible attribute splits, unless ``collapsed`` (a subtree whose
-    released counts are all 0 may be shown as one zero leaf).
-    """
-    from refdp.errors import ModelError
-
-    levels: Dict[int, int] = {}
-    continuous = tuple(i for i, a in enumerate(schema.attributes) if isinstance(a, ContinuousAttribute))
-    reach = depth if not per_level else min(depth, schema.n_attributes)
-
-    def fail(reason: str) -> None:
-        raise ModelError(f"{where}: {reason}")
-
-    def walk(node: Node, level: int, used: Tuple[int, ...], bounds: Dict[int, Tuple[float, float]]) -> None:
-        free = [a for a, attribute in enumerate(schema.attributes)
-                if a not in used and (isinstance(attribute, CategoricalAttribute) or bins is not None)]
-        eligible = bool(free) or (bins is None and bool(continuous))
-        if isinstance(node, Leaf):
-            if level < reach and eligible and not (collapsed and not any(node.counts)):
-                fail(f"a leaf at depth {level}, where the planned structure of depth {reach} splits")
-            return
-        if level >= reach:
-            fail(f"a split at depth {level}, below the planned depth {reach}")
-        a = node.attribute
-        attribute = schema.attributes[a]
-        if per_level:
-            if levels.setdefault(level, a) != a:
-                fail(f"depth {level} splits on two attributes; a per-level tree splits on one per level")
-            if a in used:
-                fail(f"attribute {attribute.name!r} is split twice on one path of a per-level tree")
-        if isinstance(attribute, CategoricalAttribute):
-            if a in used:
-                fail(f"categorical attribute {attribute.name!r} is split twice on one path")
-            wanted = ValueSplit if categorical == "binary" else CategoricalSplit
-            if not isinstance(node, wanted):
-                fail(f"a {type(node).__name__} on {attribute.name!r} where categorical={categorical} makes a {wanted.__name__}")
-            for child in children_of(node):
-                walk(child, level + 1, used + (a,), bounds)
-            return
-        assert isinstance(attribute, ContinuousAttribute)
-        if bins is not None:
-            if not isinstance(node, IntervalSplit) or node.thresholds != bins[a] or a in used:
-                fail(f"the split on {attribute.name!r} is not one split on its public bins {list(bins[a])}, once per path")
-            for child in children_of(node):
-                walk(child, level + 1, used + (a,), bounds)
-            return
-        if not isinstance(node, ThresholdSplit):
-            fail(f"a {type(node).__name__} on {attribute.name!r} where continuous=threshold makes a ThresholdSplit")
-        assert isinstance(node, ThresholdSplit)
-        lower, upper = bounds.get(a, (attribute.lower, attribute.upper))
-        t = node.threshold
-        if not (isinstance(t, float) and lower <= t < upper):
-            fail(f"the threshold {t} on {attribute.name!r} lies outside the range [{lower!r}, {upper!r}) the path leaves it")
-        assert isinstance(t, float)
-        walk(node.below, level + 1, used + ((a,) if per_level else ()), {**bounds, a: (lower, t)})
-        walk(node.at_or_above, level + 1, used + ((a,) if per_level else ()), {**bounds, a: (t, upper)})
-
-    walk(tree, 0, (), {})
-    if per_level and len(set(levels.values())) != len(levels):
-        fail("two levels split on one attribute; a per-level tree draws distinct attributes")

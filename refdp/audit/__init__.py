@@ -13,6 +13,13 @@
   implementation's samples against refdp's exact distributions, and
   :mod:`refdp.audit.program_crosscheck`, which runs another implementation
   as a program and tests its outputs (what ``crosscheck-cmd`` runs);
+* :mod:`refdp.audit.replay`: record every mechanism call on D and replay on a
+  neighbour with the outputs frozen (:func:`replay_check`, claim
+  ``replay-audit``), and :mod:`refdp.audit.replay_audit`, which replays a
+  learner on many pairs;
+* :mod:`refdp.audit.enumeration`: every outcome of every mechanism call with
+  its exact probability, on D and D' (claim ``exact-enumeration``), and
+  :mod:`refdp.audit.exact_audit`, which enumerates a learner on small pairs;
 * :mod:`refdp.audit.planted`: planted faulty mechanisms the audits must catch;
 * :mod:`refdp.audit.learner`, :func:`refdp.audit.planted.audit_planted` and
   :mod:`refdp.audit.program_audit`: the audits the ``audit`` and
@@ -102,6 +109,7 @@ from refdp.audit.sample_size import (
     power_guaranteed,
     required_trials,
 )
+from refdp.audit.replay import ReplayReport, replay_check
 from refdp.audit.sensitivity import (
     SensitivityReport,
     all_count_tables,
@@ -173,6 +181,8 @@ __all__ = [
     "record_of",
     "record_universe",
     "remove_row",
+    "replay_check",
+    "ReplayReport",
     "replace_row",
     "required_trials",
     "run_seeds",

@@ -18,7 +18,7 @@ import dataclasses
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Callable, Dict, Hashable, List, Mapping, Optional, Tuple
+from typing import Any, Callable, Dict, Hashable, Mapping, Optional, Tuple
 
 from refdp.audit.montecarlo import monte_carlo_audit
 from refdp.audit.neighbours import Record, record_of
@@ -27,7 +27,7 @@ from refdp.audit.reductions import ModelPredictions, ModelProbeCount, ModelStruc
 from refdp.audit.report import monte_carlo_fields
 from refdp.audit.conditional import conditional_required_runs
 from refdp.audit.sample_size import default_trials
-from refdp.audit.search import Choice, Pair, candidate_pairs, search
+from refdp.audit.search import Choice, Pair, candidate_pairs, search, size_thresholds
 from refdp.audit.views import VIEWS, view
 from refdp.audit.executors import audit_executor
 from refdp.audit.timing import PhaseProgress, chunk_for, time_runs
@@ -37,7 +37,7 @@ from refdp.privacy import Relation
 from refdp.rng import RandomSource
 from refdp.tree import TreeModel
 
-__all__ = ["OUTPUTS", "LearnerAudit", "audit_learner"]
+__all__ = ["OUTPUTS", "LearnerAudit", "audit_learner", "check_request"]
 
 OUTPUTS = ("counts", "structure", "predictions")
 """How a trained model is reduced: the probe's released count, the tree shapes, the leaf classes."""
@@ -135,24 +135,30 @@ def _replay(seed: int, pilot: Optional[int], trials: int) -> str:
     return f"--seed {seed}{pilot_flag} --trials {trials}"
 
 
+def check_request(request: LearnerAudit) -> None:
+    """InvalidParameterError when ``request`` asks for what the audit cannot do (before any run)."""
+    if request.output is not None and request.output not in OUTPUTS + VIEWS:
+        raise InvalidParameterError(
+            f"output must be one of {', '.join(OUTPUTS + VIEWS)}, got {request.output!r}"
+        )
+    searched = request.neighbour is None or request.output is None or request.output not in OUTPUTS
+    if request.pilot_runs is not None and not searched:
+        raise InvalidParameterError("--pilot-runs applies to a search; it has none when --neighbour and --output are given")
+
+
 def audit_learner(request: LearnerAudit, progress: Optional[PhaseProgress] = None) -> Dict[str, Any]:
     """Audit ``request``; the report (the fields ``audit --json`` prints), whatever the verdict.
 
     ``progress`` hears of the ``"pilot"`` runs (when there is a search) and
     the ``"audit"`` runs.
     """
-    if request.output is not None and request.output not in OUTPUTS + VIEWS:
-        raise InvalidParameterError(
-            f"output must be one of {', '.join(OUTPUTS + VIEWS)}, got {request.output!r}"
-        )
+    check_request(request)
     d = request.data.subset(list(request.rows))
     seconds, model = time_runs(request.learner, d, request.seed)
     delta = model.receipt.delta if request.delta is None else request.delta
     request = dataclasses.replace(request, delta=delta)
     if request.neighbour is None or request.output is None or request.output not in OUTPUTS:
         return _audit_by_search(request, delta, d, progress, seconds, model)
-    if request.pilot_runs is not None:
-        raise InvalidParameterError("--pilot-runs applies to a search; it has none when --neighbour and --output are given")
     trials, sizing = _trials(request, delta, len(d), seconds)
     chunk = chunk_for(seconds)
     assert request.neighbour is not None and request.output is not None
@@ -193,14 +199,6 @@ _MAX_PILOT_RUNS = 40
 _MIN_TEST_RUNS = 100
 
 
-def _sizes(params: Mapping[str, object]) -> List[int]:
-    """The learner's size thresholds: its int parameters named ``min_...`` or ``k`` (a node at them may behave apart)."""
-    return sorted({
-        v for k, v in params.items()
-        if (k.startswith("min_") or k == "k") and isinstance(v, int) and not isinstance(v, bool) and 2 <= v <= 500
-    })
-
-
 def _scaled(seconds: float, rows: int, timed_rows: int) -> float:
     """The time of one run on ``rows`` rows, from one on ``timed_rows`` (never less: small sets have fixed costs)."""
     return seconds * max(1.0, rows / max(timed_rows, 1))
@@ -239,7 +237,7 @@ def _audit_by_search(
     if request.neighbour is not None:
         pairs = [Pair("given", d, request.neighbour, _probe(d, request.neighbour.d_prime))]
     else:
-        pairs = candidate_pairs(request.data, request.rows, request.relation, _sizes(request.params), request.seed)
+        pairs = candidate_pairs(request.data, request.rows, request.relation, size_thresholds(request.params), request.seed)
     views = VIEWS if request.output is None else (request.output,)
     # One run was timed on D; a shaped pair may hold more rows (a pure node of 200), and a fit's time
     # grows about linearly with its rows, so each pair's runs are budgeted at the time scaled to its size.

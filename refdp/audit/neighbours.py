@@ -28,7 +28,7 @@ import math
 from dataclasses import dataclass
 from typing import Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
-from refdp.data import CategoricalAttribute, Dataset, Schema
+from refdp.data import CategoricalAttribute, Dataset, MissingPolicy, Schema
 from refdp.errors import DataError, SchemaError
 from refdp.privacy import Relation, parse_relation
 from refdp.rng import RandomSource
@@ -40,6 +40,7 @@ __all__ = [
     "record_universe",
     "universe_size",
     "universe_record",
+    "dataset_of",
     "add_record",
     "remove_row",
     "replace_row",
@@ -174,9 +175,20 @@ def universe_record(
 
 def _build(data: Dataset, records: Sequence[Record]) -> Dataset:
     """A data set of ``data``'s schema and missing-value policy holding ``records``."""
-    schema = data.schema
+    return _from_records(data.schema, records, data.missing)
+
+
+def _from_records(schema: Schema, records: Sequence[Record], missing: Optional[MissingPolicy] = None) -> Dataset:
     columns = [[r.values[j] for r in records] for j in range(schema.n_attributes)]
-    return Dataset.from_codes(schema, columns, [r.label for r in records], missing=data.missing)
+    return Dataset.from_codes(schema, columns, [r.label for r in records], missing=missing)
+
+
+def dataset_of(schema: Schema, records: Sequence[Record]) -> Dataset:
+    """The data set of ``records`` (encoded, validated against ``schema``), in their order."""
+    for record in records:
+        if not isinstance(record, Record) or len(record.values) != schema.n_attributes:
+            raise DataError(f"expected a Record with {schema.n_attributes} values for this schema, got {record!r}")
+    return _from_records(schema, list(records))
 
 
 def add_record(data: Dataset, record: Record) -> Dataset:

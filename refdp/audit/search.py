@@ -22,7 +22,7 @@ import math
 import random
 import time
 from dataclasses import dataclass
-from typing import Callable, Dict, Hashable, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Hashable, List, Mapping, Optional, Sequence, Tuple
 
 from refdp.audit.montecarlo import D_OVER_D_PRIME, Event, _best_set_event, _best_threshold_event
 from refdp.audit.neighbours import Record, record_of
@@ -34,7 +34,7 @@ from refdp.privacy import Relation
 from refdp.rng import RandomSource
 from refdp.tree import TreeModel
 
-__all__ = ["Pair", "Choice", "candidate_pairs", "search"]
+__all__ = ["Pair", "Choice", "candidate_pairs", "search", "size_thresholds"]
 
 _PURE_ROWS = 200
 
@@ -61,6 +61,14 @@ def _changed(d: Dataset, d_prime: Dataset) -> Record:
         if record_of(d, i) != record_of(d_prime, i):
             return record_of(d_prime, i) if len(d_prime) == len(d) else record_of(d, i)
     return record_of(d, len(d) - 1)
+
+
+def size_thresholds(params: Mapping[str, object]) -> Tuple[int, ...]:
+    """A learner's size thresholds: its int parameters named ``min_...`` or ``k`` (a node at them may behave apart)."""
+    return tuple(sorted({
+        v for k, v in params.items()
+        if (k.startswith("min_") or k == "k") and isinstance(v, int) and not isinstance(v, bool) and 2 <= v <= 500
+    }))
 
 
 def _pair(shape: str, d: Dataset, neighbour: Neighbour) -> Pair:

@@ -67,6 +67,10 @@ class Line:
         self.shown = False
 
 
+_UNITS = {"replay": "pairs", "exact": "pairs"}
+"""What a phase counts, when not runs."""
+
+
 class Phases:
     """Progress lines one after the other: a phase's line ends when the next phase, or the work, does."""
 
@@ -75,7 +79,7 @@ class Phases:
 
     def __call__(self, label: str) -> Callable[[int, int], None]:
         self.close()
-        self.line = Line(label)
+        self.line = Line(label, _UNITS.get(label, "runs"))
         return self.line
 
     def close(self) -> None:

@@ -2,12 +2,21 @@
 
 ``python3 -m refdp audit --algorithm NAME ...`` audits
 
-* a registry algorithm (``NAME`` as in ``python3 -m refdp algorithms``):
-  ``D`` is ``--rows`` rows of ``--data`` drawn with ``--seed`` and ``D'``
-  the neighbour given by ``--neighbour``, the model reduced by ``--output``;
-  without them a pilot on separate seeds searches shaped pairs and views
-  (:mod:`refdp.audit.search`) and the best one is tested on fresh runs
-  (:func:`refdp.audit.learner.audit_learner`; ``docs/audit.md``);
+* a registry algorithm (``NAME`` as in ``python3 -m refdp algorithms``),
+  by up to three methods in turn (``--method auto``, the default), or the
+  one ``--method`` names:
+
+  - ``replay``: record every mechanism call on ``D``, replay on ``D'`` with
+    the outputs frozen, for ``--pairs`` pairs (shaped, random, small;
+    :func:`refdp.audit.replay_audit.audit_replay`);
+  - ``exact``: enumerate the learner's law on small data sets
+    (:func:`refdp.audit.exact_audit.audit_exact`);
+  - ``monte-carlo``: ``D`` is ``--rows`` rows of ``--data`` drawn with
+    ``--seed`` and ``D'`` the neighbour given by ``--neighbour``, the model
+    reduced by ``--output``; without them a pilot on separate seeds
+    searches shaped pairs and views (:mod:`refdp.audit.search`) and the
+    best one is tested on fresh runs
+    (:func:`refdp.audit.learner.audit_learner`; ``docs/audit.md``);
 * a planted case, ``planted:CASE`` (the faulty mechanism) or
   ``correct:CASE`` (its fix), on the case's own pair: exactly when the
   case has exact laws (``--method auto``, the default), else -- or with
@@ -27,7 +36,7 @@ import json
 import secrets
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, Dict, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 from refdp.cli._args import (
     MAX_JOBS,
@@ -49,24 +58,34 @@ from refdp.privacy import Relation, as_budget, as_delta, as_epsilon, parse_relat
 if TYPE_CHECKING:
     # The audit package loads only when the audit runs (or shows its options): see refdp.cli.
     from refdp.algorithms import Param
+    from refdp.audit.exact_audit import ExactAudit
     from refdp.audit.learner import LearnerAudit
     from refdp.audit.neighbours import Record
     from refdp.audit.pair import Neighbour
     from refdp.audit.planted import PlantedAudit
+    from refdp.audit.replay_audit import ReplayAudit
     from refdp.data import Dataset
     from refdp.rng import RandomSource
     from refdp.tree import TreeModel
 
-__all__ = ["COMMAND", "DEFAULT_ROWS", "RegistryMechanism", "render_report"]
+__all__ = ["AUTO_PAIRS", "COMMAND", "DEFAULT_ROWS", "METHODS", "RegistryMechanism", "render_report"]
 
 DEFAULT_ROWS = 40
 """Rows of ``D`` for a registry algorithm, unless ``--rows`` says otherwise."""
+
+METHODS = ("auto", "replay", "exact", "monte-carlo")
+"""``--method``: ``auto`` runs replay, then exact enumeration where it applies, then Monte Carlo."""
+
+AUTO_PAIRS = 1000
+"""Pairs the replay of ``--method auto`` checks before the other methods (``--pairs`` overrides)."""
+
+AUTO_EXACT_BUDGET = 5000
+"""Runs ``--method auto`` gives exact enumeration: it applies when the whole law fits in them."""
 
 
 def _add_arguments(p: argparse.ArgumentParser) -> None:
     from refdp.audit.executors import EXECUTOR_HELP
     from refdp.audit.learner import OUTPUTS
-    from refdp.audit.planted import METHODS
     from refdp.audit.views import VIEWS
 
     p.add_argument("--algorithm", default=None, help="registry algorithm, planted:CASE or correct:CASE")
@@ -88,7 +107,13 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--method", default="auto", choices=METHODS,
-        help="planted cases: exact laws when they exist (auto), or the Monte-Carlo audit",
+        help="auto (default): registry algorithms by replay, then exact enumeration where it applies, then "
+        "Monte Carlo; planted cases by their exact laws when they exist, else Monte Carlo",
+    )
+    p.add_argument(
+        "--pairs", type=integer, default=None,
+        help=f"replay: pairs of neighbouring data sets to replay (default {AUTO_PAIRS} under auto; "
+        "see docs/audit.md for --method replay)",
     )
     p.add_argument("--trials", type=integer, default=None, help="test runs per side (default: sized for power)")
     p.add_argument(
@@ -131,7 +156,6 @@ def _alpha(text: str) -> float:
 def _run(args: argparse.Namespace) -> int:
     """Run the ``audit`` subcommand; the exit status is 0 (not refuted), 1 (refuted) or 2 (bad input)."""
     from refdp.audit.executors import check_executor_spec
-    from refdp.audit.learner import audit_learner
     from refdp.audit.planted import audit_planted
 
     if args.list_planted:
@@ -141,6 +165,7 @@ def _run(args: argparse.Namespace) -> int:
     alpha = _alpha(args.alpha)
     check_positive(args.trials, "--trials", MAX_RUNS)
     check_positive(args.pilot_runs, "--pilot-runs", MAX_RUNS)
+    check_positive(args.pairs, "--pairs", MAX_RUNS)
     check_positive(args.rows, "--rows")
     check_positive(args.workers, "--workers", MAX_JOBS)
     check_executor_spec(args.executor)
@@ -155,7 +180,7 @@ def _run(args: argparse.Namespace) -> int:
                 )
             report = audit_planted(_planted_request(args, name, kind, alpha, seed), progress)
         else:
-            report = audit_learner(_registry_request(args, alpha, seed), progress)
+            report = _audit_registry(args, alpha, seed, progress)
     finally:
         progress.close()
     if args.json:
@@ -215,6 +240,11 @@ def _planted_request(args: argparse.Namespace, name: str, kind: str, alpha: floa
         raise InvalidParameterError(
             f"planted case {case.name!r} is stated under {case.relation.value}; drop --relation"
         )
+    if args.method == "replay" or args.pairs is not None:
+        raise InvalidParameterError(
+            "--method replay and --pairs apply to registry algorithms (planted cases do not call refdp.mechanisms); "
+            "drop them"
+        )
     version = "faulty" if kind == "planted" else "correct"
     return PlantedAudit(case, version, seed, args.method, args.trials, alpha, args.workers, args.executor)
 
@@ -222,16 +252,25 @@ def _planted_request(args: argparse.Namespace, name: str, kind: str, alpha: floa
 # --- registry algorithms ------------------------------------------------------------------------
 
 
-def _registry_request(args: argparse.Namespace, alpha: float, seed: int) -> LearnerAudit:
+@dataclass(frozen=True)
+class _Registry:
+    """What every method of a registry audit shares: the learner, the data, the claim and the pair."""
+
+    learner: RegistryMechanism
+    name: str
+    description: str
+    params: Dict[str, "Param"]
+    data: "Dataset"
+    data_name: str
+    epsilon: Fraction
+    delta: Optional[Fraction]
+    relation: Relation
+
+
+def _registry(args: argparse.Namespace) -> _Registry:
     from refdp.algorithms import get_algorithm
-    from refdp.audit.learner import LearnerAudit
-    from refdp.audit.pair import draw_rows
 
     spec = get_algorithm(args.algorithm)
-    if args.method == "exact":
-        raise InvalidParameterError(
-            "--method exact is for planted cases; a registry algorithm is audited by the Monte-Carlo audit"
-        )
     if args.data is None:
         raise InvalidParameterError("--data is required for a registry algorithm (a built-in name or a file)")
     if args.epsilon is None:
@@ -241,26 +280,134 @@ def _registry_request(args: argparse.Namespace, alpha: float, seed: int) -> Lear
     relation = parse_relation(args.relation if args.relation is not None else "add-remove")
     params = spec.resolve(parse_params(args.param))
     data = load_data(args)
-    n_rows = args.rows if args.rows is not None else min(DEFAULT_ROWS, len(data))
+    return _Registry(
+        RegistryMechanism(spec.name, epsilon, tuple(sorted(params.items())), relation), spec.name, spec.summary,
+        params, data, args.data, epsilon, delta, relation,
+    )
+
+
+def _rows(args: argparse.Namespace, data: "Dataset", default: int, seed: int) -> Tuple[int, ...]:
+    from refdp.audit.pair import draw_rows
+
+    n_rows = args.rows if args.rows is not None else min(default, len(data))
     if n_rows > len(data):
         raise InvalidParameterError(f"--rows {n_rows}: {args.data} has only {len(data)} rows")
-    rows = tuple(draw_rows(len(data), n_rows, seed))
-    given = None
-    if args.neighbour not in (None, "search"):
-        given = _given_neighbour(data.subset(list(rows)), relation, args.neighbour)
+    return tuple(draw_rows(len(data), n_rows, seed))
+
+
+def _given(args: argparse.Namespace, registry: _Registry, rows: Tuple[int, ...]) -> Optional["Neighbour"]:
+    if args.neighbour in (None, "search"):
+        return None
+    return _given_neighbour(registry.data.subset(list(rows)), registry.relation, args.neighbour)
+
+
+def _audit_registry(args: argparse.Namespace, alpha: float, seed: int, progress: Phases) -> Dict[str, Any]:
+    """The methods ``--method`` asks for, in turn: the first refutation ends the audit."""
+    from refdp.audit.exact_audit import audit_exact
+    from refdp.audit.learner import audit_learner, check_request
+    from refdp.audit.replay_audit import audit_replay
+
+    registry = _registry(args)
+    method = args.method
+    only_monte_carlo = ("--trials", args.trials), ("--pilot-runs", args.pilot_runs), ("--output", args.output)
+    if method in ("replay", "exact"):
+        for flag, value in only_monte_carlo + (("--alpha", None if args.alpha == "1e-6" else args.alpha),):
+            if value is not None:
+                raise InvalidParameterError(f"{flag} applies to the Monte-Carlo audit; drop it or use --method monte-carlo")
+    if method == "exact" and args.pairs is not None:
+        raise InvalidParameterError("--pairs applies to the replay; drop it or use --method replay")
+    if method == "monte-carlo" and args.pairs is not None:
+        raise InvalidParameterError("--pairs applies to the replay; drop it or use --method replay or auto")
+    if method == "replay":
+        return audit_replay(_replay_request(args, registry, seed, args.pairs), progress)
+    if method == "exact":
+        return audit_exact(_exact_request(args, registry, seed), progress)
+    if method == "monte-carlo":
+        return audit_learner(_registry_request(args, registry, alpha, seed), progress)
+    monte_carlo = _registry_request(args, registry, alpha, seed)
+    check_request(monte_carlo)  # its flags are checked before the replay runs
+    replay = audit_replay(_replay_request(args, registry, seed, args.pairs or AUTO_PAIRS), progress)
+    if replay["verdict"] == "refuted":
+        return replay
+    exact = _auto_exact(args, registry, seed, progress)
+    if exact is not None and exact["verdict"] == "refuted":
+        return exact
+    report = audit_learner(monte_carlo, progress)
+    report["replay_pairs"] = replay["pairs"]
+    report["replay_calls"] = replay["calls"]
+    report["exact"] = "did not apply" if exact is None else (
+        f"not refuted: the law of the released model on {exact['neighbour']} has certified loss "
+        f"{_fmt(exact['loss'])}"
+    )
+    return report
+
+
+def _auto_exact(args: argparse.Namespace, registry: _Registry, seed: int, progress: Phases) -> Optional[Dict[str, Any]]:
+    """The exact audit when the learner's whole law on one small pair fits :data:`AUTO_EXACT_BUDGET` runs, else None."""
+    import dataclasses
+
+    from refdp.audit.exact_audit import audit_exact
+
+    request = dataclasses.replace(
+        _exact_request(args, registry, seed, flags=False), budget=AUTO_EXACT_BUDGET, candidates=1
+    )
+    try:
+        report = audit_exact(request, progress)
+    except InvalidParameterError:
+        return None  # a mechanism with no finite law (continuous Laplace noise, an MCMC chain)
+    return report if report["complete"] else None
+
+
+def _replay_request(args: argparse.Namespace, registry: _Registry, seed: int, pairs: Optional[int]) -> "ReplayAudit":
+    from refdp.audit.replay_audit import DEFAULT_PAIRS, ReplayAudit
+    from refdp.audit.search import size_thresholds
+
+    rows = _rows(args, registry.data, DEFAULT_ROWS, seed)
+    return ReplayAudit(
+        learner=registry.learner, name=registry.name, description=registry.description, params=registry.params,
+        data=registry.data, data_name=registry.data_name, rows=rows, epsilon=registry.epsilon,
+        relation=registry.relation, seed=seed, pairs=pairs if pairs is not None else DEFAULT_PAIRS,
+        sizes=size_thresholds(registry.params), neighbour=_given(args, registry, rows),
+    )
+
+
+def _exact_request(args: argparse.Namespace, registry: _Registry, seed: int, flags: bool = True) -> "ExactAudit":
+    """The exact audit; with ``flags`` False (under auto) --rows and --neighbour, meant for the others, are not used."""
+    from refdp.audit.exact_audit import DEFAULT_EXACT_ROWS, ExactAudit
+    from refdp.audit.pair import draw_rows
+
+    rows = _rows(args, registry.data, DEFAULT_EXACT_ROWS, seed) if flags else tuple(
+        draw_rows(len(registry.data), min(DEFAULT_EXACT_ROWS, len(registry.data)), seed)
+    )
+    delta = registry.delta
+    if delta is None:
+        import random
+
+        delta = registry.learner(registry.data.subset(list(rows)), random.Random(seed)).receipt.delta
+    return ExactAudit(
+        learner=registry.learner, name=registry.name, description=registry.description, params=registry.params,
+        data=registry.data, data_name=registry.data_name, rows=rows, epsilon=registry.epsilon, delta=delta,
+        relation=registry.relation, seed=seed, neighbour=_given(args, registry, rows) if flags else None,
+    )
+
+
+def _registry_request(args: argparse.Namespace, registry: _Registry, alpha: float, seed: int) -> "LearnerAudit":
+    from refdp.audit.learner import LearnerAudit
+
+    rows = _rows(args, registry.data, DEFAULT_ROWS, seed)
     return LearnerAudit(
-        learner=RegistryMechanism(spec.name, epsilon, tuple(sorted(params.items())), relation),
-        name=spec.name,
-        description=spec.summary,
-        params=params,
-        data=data,
-        data_name=args.data,
+        learner=registry.learner,
+        name=registry.name,
+        description=registry.description,
+        params=registry.params,
+        data=registry.data,
+        data_name=registry.data_name,
         rows=rows,
-        epsilon=epsilon,
-        delta=delta,
-        relation=relation,
+        epsilon=registry.epsilon,
+        delta=registry.delta,
+        relation=registry.relation,
         seed=seed,
-        neighbour=given,
+        neighbour=_given(args, registry, rows),
         output=args.output,
         trials=args.trials,
         alpha=alpha,
@@ -331,12 +478,20 @@ def render_report(r: Dict[str, Any]) -> str:
     lines = [f"audit of {r['algorithm']}: {r.get('description', '')}".rstrip(": ")]
     if "params" in r:
         params = ", ".join(f"{k}={v}" for k, v in r["params"].items())
-        lines.append(f"data: {r['rows']} rows of {r['data']} drawn with seed {r['seed']}; params: {params}")
+        rows = f"{r['rows']} row{'s' if r['rows'] != 1 else ''}"
+        lines.append(f"data: {rows} of {r['data']} drawn with seed {r['seed']}; params: {params}")
         lines.append(f"receipt of one model on D: {r['receipt']}")
     else:
         lines.append(f"data: {r['data']}")
     lines.append(f"claim: epsilon={r['epsilon']} delta={r['delta']} under {r['relation']}")
+    if r["method"] == "replay":
+        return "\n".join(lines + _render_replay(r))
+    if r.get("enumeration"):
+        return "\n".join(lines + _render_enumeration(r))
     lines.append(f"pair: {r['neighbour']}")
+    if "replay_pairs" in r:
+        lines.append(f"replay: NOT REFUTED on {r['replay_pairs']} pairs ({r['replay_calls']} mechanism calls checked)")
+        lines.append(f"exact: {r['exact']}")
     if "neighbour_choice" in r:
         lines.append(f"neighbour: {r['neighbour_choice']}")
     if "output" in r:
@@ -398,6 +553,85 @@ def render_report(r: Dict[str, Any]) -> str:
     )
     lines.append(f"seed: {r['seed']} (replay exactly with {replay}); {timing}")
     return "\n".join(lines)
+
+
+def _render_replay(r: Dict[str, Any]) -> List[str]:
+    from refdp.audit.replay_audit import describe_kinds
+
+    lines = [
+        f"check: replay (each mechanism call recorded on D and replayed on D' with its output frozen and the "
+        f"random state restored): {r['pairs']} pairs ({describe_kinds(r['pair_kinds'])}), "
+        f"{r['calls']} mechanism calls checked",
+    ]
+    again = f"--method replay --seed {r['seed']} --pairs {r['pairs']}"
+    if r["verdict"] == "refuted" and r["violation_kind"] == "budget":
+        lines.append(f"violation: {r['violation']}")
+        lines.append(f"verdict: REFUTED: {_KIND_WORDS['budget']}")
+    elif r["verdict"] == "refuted":
+        lines.append(f"pair: {r['neighbour']} (pair {r['pairs']}, seed {r['pair_seed']})")
+        lines.append(f"violation: {r['violation']}")
+        lines.append(
+            "verdict: REFUTED: the run on D' breaks what the run on D declared "
+            f"({r['violation_kind']}: {_KIND_WORDS[r['violation_kind']]})"
+        )
+    else:
+        lines.append(
+            f"verdict: NOT REFUTED: {r['pairs']} pairs replayed as declared (one path per pair, its seed's; "
+            "this is no proof of privacy, see docs/audit.md)"
+        )
+    lines.append(f"seed: {r['seed']} (replay exactly with {again}); wall time {r['wall_time']:.2f} s")
+    return lines
+
+
+_KIND_WORDS = {
+    "sequence": "a different mechanism call: control flow or a parameter depends on the data",
+    "sensitivity": "an input moved further than its declared sensitivity",
+    "release": "a release the mechanism's rule does not allow",
+    "calibration": "the mechanism draws from another law than the one it declares",
+    "cells": "one record changed two cells of a disjoint split",
+    "output": "the released model is not a function of the mechanisms' outputs",
+    "failure": "the learner fails on D' only",
+    "budget": "the learner spends more than the claimed epsilon",
+}
+
+
+def _render_enumeration(r: Dict[str, Any]) -> List[str]:
+    lines = [f"pair: {r['neighbour']} ({r['pairs']} pair(s) enumerated)"]
+    if r["complete"]:
+        what = (
+            f"the whole law of the released model ({r['outcomes'][0]} models on D, {r['outcomes'][1]} on D'; "
+            f"discrete Laplace tails left out: {r['remainder'][0]:.3g} and {r['remainder'][1]:.3g} of the mass)"
+        )
+    else:
+        what = (
+            f"the first {r['depth']} levels of mechanism calls"
+            + (f" (the last {r['partial']} only where a call's input breaks its declared sensitivity)"
+               if r.get("partial") else "")
+            + ": what they release "
+            f"({r['outcomes'][0]} outcomes on D, {r['outcomes'][1]} on D'; the whole law needs more than "
+            f"{r['runs']} runs)"
+        )
+    lines.append(f"check: exact enumeration of {what}, {r['runs']} runs")
+    if r["diverged"]:
+        lines.append(f"branch: {r['diverged']}")
+    lines.append(f"outcome: {r['outcome']}")
+    loss, upper = r["loss"], r["loss_upper"]
+    if r["delta"] != "0":
+        lines.append(f"delta: certified max_E P(E) - e^epsilon Q(E) >= {r['delta_lower_bound']:.4g}")
+    if r["verdict"] == "refuted":
+        lines.append(
+            f"verdict: REFUTED: exact privacy loss {_fmt(loss)}"
+            + ("" if loss == upper else f" (certified; at most {_fmt(upper)})")
+            + f" > claimed epsilon {r['epsilon']}"
+            + ("" if r["complete"] else " for what the first mechanism calls release")
+        )
+    else:
+        lines.append(
+            f"verdict: NOT REFUTED: certified loss {_fmt(loss)} <= claimed epsilon {r['epsilon']} on this pair"
+            + ("" if r["complete"] else " (for what the first mechanism calls release)")
+        )
+    lines.append(f"seed: {r['seed']}; wall time {r['wall_time']:.2f} s")
+    return lines
 
 
 COMMAND = Command(

@@ -22,6 +22,7 @@ smallest float at or above t (if x < t then x < ceil_float(t), since that is
 
 from __future__ import annotations
 
+import functools
 import math
 from bisect import bisect_right
 from dataclasses import dataclass, field
@@ -103,8 +104,14 @@ class ThresholdGrid:
 
     @staticmethod
     def of(attribute: ContinuousAttribute, cells: int) -> "ThresholdGrid":
-        """The grid of ``attribute``'s public bounds (floats, taken by their exact values)."""
-        return ThresholdGrid(Fraction(attribute.lower), Fraction(attribute.upper), cells)
+        """The grid of ``attribute``'s public bounds (floats, taken by their exact values).
+
+        >>> from refdp.data import load
+        >>> age = load("credit-g").schema.attributes[1]
+        >>> ThresholdGrid.of(age, 4) is ThresholdGrid.of(age, 4)  # one grid per bounds and cells: it is immutable
+        True
+        """
+        return _grid(attribute.lower, attribute.upper, cells)
 
     def point(self, k: int) -> Threshold:
         """g_k, for k = 1 .. cells - 1."""
@@ -120,3 +127,9 @@ class ThresholdGrid:
         """:meth:`code` of every value."""
         cuts = self.cuts
         return [bisect_right(cuts, x) for x in values]
+
+
+@functools.lru_cache(maxsize=1024)
+def _grid(lower: float, upper: float, cells: int) -> ThresholdGrid:
+    # A fit builds the grid of every continuous attribute; an audit fits thousands of times.
+    return ThresholdGrid(Fraction(lower), Fraction(upper), cells)

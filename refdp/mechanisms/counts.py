@@ -20,6 +20,7 @@ from refdp.errors import InvalidParameterError
 from refdp.mechanisms._params import SensitivityLike, sensitivity_value
 from refdp.mechanisms.exact import discrete_laplace
 from refdp.mechanisms.laplace import laplace_noise
+from refdp.mechanisms.recording import Call, Counts, DiscreteLaplaceLaw, LaplaceLaw, Scalar, mechanism_call
 from refdp.privacy import Charge, Ledger, Number, Relation, as_epsilon, cell, check_partition
 from refdp.privacy.ledger import check_cells, new_charge
 from refdp.rng import RandomSource
@@ -92,10 +93,19 @@ def discrete_laplace_mechanism(
     count = _count(value, "value")
     delta = _exact_sensitivity(sensitivity)
     eps = as_epsilon(epsilon)
-    ledger.record(count_charge(
+    charge = count_charge(
         epsilon=eps, sensitivity=delta, label=label, partition=partition, claims=claims, sound=sound,
-    ))
-    return count + sampler(delta / eps, rng)
+    )
+    ledger.record(charge)
+    scale = delta / eps
+    return mechanism_call(
+        lambda: Call(
+            "discrete-laplace", label, charge.partition, eps, Fraction(0), delta, ledger.relation, tuple(claims),
+            (("sound", sound),), Scalar(count), DiscreteLaplaceLaw((count,), scale, False),
+        ),
+        rng,
+        lambda: count + sampler(scale, rng),
+    )
 
 
 def count_charge(
@@ -163,7 +173,14 @@ def laplace_mechanism(
         partition=path,
         sound=sound,
     )
-    return x + laplace_noise(scale, rng)
+    return mechanism_call(
+        lambda: Call(
+            "laplace", label, path, eps, Fraction(0), recorded, ledger.relation, tuple(claims),
+            (("sound", sound),), Scalar(value), LaplaceLaw(x, scale),
+        ),
+        rng,
+        lambda: x + laplace_noise(scale, rng),
+    )
 
 
 def histogram_scale(epsilon: Number) -> Fraction:
@@ -256,13 +273,27 @@ def noisy_histogram(
     if len(set(cell_names)) != len(cell_names):
         raise InvalidParameterError(f"cell names must be distinct, got {cell_names!r}")
     eps = as_epsilon(epsilon)
-    for charge in histogram_charges(epsilon=eps, label=label, partition=partition, names=cell_names, key=key, noise=noise):
+    charges = histogram_charges(epsilon=eps, label=label, partition=partition, names=cell_names, key=key, noise=noise)
+    for charge in charges:
         ledger.record(charge)
+    path = check_partition(partition)
     scale = histogram_scale(eps)
-    if noise == "discrete-laplace":
-        return [int(c) + sampler(scale, rng) for c in values]
-    b = float(scale)
-    return [float(c) + laplace_noise(b, rng) for c in values]
+
+    def draw() -> Union[List[int], List[float]]:
+        if noise == "discrete-laplace":
+            return [int(c) + sampler(scale, rng) for c in values]
+        b = float(scale)
+        return [float(c) + laplace_noise(b, rng) for c in values]
+
+    return mechanism_call(
+        lambda: Call(
+            "histogram", label, path, eps, Fraction(0), Fraction(1), ledger.relation, charges[0].claims, (("key", key), ("names", tuple(cell_names)), ("noise", noise)),
+            Counts(tuple(values), ((key, len(values)),), tuple(cell_names)),
+            DiscreteLaplaceLaw(tuple(int(c) for c in values), scale, True) if noise == "discrete-laplace" else None,
+        ),
+        rng,
+        draw,
+    )
 
 
 def noisy_cells(
@@ -306,12 +337,25 @@ def noisy_cells(
             raise InvalidParameterError(f"counts must be >= 0, got {c!r}")
     eps = as_epsilon(epsilon)
     discrete = noise == "discrete-laplace"
-    ledger.record(cells_charge(shape=cells, epsilon=eps, label=label, partition=partition, noise=noise))
+    charge = cells_charge(shape=cells, epsilon=eps, label=label, partition=partition, noise=noise)
+    ledger.record(charge)
     scale = histogram_scale(eps)
-    if discrete:
-        return [c + sampler(scale, rng) for c in values]
-    b = float(scale)
-    return [float(c) + laplace_noise(b, rng) for c in values]
+
+    def draw() -> Union[List[int], List[float]]:
+        if discrete:
+            return [c + sampler(scale, rng) for c in values]
+        b = float(scale)
+        return [float(c) + laplace_noise(b, rng) for c in values]
+
+    return mechanism_call(
+        lambda: Call(
+            "cells", label, charge.partition, eps, Fraction(0), Fraction(1), ledger.relation,
+            charge.claims, (("cells", cells), ("noise", noise)), Counts(tuple(values), cells),
+            DiscreteLaplaceLaw(tuple(values), scale, True) if discrete else None,
+        ),
+        rng,
+        draw,
+    )
 
 
 def cell_epsilon(epsilon: Fraction, relation: Relation) -> Fraction:

@@ -55,6 +55,7 @@ from refdp.mechanisms.inversion import (
     sample_by_inversion,
 )
 from refdp.mechanisms.ratios import Ratio, Ratios
+from refdp.mechanisms.recording import Call, ExponentialLaw, FloatInversionLaw, Utilities, mechanism_call
 from refdp.privacy import Charge, Ledger, Number, as_epsilon, check_partition
 from refdp.privacy.ledger import new_charge
 from refdp.rng import RandomSource
@@ -438,11 +439,19 @@ def exponential_mechanism(
     if exact:
         plan = _plan_exact(utilities, eps, calibration, base_weights, floats=True)
         ledger.record(charge)
-        return plan.sample(rng)
+        return mechanism_call(
+            lambda: _call(utilities, base_weights, monotone, True, ledger, charge, _exact_law(plan)),
+            rng,
+            lambda: plan.sample(rng),
+        )
     u = finite_floats(utilities, "utilities")
     chances = probabilities(u, _float_weights(base_weights, len(u)), _coefficient(eps, calibration))
     ledger.record(charge)
-    return draw(chances, rng)
+    return mechanism_call(
+        lambda: _call(utilities, base_weights, monotone, False, ledger, charge, FloatInversionLaw(tuple(chances))),
+        rng,
+        lambda: draw(chances, rng),
+    )
 
 
 def exponential_charge(
@@ -484,4 +493,36 @@ def exponential_charge(
         partition=check_partition(partition),
         sound=sound,
         note=note,
+    )
+
+
+def _values(values: Sequence[Real]) -> Tuple[Union[Real, Ratio], ...]:
+    """Utilities or weights for a recorder: numbers, or a :class:`Ratios`' (numerator, denominator) pairs."""
+    if isinstance(values, Ratios):
+        return tuple(values.pairs)
+    return tuple(values)
+
+
+def _exact_law(plan: _ExactPlan) -> ExponentialLaw:
+    """The exact sampler's law: integer weights W_r and the distinct exponents gamma with each candidate's slot."""
+    return ExponentialLaw(plan.scaled_weights, plan.gammas, plan.slots)
+
+
+def _call(
+    utilities: Sequence[Real], base_weights: Optional[Sequence[Real]], monotone: bool, exact: bool,
+    ledger: Ledger, charge: Charge, law: Union[ExponentialLaw, FloatInversionLaw],
+) -> Call:
+    """How an audit sees one run of :func:`exponential_mechanism` (:mod:`refdp.mechanisms.recording`)."""
+    values = _values(utilities)
+    public = (
+        ("candidates", len(values)),
+        ("base_weights", None if base_weights is None else _values(base_weights)),
+        ("monotone", monotone),
+        ("exact", exact),
+        ("sound", charge.sound),
+        ("note", charge.note),
+    )
+    return Call(
+        "exponential", charge.label, charge.partition, charge.epsilon, Fraction(0), charge.sensitivity,
+        ledger.relation, charge.claims, public, Utilities(values, monotone), law,
     )
