@@ -189,6 +189,10 @@ def suppressed_release(
     holds it to :class:`Suppressed`'s promise.  ``epsilon`` and ``delta``
     are what the caller charged for the sample and release.
 
+    Why 9 parameters: the two count maps and k are the call's input and
+    output; the keyword-only rest is what every mechanism call records
+    (budget, random source, ledger, label, partition).
+
     >>> suppressed_release({"leaf": [5, 1]}, {"leaf": (5, 0)}, 3, epsilon=1, delta=0, rng=None,
     ...                    ledger=Ledger(), label="release")  # type: ignore[arg-type]
     {'leaf': (5, 0)}
