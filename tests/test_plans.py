@@ -43,3 +43,10 @@ def test_a_plan_that_draws_a_noisy_size_needs_its_value() -> None:
     params = get_algorithm("dpdf").resolve({})
     with pytest.raises(InvalidParameterError, match="noisy size"):
         learner_plan("dpdf", load_builtin("vote").schema, Fraction(1), params, Relation.ADD_REMOVE, None)
+
+
+def test_kanon_rdts_histogram_plan_says_what_none_means(capsys: pytest.CaptureFixture[str]) -> None:
+    # At epsilon 0.1 no forest fills its cells on vote's 435 rows: the model is the second histogram.
+    assert main(["algorithms", "--plan", "kanon-rdt", "--epsilon", "0.1", "--data", "vote"]) == 0
+    out = capsys.readouterr().out
+    assert "plan: none: no forest fills its cells" in out and "plan: None" not in out, out

@@ -8,7 +8,7 @@ forest's sample fills its cells (claim ``noisy-size-plan``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
 from typing import List, Mapping, Optional, Sequence, Tuple
@@ -254,9 +254,10 @@ def class_histogram_charges(classes: Sequence[str], epsilon: Fraction, relation:
 class ChosenPlan:
     """The forest a run trains (None: the second histogram), the delta the receipt states, and the N~ that chose."""
 
-    plan: Optional[Plan]
-    total_delta: Fraction
-    noisy_size: Optional[int]
+    plan: Optional[Plan] = field(metadata={"none": "no forest fills its cells; the model is a second noisy class "
+                                                   "histogram, released as one leaf"})
+    total_delta: Fraction = field()
+    noisy_size: Optional[int] = field()
 
     @property
     def delta(self) -> Fraction:

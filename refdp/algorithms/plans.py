@@ -173,6 +173,9 @@ def plan_lines(plan: Any) -> List[str]:
         value = getattr(plan, field.name)
         if value is None and field.name == "queries":
             continue
+        if value is None and "none" in field.metadata:
+            lines.append(f"{field.name}: none: {field.metadata['none']}")
+            continue
         if dataclasses.is_dataclass(value) and not isinstance(value, type):
             lines.append(f"{field.name}:")
             lines.extend("  " + line for line in plan_lines(value))
