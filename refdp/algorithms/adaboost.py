@@ -70,7 +70,6 @@ adds from its own package (:data:`~refdp.algorithms.registry.VARIANT_MODULES`).
 
 from __future__ import annotations
 
-import math
 from itertools import repeat
 from operator import add, eq, mul
 from fractions import Fraction
@@ -85,8 +84,8 @@ from refdp.algorithms.greedy import (
 from refdp.algorithms.noisy_depth import size_parameters
 from refdp.algorithms.adaboost_derive import derive_adaboost
 from refdp.algorithms.adaboost_rounds import (
-    BUDGET_CLAIMS, Candidate, GridCodes, INCLUDE_PROBABILITY, MAJORITY_LABEL, RoundBuilder, RoundPlan, TAU_FLOOR,
-    TAU_FLOOR_EXACT, WEIGHT_UNITS, bootstrap_charge, majority_epsilon, next_weight, noisy_error, query_epsilon,
+    BUDGET_CLAIMS, Candidate, GridCodes, INCLUDE_PROBABILITY, LOG_INCLUDE_PROBABILITY, MAJORITY_LABEL, RoundBuilder,
+    RoundPlan, TAU_FLOOR, TAU_FLOOR_EXACT, WEIGHT_UNITS, bootstrap_charge, majority_epsilon, next_weight, noisy_error, query_epsilon,
     random_subspace, round_epsilon, round_plan, split_candidates, tree_weight, weight_cap, weighted_gini
 )
 from refdp.algorithms.registry import AlgorithmSpec, Param, Parameter, Variant, register
@@ -147,8 +146,6 @@ CLAIMS = (
     "tree-budget-plan",
 )
 
-_LOG_JOIN = math.log(-math.expm1(-1.0))  # ln(1 - 1/e), the chance that a record joins a bootstrap sample
-
 
 def _fit_sound(
     data: Dataset, view: TrainingView, epsilon: Fraction, params: Mapping[str, Param], rng: RandomSource,
@@ -179,7 +176,7 @@ def _fit_sound(
     dropped: List[Node] = []
     for t in range(T):
         sample = [rows[i] for i in row_sample(
-            len(rows), engine.bootstrap, rng, log_keep=_LOG_JOIN, ledger=ledger,
+            len(rows), engine.bootstrap, rng, log_keep=LOG_INCLUDE_PROBABILITY, ledger=ledger,
             label=f"round {t}: Poissonised bootstrap", partition=(f"round {t}",),
         )]
         ledger.record(bootstrap_charge(t))

@@ -66,6 +66,7 @@ __all__ = [
     "majority_epsilon",
     "round_plan",
     "joins_sample",
+    "LOG_INCLUDE_PROBABILITY",
 ]
 
 INCLUDE_PROBABILITY = 1.0 - math.exp(-1.0)
@@ -73,6 +74,9 @@ INCLUDE_PROBABILITY = 1.0 - math.exp(-1.0)
 
 A float for reference and tests; the sampler draws the event exactly (:func:`joins_sample`, and the
 engine's ``bootstrap``, which draws it for every record of a round with the same draws)."""
+
+LOG_INCLUDE_PROBABILITY = math.log(-math.expm1(-1.0))
+"""ln(1 - 1/e), the log of :data:`INCLUDE_PROBABILITY`, as a round's row sample declares it to an audit."""
 
 TAU_FLOOR = 1e-10
 """tau_t is clipped to [TAU_FLOOR, 1 - TAU_FLOOR] so that alpha_t stays finite."""
