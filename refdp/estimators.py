@@ -502,6 +502,7 @@ class ThesisTreeClassifier(TreeClassifier):
         level_ratio: float = 1.0,
         size_share: float = 0.05,
         leaf_sigmas: float = 3.0,
+        split_weights: Literal["auto", "pair", "attribute"] = "auto",
         split_scale: float = 20.0,
         relation: Union[Relation, str] = "add-remove",
         seed: Optional[int] = None,

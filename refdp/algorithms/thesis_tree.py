@@ -66,7 +66,7 @@ from refdp.algorithms.derivation import (
 from refdp.algorithms.thesis_tree_derive import Rederivation, derive_thesis_tree, walk_charges
 from refdp.algorithms.thesis_tree_plan import (
     SOUND_INTERNAL, SOUND_LEAF, NODE_COUNTS, SPLIT_LABEL, COUNTS_LABEL, BUDGET_CLAIMS, per_query_epsilon,
-    level_epsilons, stops, TreePlan, tree_plan, value_vs_rest, Candidates, depth_plan, signal_depth,
+    level_epsilons, stops, TreePlan, tree_plan, value_vs_rest, SPLIT_WEIGHTS, Candidates, depth_plan, signal_depth,
 )
 from refdp.algorithms.greedy import (
     grid_parameter, child_path, close_budget, threshold_conditions
@@ -159,7 +159,7 @@ class SoundBuilder:
         self.ledger = ledger
         self.leaves_only = params["node_counts"] == "leaves"
         self.min_samples = int(params["min_samples"])
-        self.candidates = Candidates(counts, schema, plan.quality, int(params["grid"]), ledger.relation)
+        self.candidates = Candidates(counts, schema, plan, int(params["grid"]), ledger.relation)
         self.quality = self.candidates.quality
         self.quality_claim = self.candidates.claim
         self.sensitivity = self.candidates.sensitivity
@@ -322,6 +322,15 @@ SPEC = register(
                 minimum=0.001, maximum=1000.0,
             ),
             *size_parameters(0.05, 3.0),
+            Parameter(
+                "split_weights", str, "auto",
+                "base measure of the split mechanism: pair (every categorical value-vs-rest pair weighs as much as a "
+                "continuous attribute's whole grid, as in the thesis), attribute (every attribute weighs alike, "
+                "shared among its values or grid points), or auto (sound variants: attribute when N~ epsilon >= "
+                "2000 for the noisy size N~, else pair; pair when size_share=0; 5-fold CV on the built-in and "
+                "tuning sets at epsilon 0.1, 1 and 10, docs/results.md)",
+                SPLIT_WEIGHTS,
+            ),
             Parameter(
                 "split_scale", float, 20.0,
                 "K: the noisy size also caps the depth at the deepest d whose deepest splits' epsilon times their "

@@ -59,7 +59,7 @@ def walk_charges(model: TreeModel, rederivation_type: Type[Rederivation]) -> Led
     plan = depth_plan(schema, epsilon, params, ledger.relation, 0, replay_size(model), NO_RANDOMNESS, ledger)
     check_plan_inputs(model, {NOISY_SIZE: plan.noisy_size})
     tree = tree_plan(plan, epsilon, params, ledger.relation)
-    candidates = Candidates(None, schema, tree.quality, int(params["grid"]), ledger.relation)
+    candidates = Candidates(None, schema, tree, int(params["grid"]), ledger.relation)
     rederivation_type(schema, params, tree, candidates, ledger).walk(
         model.root, tuple(range(schema.n_attributes)), tree.depth, ()
     )

@@ -92,7 +92,8 @@ def _root_split(data: Dataset, params: Mapping[str, Param], plan: TreePlan) -> O
 
 def _describe(plan: TreePlan, params: Mapping[str, Param]) -> str:
     quality = f", quality {plan.quality}" if params["quality"] == "auto" else ""
-    return f"depth {plan.depth}{quality}"
+    weights = f", split weights {plan.split_weights}" if params["split_weights"] == "auto" else ""
+    return f"depth {plan.depth}{quality}{weights}"
 
 
 def root_split_law(
@@ -122,15 +123,14 @@ def root_split_law(
     counts = REFERENCE.counts(data)
     rows = counts.root()
     attributes = tuple(range(data.schema.n_attributes))
-    by_quality: Dict[str, Candidates] = {}
+    by_quality: Dict[Tuple[str, str], Candidates] = {}
     named: List[SplitCandidate] = []
     branches = []
     for plan, weight in plans:
-        candidates = by_quality.get(plan.quality)
+        key = (plan.quality, plan.split_weights)
+        candidates = by_quality.get(key)
         if candidates is None:
-            candidates = by_quality[plan.quality] = Candidates(
-                counts, data.schema, plan.quality, int(params["grid"]), relation
-            )
+            candidates = by_quality[key] = Candidates(counts, data.schema, plan, int(params["grid"]), relation)
         pairs, utilities, weights = candidates(rows, attributes, counts.class_counts(rows))
         named = [_named(data.schema, candidates, a, v) for a, v in pairs]
         law = None if plan.depth == 0 else SplitLaw(

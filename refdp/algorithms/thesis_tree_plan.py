@@ -10,6 +10,7 @@ a node's candidate splits with their utilities and calibration.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import repeat
@@ -42,9 +43,12 @@ __all__ = [
     "level_epsilons",
     "stops",
     "auto_quality",
+    "auto_split_weights",
     "TreePlan",
     "tree_plan",
     "value_vs_rest",
+    "SPLIT_WEIGHTS",
+    "base_weights",
     "Candidates",
     "depth_plan",
     "signal_depth",
@@ -131,6 +135,25 @@ def auto_quality(noisy_size: int, epsilon: Fraction) -> str:
     return "gini" if noisy_size * epsilon >= AUTO_GINI_SCALE else "max"
 
 
+def auto_split_weights(noisy_size: int, epsilon: Fraction) -> str:
+    """The base measure ``split_weights=auto`` uses: ``attribute`` on large N~ epsilon (where auto takes the Gini), else ``pair``.
+
+    Where N~ epsilon is large the utilities rank the candidates and the base
+    measure weighs the many weak ones against the few good: weighing every
+    attribute alike keeps an attribute of many values (adult's 42 countries)
+    from drawing the splits of nodes whose signal is elsewhere.  Where N~
+    epsilon is small the draws stay close to the base measure, and there
+    neither measure was better on the small sets (5-fold CV on the built-in
+    and tuning sets at epsilon 0.1, 1 and 10, docs/results.md, issue 31).
+    A function of the released noisy size and epsilon only (claim
+    ``noisy-size-plan``).
+
+    >>> auto_split_weights(26000, Fraction(1, 10)), auto_split_weights(300, Fraction(1))
+    ('attribute', 'pair')
+    """
+    return "attribute" if noisy_size * epsilon >= AUTO_GINI_SCALE else "pair"
+
+
 @dataclass(frozen=True)
 class TreePlan:
     """The sound variants' budget and quality once the depth plan is made (claims ``tree-budget-plan``, ``noisy-size-plan``)."""
@@ -139,6 +162,8 @@ class TreePlan:
     """The per-query epsilon of each level, root first (:func:`level_epsilons`)."""
     quality: str
     """The quality, ``auto`` resolved (:func:`auto_quality`)."""
+    split_weights: str
+    """The split mechanism's base measure, ``auto`` resolved (:func:`auto_split_weights`, :func:`base_weights`)."""
 
     @property
     def depth(self) -> int:
@@ -166,7 +191,11 @@ def tree_plan(plan: DepthPlan, epsilon: Fraction, params: Mapping[str, Param], r
     if quality == "auto":
         # Without a noisy size (size_share=0) the data's size is private: the public choice is max.
         quality = "max" if plan.noisy_size is None else auto_quality(plan.noisy_size, epsilon)
-    return TreePlan(level_eps, quality)
+    weights = str(params["split_weights"])
+    if weights == "auto":
+        # As for the quality: without a noisy size the public choice is the thesis's own measure, pair.
+        weights = "pair" if plan.noisy_size is None else auto_split_weights(plan.noisy_size, epsilon)
+    return TreePlan(level_eps, quality, weights)
 
 
 def value_vs_rest(
@@ -180,13 +209,46 @@ def value_vs_rest(
                 yield a, v, [row, [t - r for t, r in zip(total, row)]]
 
 
+SPLIT_WEIGHTS = ("auto", "pair", "attribute")
+"""The split mechanism's base measure: chosen from N~ epsilon (:func:`auto_split_weights`), every categorical pair
+weighing a whole grid, or every attribute weighing alike (:func:`base_weights`)."""
+
+
+def base_weights(schema: Schema, cells: int, split_weights: str) -> Tuple[Dict[int, int], int]:
+    """(weight of each pair of categorical attribute a, weight of a grid point): the split mechanism's base measure.
+
+    ``pair``: a categorical (attribute, value) pair weighs as much as a
+    continuous attribute's whole grid (``cells`` - 1 points of weight 1),
+    so an attribute of m values weighs m grids.  ``attribute``: every
+    attribute weighs alike, L (``cells`` - 1) shared among its m values or
+    its grid points, L the least common multiple of the categorical
+    attributes' sizes (the weights stay integers).  A function of the
+    public schema only, so either is an exponential mechanism with a public
+    base measure (claim ``exponential-mechanism``).
+
+    >>> from refdp.data import CategoricalAttribute, ContinuousAttribute, Schema
+    >>> schema = Schema((CategoricalAttribute("a", ("x", "y", "z")), ContinuousAttribute("b", 0.0, 1.0)), "class",
+    ...                 ("no", "yes"))
+    >>> base_weights(schema, 4, "pair"), base_weights(schema, 4, "attribute")
+    (({0: 3}, 1), ({0: 3}, 3))
+    """
+    sizes = {
+        a: attribute.n_values for a, attribute in enumerate(schema.attributes) if isinstance(attribute, CategoricalAttribute)
+    }
+    if split_weights == "pair":
+        return {a: cells - 1 for a in sizes}, 1
+    shared = math.lcm(*sizes.values()) if sizes else 1
+    return {a: shared * (cells - 1) // m for a, m in sizes.items()}, shared
+
+
 class Candidates:
     """The sound variant's candidate splits at a node, with their utilities, base weights and calibration.
 
     Every (attribute, value) pair of the public domain of each categorical
     attribute (value vs rest), then every point of the public grid of each
     continuous one, as ``(attribute, value code)`` and ``(attribute, k)``
-    for grid point ``g_k``.  ``sensitivity`` is the quality's under the
+    for grid point ``g_k``, weighted by :func:`base_weights`.
+    ``sensitivity`` is the quality's under the
     relation; ``monotone`` says the exponential mechanism drops its factor 2
     (under add-remove the max operator's and the Gini's utilities of every
     candidate move one way when a record joins the node: claim
@@ -194,8 +256,9 @@ class Candidates:
     """
 
     def __init__(
-        self, counts: Optional[NodeCounts], schema: Schema, quality: str, cells: int, relation: Relation
+        self, counts: Optional[NodeCounts], schema: Schema, plan: TreePlan, cells: int, relation: Relation
     ) -> None:
+        quality = plan.quality
         self.counts = counts
         self.schema = schema
         scoring = get_quality(quality)
@@ -205,7 +268,7 @@ class Candidates:
         self.monotone = monotone_under(quality, relation)
         self.score = exact_ratio_function(quality)
         self.threshold_scores = exact_threshold_ratios(quality)
-        self.cells = cells
+        self.pair_weights, self.point_weight = base_weights(schema, cells, plan.split_weights)
         self.grids: Dict[int, ThresholdGrid] = {
             a: ThresholdGrid.of(attribute, cells)
             for a, attribute in enumerate(schema.attributes)
@@ -225,19 +288,17 @@ class Candidates:
         pairs: List[Tuple[int, int]] = []
         utilities: List[Ratio] = []
         weights: List[int] = []
-        # A categorical pair weighs as much as a whole continuous range: (cells - 1) grid points of weight 1.
-        pair_weight = self.cells - 1
         for a, v, table in value_vs_rest(self.counts, self.schema, rows, attributes, total):
             pairs.append((a, v))
             utilities.append(self.score(table))
-            weights.append(pair_weight)
+            weights.append(self.pair_weights[a])
         for a in attributes:
             grid = self.grids.get(a)
             if grid is not None:
                 scores = self.threshold_scores(self.counts.grid_table(rows, a, grid))
                 pairs.extend(zip(repeat(a), range(1, len(scores) + 1)))
                 utilities.extend(scores)
-                weights.extend([1] * len(scores))
+                weights.extend([self.point_weight] * len(scores))
         return pairs, Ratios(tuple(utilities)), weights
 
 
