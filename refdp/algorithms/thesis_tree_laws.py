@@ -112,8 +112,13 @@ def root_split_law(
     >>> from refdp.data import load
     >>> params = get_algorithm("thesis-tree").resolve({"size_share": 0.05, "leaf_sigmas": 3, "max_depth": 6})
     >>> law = root_split_law(load("vote"), Fraction(1, 5), params, Relation.ADD_REMOVE)
-    >>> [(b.plan, round(b.weight, 3)) for b in law.branches if b.weight > 1e-6]
-    [('depth 0, quality max', 0.023), ('depth 1, quality max', 0.907), ('depth 2, quality max', 0.07), ('depth 3, quality max', 0.0)]
+    >>> for b in law.branches:
+    ...     if b.weight > 1e-6:
+    ...         print(b.plan, round(b.weight, 3))
+    depth 0, quality max, split weights pair 0.023
+    depth 1, quality max, split weights pair 0.907
+    depth 2, quality max, split weights pair 0.07
+    depth 3, quality max, split weights pair 0.0
     """
     if int(params["max_depth"]) == 0 or data.schema.n_attributes == 0:
         raise InvalidParameterError(
