@@ -1,9 +1,9 @@
 """Where thesis-tree's accuracy goes at a given epsilon: the splits' noise, level by level (issue 31). NOT private.
 
 An experiment, never a learner: in this process only, the splits of the
-levels up to L (root 0) get epsilon 10^6 instead of their share (or the
-leaves' counts do, with ``--exact leaves``) and the budget checks that
-would refuse such a model are switched off.  Everything else (depth plan,
+levels up to L (root 0) get epsilon 10^6 instead of their share (in the
+last row the leaves' counts do instead) and the budget checks that would
+refuse such a model are switched off.  Everything else (depth plan,
 candidates, leaf noise, defaults) is thesis-tree's.  The gap between a row
 and the defaults is what that part's noise costs on adult -> adult-test
 (mean of ``--repeats`` models from seed 1, array engine).

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import random
 from fractions import Fraction
-from typing import List
 
 import pytest
 from hypothesis import given, settings
@@ -14,30 +13,24 @@ from refdp.algorithms import get_algorithm
 from refdp.algorithms.noisy_depth import DepthPlan
 from refdp.algorithms.thesis_tree_plan import AUTO_GINI_SCALE, Candidates, base_weights, tree_plan
 from refdp.audit.replay import replay_pair
-from refdp.data import Attribute, CategoricalAttribute, ContinuousAttribute, Schema, load
+from refdp.data import CategoricalAttribute, Schema, load
 from refdp.engine import REFERENCE
 from refdp.privacy import Relation
-
-
-def _schema(sizes: List[int], continuous: int) -> Schema:
-    attributes: List[Attribute] = [
-        CategoricalAttribute(f"c{i}", tuple(f"v{j}" for j in range(m))) for i, m in enumerate(sizes)
-    ]
-    attributes += [ContinuousAttribute(f"x{i}", 0.0, 1.0) for i in range(continuous)]
-    return Schema(tuple(attributes), "class", ("no", "yes"))
+from strategies import schemas
 
 
 @pytest.mark.claim("continuous-split-exponential-mechanism")
 @settings(max_examples=200, deadline=None)
-@given(sizes=st.lists(st.integers(1, 45), max_size=6), continuous=st.integers(0, 3), cells=st.integers(2, 300))
+@given(schema=schemas(max_attributes=9, max_values=45), cells=st.integers(2, 300))
 def test_every_attribute_weighs_alike_under_attribute_and_every_pair_a_grid_under_pair(
-    sizes: List[int], continuous: int, cells: int
+    schema: Schema, cells: int
 ) -> None:
-    schema = _schema(sizes, continuous)
+    sizes = {a: x.n_values for a, x in enumerate(schema.attributes) if isinstance(x, CategoricalAttribute)}
+    continuous = len(sizes) < schema.n_attributes
     pair, point = base_weights(schema, cells, "attribute")
-    totals = {pair[a] * m for a, m in enumerate(sizes)} | ({point * (cells - 1)} if continuous else set())
+    totals = {pair[a] * m for a, m in sizes.items()} | ({point * (cells - 1)} if continuous else set())
     assert len(totals) <= 1 and all(w > 0 for w in pair.values()) and point > 0
-    assert base_weights(schema, cells, "pair") == ({a: cells - 1 for a in range(len(sizes))}, 1)
+    assert base_weights(schema, cells, "pair") == ({a: cells - 1 for a in sizes}, 1)
 
 
 @pytest.mark.claim("continuous-split-exponential-mechanism")

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 from fractions import Fraction
-from typing import Dict, Iterator, List, NoReturn, Optional, Sequence
+from typing import Dict, Iterator, List, NoReturn, Optional, Sequence, Tuple
 
 from refdp.data.grid import Threshold, ThresholdGrid
 from refdp.engine import REFERENCE, Engine
@@ -51,6 +51,7 @@ __all__ = [
     "check_weights",
     "check_voting",
     "integer_counts",
+    "start_single_tree",
     "grid_index",
     "tree_depth",
     "n_leaves",
@@ -322,6 +323,25 @@ def integer_counts(model: TreeModel, what: str) -> None:
             counts = node.counts
             if counts is not None and any(not float(c).is_integer() for c in counts):
                 refuse(f"tree {index} releases the counts {list(counts)}, but {model.algorithm}'s {what} are whole numbers")
+
+
+def start_single_tree(model: TreeModel) -> Tuple[Fraction, Ledger]:
+    """The checks of a greedy learner's single tree, then its budget and a fresh ledger.
+
+    One tree of weight 1 that votes by its leaf, with whole-number (discrete
+    Laplace) counts: what diffpid3, dpea and thesis-tree release.
+
+    >>> from refdp.algorithms import train
+    >>> from refdp.data import load
+    >>> budget, ledger = start_single_tree(train("thesis-tree", load("vote"), 1, rng=1))
+    >>> budget, ledger.total()
+    (Fraction(1, 1), (Fraction(0, 1), Fraction(0, 1)))
+    """
+    check_trees(model, 1)
+    check_weights(model, (1.0,))
+    check_voting(model, "vote")
+    integer_counts(model, "discrete Laplace class counts")
+    return model_budget(model), fresh_ledger(model)
 
 
 def tree_depth(node: Node) -> int:

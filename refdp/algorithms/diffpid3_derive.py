@@ -5,8 +5,7 @@ from __future__ import annotations
 from typing import Optional, Tuple
 
 from refdp.algorithms.derivation import (
-    model_budget, NO_RANDOMNESS, NOISY_SIZE, check_plan_inputs, check_trees, check_voting, check_weights,
-    fresh_ledger, grid_index, integer_counts, refuse, replay_size
+    NO_RANDOMNESS, NOISY_SIZE, check_plan_inputs, grid_index, refuse, replay_size, start_single_tree
 )
 from refdp.algorithms.greedy import (
     child_path, close_budget, threshold_conditions
@@ -45,11 +44,7 @@ def derive_diffpid3(model: TreeModel) -> Optional[Ledger]:
     True
     """
     params, schema = model.params, model.schema
-    check_trees(model, 1)
-    check_weights(model, (1.0,))
-    check_voting(model, "vote")
-    integer_counts(model, "discrete Laplace class counts")
-    epsilon, ledger = model_budget(model), fresh_ledger(model)
+    epsilon, ledger = start_single_tree(model)
     relation = ledger.relation
     plan = depth_plan(schema, epsilon, params, relation, 0, replay_size(model), NO_RANDOMNESS, ledger)
     stated = model.plan_inputs.get(SIZE_BOUND)

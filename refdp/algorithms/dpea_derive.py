@@ -7,8 +7,7 @@ from typing import Mapping, Optional, Tuple
 
 from refdp.algorithms.binning import PublicBins
 from refdp.algorithms.derivation import (
-    NO_RANDOMNESS, NOISY_SIZE, check_plan_inputs, check_trees, check_voting, check_weights, fresh_ledger,
-    integer_counts, model_budget, refuse, replay_size
+    NO_RANDOMNESS, NOISY_SIZE, check_plan_inputs, refuse, replay_size, start_single_tree
 )
 from refdp.algorithms.dpea_plan import (
     BUDGET_CLAIMS, LEAF_LABEL, SOUND, Rules, Selections, search_of, selection_charge, selections_of, tree_plan
@@ -45,11 +44,7 @@ def derive_dpea(model: TreeModel) -> Optional[Ledger]:
 def derive_with(model: TreeModel, rules: Rules) -> Ledger:
     """:func:`derive_dpea` for a tree grown under ``rules``."""
     params, schema = model.params, model.schema
-    check_trees(model, 1)
-    check_weights(model, (1.0,))
-    check_voting(model, "vote")
-    integer_counts(model, "discrete Laplace class counts")
-    epsilon, ledger = model_budget(model), fresh_ledger(model)
+    epsilon, ledger = start_single_tree(model)
     relation = ledger.relation
     if rules.sized_plan:
         plan = tree_plan(schema, epsilon, params, relation, 0, replay_size(model), NO_RANDOMNESS, ledger)

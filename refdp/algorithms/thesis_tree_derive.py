@@ -6,8 +6,7 @@ from fractions import Fraction
 from typing import Mapping, Optional, Tuple, Type
 
 from refdp.algorithms.derivation import (
-    model_budget, check_plan_inputs, NO_RANDOMNESS, NOISY_SIZE, check_trees, check_voting, check_weights,
-    fresh_ledger, grid_index, integer_counts, refuse, replay_size
+    check_plan_inputs, NO_RANDOMNESS, NOISY_SIZE, grid_index, refuse, replay_size, start_single_tree
 )
 from refdp.algorithms.thesis_tree_plan import (
     SPLIT_LABEL, COUNTS_LABEL, BUDGET_CLAIMS, stops, TreePlan, tree_plan, Candidates, depth_plan
@@ -51,11 +50,7 @@ def derive_thesis_tree(model: TreeModel) -> Optional[Ledger]:
 def walk_charges(model: TreeModel, rederivation_type: Type[Rederivation]) -> Ledger:
     """The depth plan replayed, then the charges ``rederivation_type`` re-issues along the released tree."""
     params, schema = model.params, model.schema
-    check_trees(model, 1)
-    check_weights(model, (1.0,))
-    check_voting(model, "vote")
-    integer_counts(model, "discrete Laplace class counts")
-    epsilon, ledger = model_budget(model), fresh_ledger(model)
+    epsilon, ledger = start_single_tree(model)
     plan = depth_plan(schema, epsilon, params, ledger.relation, 0, replay_size(model), NO_RANDOMNESS, ledger)
     check_plan_inputs(model, {NOISY_SIZE: plan.noisy_size})
     tree = tree_plan(plan, epsilon, params, ledger.relation)

@@ -128,14 +128,14 @@ def root_split_law(
     counts = REFERENCE.counts(data)
     rows = counts.root()
     attributes = tuple(range(data.schema.n_attributes))
-    by_quality: Dict[Tuple[str, str], Candidates] = {}
+    by_plan: Dict[Tuple[str, str], Candidates] = {}
     named: List[SplitCandidate] = []
     branches = []
     for plan, weight in plans:
         key = (plan.quality, plan.split_weights)
-        candidates = by_quality.get(key)
+        candidates = by_plan.get(key)
         if candidates is None:
-            candidates = by_quality[key] = Candidates(counts, data.schema, plan, int(params["grid"]), relation)
+            candidates = by_plan[key] = Candidates(counts, data.schema, plan, int(params["grid"]), relation)
         pairs, utilities, weights = candidates(rows, attributes, counts.class_counts(rows))
         named = [_named(data.schema, candidates, a, v) for a, v in pairs]
         law = None if plan.depth == 0 else SplitLaw(

@@ -151,7 +151,7 @@ def auto_split_weights(noisy_size: int, epsilon: Fraction) -> str:
     >>> auto_split_weights(26000, Fraction(1, 10)), auto_split_weights(300, Fraction(1))
     ('attribute', 'pair')
     """
-    return "attribute" if noisy_size * epsilon >= AUTO_GINI_SCALE else "pair"
+    return "attribute" if auto_quality(noisy_size, epsilon) == "gini" else "pair"
 
 
 @dataclass(frozen=True)
